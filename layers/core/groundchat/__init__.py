@@ -1,0 +1,3 @@
+"""groundchat core: framework-free pieces shared by every function."""
+
+BOT_NAME_DEFAULT = "groundchat"

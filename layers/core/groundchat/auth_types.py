@@ -1,0 +1,23 @@
+"""Who is asking, and the one question every route and tool asks about them."""
+from __future__ import annotations
+
+from typing import Awaitable, Callable
+
+from pydantic import BaseModel
+
+# Permissions. `chat.use` is the allowlist; the rest guard the data each route or tool reads.
+CHAT_USE = "chat.use"
+RUNS_READ = "runs.read"
+DOCS_READ = "docs.read"
+VIEWS_SHOW = "views.show"
+TRACES_READ = "traces.read"
+ALL_PERMISSIONS = (CHAT_USE, RUNS_READ, DOCS_READ, VIEWS_SHOW, TRACES_READ)
+
+
+class Caller(BaseModel):
+    """Resolved server-side from a verified token; never taken from a request body."""
+
+    id: str
+
+
+Can = Callable[[str, Caller], Awaitable[bool]]

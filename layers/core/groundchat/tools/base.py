@@ -1,0 +1,135 @@
+"""Defining tools and deciding, per caller, which ones the model is offered and may run."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from pydantic import BaseModel, ValidationError
+
+from groundchat.auth_types import Can, Caller
+from groundchat.transcript import ToolSpec
+
+
+class ToolDefinitionError(ValueError):
+    """A tool was defined without something every tool must have."""
+
+
+class ToolError(Exception):
+    """A tool refusing its input in words the model can act on (e.g. listing valid values)."""
+
+
+@dataclass
+class ToolContext:
+    """Built by the app per caller and request. Tools reach data only through what is here."""
+
+    caller: Caller
+    run_id: str = ""
+    conversation_id: str = ""
+    # Read-only views of the stores and indexes this deployment has; None where absent.
+    runs: Any = None
+    docs: Any = None
+    rules: Any = None
+    links: Any = None
+    # Charged for a search before it runs (spending); None where nothing is charged.
+    charge_search: Callable[[], Awaitable[None]] | None = None
+    # Numbers data tools returned in this answer (views are grounded against them).
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+Handler = Callable[[ToolContext, Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    permission: str
+    handler: Handler
+    output_model: type[BaseModel] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.permission or not isinstance(self.permission, str):
+            raise ToolDefinitionError(f"tool {self.name!r} has no permission: every tool must name one")
+        if not self.name or not self.description:
+            raise ToolDefinitionError("a tool needs a name and a description")
+
+    def spec(self) -> ToolSpec:
+        schema = self.input_model.model_json_schema()
+        schema.pop("title", None)
+        return ToolSpec(name=self.name, description=self.description, input_schema=schema)
+
+
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    input_model: type[BaseModel],
+    permission: str | None = None,
+    output_model: type[BaseModel] | None = None,
+) -> Callable[[Handler], Tool]:
+    """Decorator form of `Tool(...)`; `permission` is required (None raises at definition)."""
+
+    def wrap(handler: Handler) -> Tool:
+        return Tool(
+            name=name,
+            description=description,
+            input_model=input_model,
+            permission=permission,  # type: ignore[arg-type]
+            handler=handler,
+            output_model=output_model,
+        )
+
+    return wrap
+
+
+class ToolRefused(Exception):
+    """The caller may not use this tool (or it does not exist): refused at execution too."""
+
+
+class ToolRegistry:
+    def __init__(self, tools: list[Tool], can: Can | None) -> None:
+        if tools and can is None:
+            raise ToolDefinitionError("a registry with tools needs a `can(permission, caller)` check")
+        names = [t.name for t in tools]
+        if len(names) != len(set(names)):
+            raise ToolDefinitionError(f"duplicate tool names: {names}")
+        self._tools = {t.name: t for t in tools}
+        self._can = can
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    async def offered(self, caller: Caller) -> list[Tool]:
+        allowed = []
+        for tool in self._tools.values():
+            if await self._can(tool.permission, caller):  # type: ignore[misc]
+                allowed.append(tool)
+        return allowed
+
+    async def execute(self, name: str, args: dict[str, Any], ctx: ToolContext) -> Any:
+        """Run one call. Raises ToolRefused, ToolError (bad input) or whatever the tool raises."""
+        tool = self._tools.get(name)
+        if tool is None or not await self._can(tool.permission, ctx.caller):  # type: ignore[misc]
+            # The same answer for unknown and denied: the model learns nothing about other tools.
+            raise ToolRefused(f"tool {name!r} is not available to this caller")
+        try:
+            parsed = tool.input_model.model_validate(args or {})
+        except ValidationError as exc:
+            raise ToolError(_validation_message(exc)) from exc
+        result = await tool.handler(ctx, parsed)
+        if isinstance(result, BaseModel):
+            return result.model_dump(mode="json")
+        return result
+
+
+def _validation_message(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "input"
+        parts.append(f"{where}: {err['msg']}")
+    return "invalid arguments: " + "; ".join(parts)

@@ -1,0 +1,94 @@
+"""Our provider-neutral transcript and the events a model yields.
+
+Every adapter translates `Message` lists into its provider's shape in one named function, and
+translates the provider's stream back into `ModelEvent`s.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any, AsyncIterator, Literal, Protocol, Union
+
+from pydantic import BaseModel, Field
+
+NO_RESULT = "(no result)"
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Message(BaseModel):
+    """One turn. Assistant turns carry the tool calls they made; tool turns answer one call."""
+
+    role: Literal["user", "assistant", "tool"]
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    is_error: bool = False
+
+
+class ToolSpec(BaseModel):
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+class TextDelta(BaseModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolCallEvent(BaseModel):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class UsageEvent(BaseModel):
+    type: Literal["usage"] = "usage"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    # The provider's own figure for this step, where it reports one.
+    provider_cost: Decimal | None = None
+
+
+class StopEvent(BaseModel):
+    type: Literal["stop"] = "stop"
+    reason: str  # end_turn | tool_use | max_tokens | ...
+
+
+ModelEvent = Annotated[Union[TextDelta, ToolCallEvent, UsageEvent, StopEvent], Field(discriminator="type")]
+
+
+class ModelRequest(BaseModel):
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec]
+    max_output_tokens: int = 3000
+
+
+class ChatModel(Protocol):
+    """A model is an async generator function with the id under which it is priced."""
+
+    model_id: str
+
+    def __call__(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallEvent | UsageEvent | StopEvent]: ...
+
+
+def tool_result_text(value: Any) -> str:
+    """What the model sees for a tool's return value: empty is '(no result)', 0 and False stay."""
+    import json
+
+    if value is None or value == "" or value == [] or value == {}:
+        return NO_RESULT
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    return json.dumps(value, default=str, ensure_ascii=False)
