@@ -1,0 +1,60 @@
+"""The boto3 handles every store module uses, and table creation for moto and first runs."""
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+from typing import Any, Callable, TypeVar
+
+import boto3
+from botocore.config import Config
+
+from groundchat.config import Settings
+from groundchat.store.tables import ALL_TABLES, TableDef
+
+T = TypeVar("T")
+
+
+class Dynamo:
+    """A client and resource bound to one endpoint. Thread-safe boto3 clients; calls are run in
+    a worker thread so the event loop keeps streaming while DynamoDB answers."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        kwargs: dict[str, Any] = {
+            "region_name": settings.aws_region,
+            "config": Config(retries={"max_attempts": 4, "mode": "standard"}, max_pool_connections=64),
+        }
+        if settings.dynamodb_endpoint:
+            kwargs["endpoint_url"] = settings.dynamodb_endpoint
+        self.client = boto3.client("dynamodb", **kwargs)
+        self.resource = boto3.resource("dynamodb", **kwargs)
+
+    def table(self, table: TableDef):
+        return self.resource.Table(table.physical_name(self.settings))
+
+    def name(self, table: TableDef) -> str:
+        return table.physical_name(self.settings)
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(partial(fn, *args, **kwargs))
+
+
+def create_tables(dynamo: Dynamo, tables: list[TableDef] | None = None) -> list[str]:
+    """Create missing tables (idempotent). Returns the names created."""
+    # Importing these modules registers their tables.
+    import groundchat.store.registry  # noqa: F401
+
+    existing = set(dynamo.client.list_tables().get("TableNames", []))
+    created = []
+    for table in tables or ALL_TABLES:
+        name = dynamo.name(table)
+        if name in existing:
+            continue
+        dynamo.client.create_table(**table.create_args(dynamo.settings))
+        dynamo.client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 50})
+        if table.ttl_attribute:
+            dynamo.client.update_time_to_live(
+                TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": table.ttl_attribute}
+            )
+        created.append(name)
+    return created

@@ -1,0 +1,86 @@
+"""Every table, defined once. The same definitions create tables in moto and are checked against
+template.yaml, so code and infrastructure cannot drift apart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundchat.config import Settings
+
+
+@dataclass(frozen=True)
+class Index:
+    name: str
+    hash_key: tuple[str, str]
+    range_key: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class TableDef:
+    logical: str  # the name the code uses, e.g. "conversations"
+    hash_key: tuple[str, str]  # (attribute, "S" | "N")
+    range_key: tuple[str, str] | None = None
+    indexes: tuple[Index, ...] = ()
+    ttl_attribute: str | None = None
+    env_var: str = field(default="")
+
+    def physical_name(self, settings: Settings) -> str:
+        return f"{settings.table_prefix}{self.logical}"
+
+    def create_args(self, settings: Settings) -> dict[str, Any]:
+        attrs: dict[str, str] = {}
+        keys = [{"AttributeName": self.hash_key[0], "KeyType": "HASH"}]
+        attrs[self.hash_key[0]] = self.hash_key[1]
+        if self.range_key:
+            keys.append({"AttributeName": self.range_key[0], "KeyType": "RANGE"})
+            attrs[self.range_key[0]] = self.range_key[1]
+        gsis = []
+        for ix in self.indexes:
+            ix_keys = [{"AttributeName": ix.hash_key[0], "KeyType": "HASH"}]
+            attrs[ix.hash_key[0]] = ix.hash_key[1]
+            if ix.range_key:
+                ix_keys.append({"AttributeName": ix.range_key[0], "KeyType": "RANGE"})
+                attrs[ix.range_key[0]] = ix.range_key[1]
+            gsis.append({"IndexName": ix.name, "KeySchema": ix_keys, "Projection": {"ProjectionType": "ALL"}})
+        args: dict[str, Any] = {
+            "TableName": self.physical_name(settings),
+            "KeySchema": keys,
+            "AttributeDefinitions": [{"AttributeName": k, "AttributeType": t} for k, t in attrs.items()],
+            "BillingMode": "PAY_PER_REQUEST",
+        }
+        if gsis:
+            args["GlobalSecondaryIndexes"] = gsis
+        return args
+
+
+CONVERSATIONS = TableDef(
+    "conversations",
+    hash_key=("conversation_id", "S"),
+    indexes=(Index("by_owner", ("owner", "S"), ("created_at", "S")), Index("by_shared", ("shared_flag", "S"), ("shared_at", "S"))),
+    ttl_attribute="expires_at",
+)
+MESSAGES = TableDef("messages", hash_key=("conversation_id", "S"), range_key=("seq", "N"), ttl_attribute="expires_at")
+USERS = TableDef("users", hash_key=("user_id", "S"))
+TRACES = TableDef(
+    "traces",
+    hash_key=("run_id", "S"),
+    indexes=(Index("by_caller", ("caller", "S"), ("started_at", "S")),),
+    ttl_attribute="expires_at",
+)
+
+# Other modules append their tables here (runs of the benchmark, usage, budget counters).
+ALL_TABLES: list[TableDef] = [CONVERSATIONS, MESSAGES, USERS, TRACES]
+
+
+def register(table: TableDef) -> TableDef:
+    if all(t.logical != table.logical for t in ALL_TABLES):
+        ALL_TABLES.append(table)
+    return table
+
+
+def table_by_name(logical: str) -> TableDef:
+    for t in ALL_TABLES:
+        if t.logical == logical:
+            return t
+    raise KeyError(logical)
