@@ -48,6 +48,19 @@ class Settings(BaseSettings):
     # Where the ingest reads its sources locally (the official addresses are used in AWS).
     corpus_dir: Path = Path("../shared/corpus")
     docs_dir: Path = Path("docs")
+    # Corpus and search: "local" reads corpus_dir; "official" fetches the official addresses.
+    corpus_source: str = "local"
+    # "embedded" (SQLite file under home) unless an OpenSearch endpoint is set.
+    search_backend: str = "auto"
+    opensearch_endpoint: str = ""
+    opensearch_index_alias: str = "groundchat-corpus"
+    opensearch_service: str = "es"  # "es" (managed domain) or "aoss" (Serverless), for SigV4
+    # "local:minilm-int8" or "bedrock:amazon.titan-embed-text-v2:0".
+    embedding_model: str = "local:minilm-int8"
+    # "none" or "bedrock:<rerank model id>".
+    rerank: str = "none"
+    search_max_excerpts: int = 8
+    search_max_excerpt_chars: int = 1200
 
     max_steps: int = 6
     max_output_tokens: int = 3000
