@@ -1,0 +1,57 @@
+"""The unit the index stores and the chat cites: one passage of one source."""
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Source = Literal["wcag22", "eaa", "docs"]
+SOURCES: tuple[str, ...] = ("wcag22", "eaa", "docs")
+
+
+class Chunk(BaseModel):
+    id: str
+    ref: str
+    source: Source
+    section: str
+    title: str
+    text: str
+    url: str
+    # ISO-8601 UTC with a trailing Z, or None where the source does not say.
+    updated_at: str | None = None
+    # Facts a tool may want without parsing the text (e.g. a criterion's level).
+    meta: dict[str, str] = Field(default_factory=dict)
+
+
+def chunk_id(source: str, section: str, text: str) -> str:
+    # The id depends only on what is cited, so a re-ingest of unchanged text keeps every ref.
+    digest = hashlib.sha256()
+    for part in (source, section, text):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x1f")
+    return digest.hexdigest()
+
+
+def make_chunk(
+    *,
+    source: str,
+    section: str,
+    title: str,
+    text: str,
+    url: str,
+    updated_at: str | None = None,
+    meta: dict[str, str] | None = None,
+) -> Chunk:
+    cid = chunk_id(source, section, text)
+    return Chunk(
+        id=cid,
+        ref=cid[:8],
+        source=source,  # type: ignore[arg-type]
+        section=section,
+        title=title,
+        text=text,
+        url=url,
+        updated_at=updated_at,
+        meta=meta or {},
+    )
