@@ -1,4 +1,4 @@
-"""Money as people read it. (The price table for model steps and searches joins this module later.)
+"""Money as people read it, and what each model step and each search costs.
 
 `cost_text` is the text twin every cost in a tool result carries. A reader who sees "$0.0126"
 must never have been charged more than they think, so the text rounds up at the precision shown
@@ -6,7 +6,13 @@ and a non-zero cost never reads as "$0".
 """
 from __future__ import annotations
 
+import json
+import math
 from decimal import ROUND_CEILING, Context, Decimal, localcontext
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 # Below a dollar, three significant digits show a per-run cost honestly ("$0.0126").
 _SIGNIFICANT = 3
@@ -36,3 +42,196 @@ def cost_text(amount: Decimal) -> str:
     # Trailing zeros past the cents say nothing ("$0.50", not "$0.500"); dropping them is exact.
     frac = frac.rstrip("0").ljust(_MIN_DECIMALS, "0")
     return f"{sign}${whole}.{frac}"
+
+
+# --- The price table -------------------------------------------------------------------------
+#
+# Prices are per million tokens, in US dollars, keyed by the configured model string exactly as
+# GROUNDCHAT_MODEL (or GROUNDCHAT_EMBEDDING_MODEL) spells it. A model is entered deliberately: no
+# entry is ever inferred from a family name, because a wrong guess would count spending low.
+
+PRICES_FILE_SETTING = "GROUNDCHAT_PRICES_FILE"
+TABLE_NAME = "groundchat.pricing.BUILTIN_PRICES"
+PER_MTOK = Decimal(1_000_000)
+# Costs are kept to a trillionth of a dollar and rounded up there, so sums stay exact and small.
+MONEY_QUANTUM = Decimal("1e-12")
+# The flat charge for the rerank that follows every search (the issue's figure).
+RERANK_FLAT_USD = Decimal("0.0003")
+# The most tokens one embedding request can hold (Titan Text Embeddings v2): the worst case of a
+# search whose query length is not known when it is reserved.
+EMBEDDING_MAX_INPUT_TOKENS = 8192
+
+
+class PricingError(ValueError):
+    """The price table or the prices file is unusable."""
+
+
+class UnknownModelPrice(PricingError, LookupError):
+    """A model with no entry in the price table: refused before any paid call."""
+
+    def __init__(self, model_id: str, prices_file: Path | None) -> None:
+        where = f"{TABLE_NAME}" + (f" and the prices file {prices_file}" if prices_file else "")
+        example = json.dumps({model_id: {"input_per_mtok": "0.40", "output_per_mtok": "1.60", "trust_provider_cost": False}})
+        message = (
+            f"No price for model {model_id!r} in the price table ({where}). Nothing was called. "
+            f"Add it to a JSON file named by {PRICES_FILE_SETTING}, keyed by the configured model string, "
+            f"e.g. {example}"
+        )
+        super().__init__(message)
+        self.model_id = model_id
+        self.message = message
+
+
+class ModelPrice(BaseModel):
+    """What one model charges per million tokens, and whether its own cost figure counts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_per_mtok: Decimal = Field(ge=0)
+    output_per_mtok: Decimal = Field(ge=0)
+    # We never ask for prompt caching; where a provider or gateway caches anyway and reports it,
+    # a missing cache price falls back to the input price.
+    cache_read_per_mtok: Decimal | None = Field(default=None, ge=0)
+    cache_write_per_mtok: Decimal | None = Field(default=None, ge=0)
+    # True: the provider's figure counts when it is dearer than ours. False: ignored (a gateway
+    # whose figure is known to be wrong, or in another currency).
+    trust_provider_cost: bool = True
+
+    @property
+    def cache_read(self) -> Decimal:
+        return self.input_per_mtok if self.cache_read_per_mtok is None else self.cache_read_per_mtok
+
+    @property
+    def cache_write(self) -> Decimal:
+        return self.input_per_mtok if self.cache_write_per_mtok is None else self.cache_write_per_mtok
+
+    @property
+    def dearest_input(self) -> Decimal:
+        """The price of an input token in the worst case (whichever way the provider bills it)."""
+        return max(self.input_per_mtok, self.cache_read, self.cache_write)
+
+
+def _p(input_: str, output: str, cache_read: str | None = None, cache_write: str | None = None, trust: bool = True) -> ModelPrice:
+    return ModelPrice(
+        input_per_mtok=Decimal(input_),
+        output_per_mtok=Decimal(output),
+        cache_read_per_mtok=Decimal(cache_read) if cache_read is not None else None,
+        cache_write_per_mtok=Decimal(cache_write) if cache_write is not None else None,
+        trust_provider_cost=trust,
+    )
+
+
+# List prices (on-demand, USD per million tokens) as published by each provider.
+BUILTIN_PRICES: dict[str, ModelPrice] = {
+    # The offline answerer calls no provider.
+    "offline": _p("0", "0", trust=False),
+    # Bedrock (on-demand; the cache prices are Anthropic's prompt-caching rates on Bedrock).
+    "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0": _p("0.80", "4.00", "0.08", "1.00"),
+    "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0": _p("3.00", "15.00", "0.30", "3.75"),
+    "bedrock:anthropic.claude-3-haiku-20240307-v1:0": _p("0.25", "1.25"),
+    "bedrock:amazon.nova-micro-v1:0": _p("0.035", "0.14", "0.00875"),
+    "bedrock:amazon.nova-lite-v1:0": _p("0.06", "0.24", "0.015"),
+    "bedrock:amazon.nova-pro-v1:0": _p("0.80", "3.20", "0.20"),
+    # OpenAI (or a gateway in front of it, whose own figure counts when dearer).
+    "openai:gpt-4.1-mini": _p("0.40", "1.60", "0.10"),
+    "openai:gpt-4.1": _p("2.00", "8.00", "0.50"),
+    "openai:gpt-4.1-nano": _p("0.10", "0.40", "0.025"),
+    "openai:gpt-4o-mini": _p("0.15", "0.60", "0.075"),
+    # Embeddings for the docs search (output is not billed).
+    "local:minilm-int8": _p("0", "0", trust=False),
+    "bedrock:amazon.titan-embed-text-v2:0": _p("0.02", "0"),
+}
+
+
+def _load_prices_file(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        # parse_float=Decimal: a price written as a JSON number never passes through a float.
+        raw = json.loads(Path(path).read_text(encoding="utf-8"), parse_float=Decimal)
+    except FileNotFoundError as exc:
+        raise PricingError(f"{PRICES_FILE_SETTING} names {path}, which does not exist") from exc
+    except json.JSONDecodeError as exc:
+        raise PricingError(f"{PRICES_FILE_SETTING} ({path}) is not valid JSON: {exc}") from exc
+    if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
+        raise PricingError(f"{PRICES_FILE_SETTING} ({path}) must be an object of model string -> price object")
+    return raw
+
+
+def price_table(prices_file: Path | None = None) -> dict[str, ModelPrice]:
+    """The built-in table with the operator's file applied: an entry for a known model may change
+    single fields (e.g. only `trust_provider_cost`); a new model must give input and output."""
+    table = dict(BUILTIN_PRICES)
+    if prices_file is None:
+        return table
+    for model_id, fields in _load_prices_file(prices_file).items():
+        base = table[model_id].model_dump(exclude_none=True) if model_id in table else {}
+        try:
+            table[model_id] = ModelPrice.model_validate({**base, **fields})
+        except ValidationError as exc:
+            raise PricingError(f"{PRICES_FILE_SETTING} ({prices_file}): entry {model_id!r} is invalid: {exc}") from exc
+    return table
+
+
+def price_for(model_id: str, settings: Any = None, *, prices_file: Path | None = None) -> ModelPrice:
+    """The price of a configured model string; UnknownModelPrice if it has none."""
+    if settings is not None and prices_file is None:
+        prices_file = getattr(settings, "prices_file", None)
+    price = price_table(prices_file).get(model_id)
+    if price is None:
+        raise UnknownModelPrice(model_id, prices_file)
+    return price
+
+
+def ceil_money(amount: Decimal) -> Decimal:
+    """Rounded up to MONEY_QUANTUM: a cost is never stored lower than it was."""
+    return Decimal(amount).quantize(MONEY_QUANTUM, rounding=ROUND_CEILING, context=Context(prec=60))
+
+
+def tokens_cost(tokens: int, per_mtok: Decimal) -> Decimal:
+    return ceil_money(Decimal(max(0, int(tokens))) * per_mtok / PER_MTOK)
+
+
+def step_cost(price: ModelPrice, *, input_tokens: int, output_tokens: int, cache_read_tokens: int = 0, cache_write_tokens: int = 0) -> Decimal:
+    """Our price for what a step reported."""
+    return ceil_money(
+        tokens_cost(input_tokens, price.input_per_mtok)
+        + tokens_cost(output_tokens, price.output_per_mtok)
+        + tokens_cost(cache_read_tokens, price.cache_read)
+        + tokens_cost(cache_write_tokens, price.cache_write)
+    )
+
+
+def worst_case_step_cost(price: ModelPrice, *, input_tokens: int, max_output_tokens: int) -> Decimal:
+    """The most a step can cost: every input token at the dearest input rate, and every output
+    token the request allows."""
+    return ceil_money(tokens_cost(input_tokens, price.dearest_input) + tokens_cost(max_output_tokens, price.output_per_mtok))
+
+
+def charged_cost(price: ModelPrice, ours: Decimal, provider: Decimal | None) -> Decimal:
+    """The dearer of our price and the provider's own figure, unless the table distrusts it."""
+    if provider is None or not price.trust_provider_cost:
+        return ceil_money(ours)
+    return ceil_money(max(Decimal(ours), Decimal(provider)))
+
+
+def estimate_tokens(text: str) -> int:
+    """A deliberately high token count for text we are about to send.
+
+    Byte-level BPE tokenizers average about four characters of English per token and a little
+    over three for JSON and code; one token per three UTF-8 bytes, rounded up, is therefore above
+    the real count for what we send (prose, JSON tool results and schemas), and counting bytes
+    rather than characters keeps it above for non-Latin scripts too, whose characters are 2-4
+    bytes and often a token or more each.
+    """
+    return math.ceil(len(text.encode("utf-8")) / 3)
+
+
+def search_cost(embedding_price: ModelPrice, embedding_tokens: int) -> Decimal:
+    """A search: its embedding at the embedding model's price, plus the flat rerank charge."""
+    return ceil_money(tokens_cost(embedding_tokens, embedding_price.input_per_mtok) + RERANK_FLAT_USD)
+
+
+def money_text(amount: Decimal) -> str:
+    """A Decimal as a plain decimal string ("0.000123", never "1.23E-4"), for JSON and DynamoDB."""
+    text = format(Decimal(amount).normalize(), "f")
+    return "0" if text in ("-0", "") else text
+
