@@ -1,0 +1,82 @@
+"""The project's own docs: every Markdown file split by heading, one chunk per section."""
+from __future__ import annotations
+
+import re
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from groundchat.corpus.chunk import Chunk, make_chunk
+
+_PARSER = MarkdownIt("commonmark")
+
+
+def source_files(docs_dir: Path) -> list[Path]:
+    if not docs_dir.is_dir():
+        return []
+    return sorted(p for p in docs_dir.rglob("*.md") if p.is_file())
+
+
+def convert(docs_dir: Path, *, base_url: str = "docs/") -> list[Chunk]:
+    chunks: list[Chunk] = []
+    for path in source_files(docs_dir):
+        rel = path.relative_to(docs_dir).as_posix()
+        chunks.extend(convert_file(path.read_text(encoding="utf-8"), rel, base_url=base_url,
+                                   updated_at=_last_commit_time(path)))
+    return chunks
+
+
+def convert_file(markdown: str, rel: str, *, base_url: str = "docs/", updated_at: str | None = None) -> list[Chunk]:
+    lines = markdown.splitlines()
+    tokens = _PARSER.parse(markdown)
+    # (start line, end line of heading, level, text): code fences and setext headings are handled
+    # by the parser, which is why headings are not found with a regular expression.
+    headings = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.map:
+            headings.append((tok.map[0], tok.map[1], int(tok.tag[1]), tokens[i + 1].content.strip()))
+    sections: list[tuple[list[str], str, int, int]] = []  # (path, anchor, body start, body end)
+    stack: list[tuple[int, str]] = []
+    first_start = headings[0][0] if headings else len(lines)
+    if any(line.strip() for line in lines[:first_start]):
+        sections.append(([], "", 0, first_start))
+    for n, (start, end, level, text) in enumerate(headings):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+        body_end = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
+        sections.append(([t for _, t in stack], _slug(text), end, body_end))
+    chunks = []
+    for path, anchor, start, end in sections:
+        body = "\n".join(lines[start:end]).strip()
+        if not body:
+            continue
+        section = " > ".join([rel, *path])
+        title = path[-1] if path else rel
+        chunks.append(make_chunk(
+            source="docs", section=section, title=title, text=f"{title}\n{body}",
+            url=f"{base_url}{rel}" + (f"#{anchor}" if anchor else ""), updated_at=updated_at,
+        ))
+    return chunks
+
+
+def _slug(heading: str) -> str:
+    # GitHub's anchor rule: lower case, punctuation dropped, spaces to hyphens.
+    slug = re.sub(r"[^\w\- ]", "", heading.lower())
+    return slug.replace(" ", "-")
+
+
+def _last_commit_time(path: Path) -> str | None:
+    """When the file last changed in git; None where that is unknown (no repository, not committed)."""
+    try:
+        out = subprocess.run(
+            ["git", "log", "-1", "--format=%cI", "--", path.name],
+            cwd=path.parent, capture_output=True, text=True, timeout=10, check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if not out:
+        return None
+    return datetime.fromisoformat(out).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
