@@ -1,0 +1,459 @@
+"""Runs of the benchmark on DynamoDB, and the named queries the data tools fill in.
+
+One table, two items per run under the same partition key:
+- `part = "summary"`: the fields every query filters and aggregates on, plus a compact map of the
+  rules the run broke (rule id -> node count). Only summaries carry `kind`, `model` and
+  `started_key`, so both indexes are sparse and hold summaries alone.
+- `part = "detail"`: the violations with their first few nodes, read only by `get_run`.
+Aggregates therefore read a few hundred bytes per run, never the html snippets.
+
+Indexes: `by_started` (kind = "run", started_key) lists every run newest first; `by_model`
+(model, started_key) narrows to one model, the filter people use most. Context, task, label and
+rule are filtered in code after the index query: at a few thousand runs one paginated query of
+small summary items is cheap, and DynamoDB's FilterExpression would read (and bill) the same
+items anyway. Past tens of thousands of runs, precomputed per-model × context counters would be
+the next step.
+
+There is no free-form query: callers name a query and fill its parameters (`RunFilter`).
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import ROUND_CEILING, Decimal
+from typing import Any, Iterator, Literal
+
+from boto3.dynamodb.conditions import Key
+from boto3.dynamodb.types import TypeSerializer
+from botocore.exceptions import ClientError
+from pydantic import BaseModel, Field
+
+from groundchat.store.dynamo import Dynamo
+from groundchat.store.tables import Index, TableDef, register
+
+RUNS = register(
+    TableDef(
+        "runs",
+        hash_key=("run_id", "S"),
+        range_key=("part", "S"),
+        indexes=(
+            Index("by_started", ("kind", "S"), ("started_key", "S")),
+            Index("by_model", ("model", "S"), ("started_key", "S")),
+        ),
+    )
+)
+
+Outcome = Literal["completed", "failed", "timeout"]
+OUTCOMES: tuple[str, ...] = ("completed", "failed", "timeout")
+# The benchmark's context levels, least to most context. Listed so results read in that order;
+# a level not listed here (imported from elsewhere) sorts after them, alphabetically.
+CONTEXT_LEVELS: tuple[str, ...] = ("none", "checklist", "guidelines", "guidelines-axe")
+FILTER_FIELDS: tuple[str, ...] = ("model", "context", "task", "label")
+
+# Item size: DynamoDB refuses items over 400 KB. Keep the first few nodes of each violation with
+# their snippets cut, and drop nodes further if a page with very many violations still does not fit.
+MAX_NODES_PER_VIOLATION = 3
+MAX_HTML_CHARS = 300
+MAX_SUMMARY_CHARS = 400
+MAX_TARGET_CHARS = 300
+MAX_DETAIL_CHARS = 300_000
+
+_KIND = "run"
+_SUMMARY = "summary"
+_DETAIL = "detail"
+# A transaction takes at most 100 items; two per run, with room to spare.
+_RUNS_PER_TRANSACTION = 25
+_MEAN_COST_QUANTUM = Decimal("0.00000001")
+
+
+class Node(BaseModel):
+    target: str
+    html: str = ""
+    failure_summary: str = ""
+
+
+class Violation(BaseModel):
+    rule_id: str
+    impact: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    node_count: int
+    nodes: list[Node] = Field(default_factory=list)
+
+
+class Run(BaseModel):
+    run_id: str
+    model: str
+    context: str
+    task: str
+    label: str
+    started_at: datetime
+    finished_at: datetime | None = None
+    outcome: Outcome
+    cost_usd: Decimal
+    tokens_in: int = 0
+    tokens_out: int = 0
+    duration_seconds: Decimal | None = None
+    # A run is graded when axe checked what it built; failed runs may have nothing to check.
+    graded: bool
+    axe_version: str | None = None
+    violations: list[Violation] = Field(default_factory=list)
+
+    def summary(self) -> "RunSummary":
+        return RunSummary(
+            **self.model_dump(exclude={"violations"}),
+            violation_count=len(self.violations),
+            node_count=sum(v.node_count for v in self.violations),
+            rules={v.rule_id: v.node_count for v in self.violations},
+        )
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    model: str
+    context: str
+    task: str
+    label: str
+    started_at: datetime
+    finished_at: datetime | None = None
+    outcome: Outcome
+    cost_usd: Decimal
+    tokens_in: int = 0
+    tokens_out: int = 0
+    duration_seconds: Decimal | None = None
+    graded: bool
+    axe_version: str | None = None
+    violation_count: int  # axe violations = rules the page failed
+    node_count: int  # elements failing, summed over those rules
+    rules: dict[str, int] = Field(default_factory=dict)
+
+
+class RunFilter(BaseModel):
+    """The parameters every named query shares. None means "any"."""
+
+    model: str | None = None
+    context: str | None = None
+    task: str | None = None
+    label: str | None = None
+    rule: str | None = None  # runs that broke this axe rule
+
+    def matches(self, run: RunSummary) -> bool:
+        for name in FILTER_FIELDS:
+            wanted = getattr(self, name)
+            if wanted is not None and getattr(run, name) != wanted:
+                return False
+        return self.rule is None or self.rule in run.rules
+
+    def as_params(self) -> dict[str, str]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+class OverviewRow(BaseModel):
+    model: str
+    context: str
+    runs: int
+    completed: int
+    failed: int
+    timeout: int
+    graded_runs: int
+    violations: int  # summed over graded runs
+    total_cost_usd: Decimal
+    completion_rate: float  # completed / runs, 4 decimals
+    mean_violations: float | None  # violations / graded runs, 2 decimals; None with no graded run
+    mean_cost_usd: Decimal  # total cost / runs (every run costs, graded or not), rounded up
+
+
+class RuleCount(BaseModel):
+    rule_id: str
+    runs: int  # runs that broke it
+    nodes: int  # failing elements, summed over those runs
+
+
+class RuleCounts(BaseModel):
+    graded_runs: int
+    rules: list[RuleCount]
+
+
+def context_sort_key(context: str) -> tuple[int, str]:
+    try:
+        return (CONTEXT_LEVELS.index(context), "")
+    except ValueError:
+        return (len(CONTEXT_LEVELS), context)
+
+
+def mean_cost(total: Decimal, runs: int) -> Decimal:
+    # Rounded up so a cost_text of it can never understate what a run cost.
+    return (total / runs).quantize(_MEAN_COST_QUANTUM, rounding=ROUND_CEILING) if runs else Decimal(0)
+
+
+def overview_rows(runs: list[RunSummary]) -> list[OverviewRow]:
+    """Per model × context aggregates. Pure, so tests can hold the store to the same arithmetic."""
+    groups: dict[tuple[str, str], list[RunSummary]] = defaultdict(list)
+    for run in runs:
+        groups[(run.model, run.context)].append(run)
+    rows = []
+    for (model, context), members in groups.items():
+        completed = sum(r.outcome == "completed" for r in members)
+        graded = [r for r in members if r.graded]
+        violations = sum(r.violation_count for r in graded)
+        total_cost = sum((r.cost_usd for r in members), Decimal(0))
+        rows.append(
+            OverviewRow(
+                model=model,
+                context=context,
+                runs=len(members),
+                completed=completed,
+                failed=sum(r.outcome == "failed" for r in members),
+                timeout=sum(r.outcome == "timeout" for r in members),
+                graded_runs=len(graded),
+                violations=violations,
+                total_cost_usd=total_cost,
+                completion_rate=round(completed / len(members), 4),
+                mean_violations=round(violations / len(graded), 2) if graded else None,
+                mean_cost_usd=mean_cost(total_cost, len(members)),
+            )
+        )
+    rows.sort(key=lambda r: (r.model, context_sort_key(r.context)))
+    return rows
+
+
+def rule_counts_of(runs: list[RunSummary], limit: int | None = None) -> RuleCounts:
+    seen: dict[str, int] = defaultdict(int)
+    nodes: dict[str, int] = defaultdict(int)
+    graded = 0
+    for run in runs:
+        graded += run.graded
+        for rule_id, count in run.rules.items():
+            seen[rule_id] += 1
+            nodes[rule_id] += count
+    ranked = sorted(seen, key=lambda r: (-seen[r], -nodes[r], r))
+    if limit is not None:
+        ranked = ranked[:limit]
+    return RuleCounts(graded_runs=graded, rules=[RuleCount(rule_id=r, runs=seen[r], nodes=nodes[r]) for r in ranked])
+
+
+# ---- items -------------------------------------------------------------------------------------
+
+
+def _iso(dt: datetime | None) -> str | None:
+    if dt is None:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _summary_item(run: Run) -> dict[str, Any]:
+    s = run.summary()
+    item: dict[str, Any] = {
+        "run_id": run.run_id,
+        "part": _SUMMARY,
+        "kind": _KIND,
+        # Unique and sortable: ties on the start time keep a stable order by id.
+        "started_key": f"{_iso(run.started_at)}#{run.run_id}",
+        "model": run.model,
+        "context": run.context,
+        "task": run.task,
+        "label": run.label,
+        "started_at": _iso(run.started_at),
+        "outcome": run.outcome,
+        "cost_usd": run.cost_usd,
+        "tokens_in": run.tokens_in,
+        "tokens_out": run.tokens_out,
+        "graded": run.graded,
+        "violation_count": s.violation_count,
+        "node_count": s.node_count,
+        "rules": s.rules,
+    }
+    if run.finished_at is not None:
+        item["finished_at"] = _iso(run.finished_at)
+    if run.duration_seconds is not None:
+        item["duration_seconds"] = run.duration_seconds
+    if run.axe_version:
+        item["axe_version"] = run.axe_version
+    return item
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def fit_violations(violations: list[Violation]) -> list[dict[str, Any]]:
+    """The violations as stored: first nodes only, snippets cut, and fewer nodes if still too big."""
+    for keep in (MAX_NODES_PER_VIOLATION, 1, 0):
+        stored = [
+            {
+                "rule_id": v.rule_id,
+                "impact": v.impact,
+                "tags": v.tags,
+                "node_count": v.node_count,
+                "nodes": [
+                    {
+                        "target": _cut(n.target, MAX_TARGET_CHARS),
+                        "html": _cut(n.html, MAX_HTML_CHARS),
+                        "failure_summary": _cut(n.failure_summary, MAX_SUMMARY_CHARS),
+                    }
+                    for n in v.nodes[:keep]
+                ],
+            }
+            for v in violations
+        ]
+        if len(json.dumps(stored)) <= MAX_DETAIL_CHARS:
+            break
+    return stored
+
+
+def _detail_item(run: Run) -> dict[str, Any]:
+    return {"run_id": run.run_id, "part": _DETAIL, "violations": fit_violations(run.violations)}
+
+
+def _summary_from_item(item: dict[str, Any]) -> RunSummary:
+    data = {k: v for k, v in item.items() if k not in ("part", "kind", "started_key")}
+    data["rules"] = {k: int(v) for k, v in (item.get("rules") or {}).items()}
+    for name in ("tokens_in", "tokens_out", "violation_count", "node_count"):
+        data[name] = int(item.get(name, 0))
+    return RunSummary.model_validate(data)
+
+
+# ---- writing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class WriteReport:
+    written: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)  # already in the store: left as they were
+
+
+class RunWriter:
+    """Writes runs; used by the import and the sample loader, never handed to a tool."""
+
+    def __init__(self, dynamo: Dynamo) -> None:
+        self._dynamo = dynamo
+        self._name = dynamo.name(RUNS)
+        self._ser = TypeSerializer()
+
+    def is_empty(self) -> bool:
+        page = self._dynamo.client.scan(TableName=self._name, Limit=1, ProjectionExpression="run_id")
+        return not page.get("Items")
+
+    def put_runs(self, runs: list[Run]) -> WriteReport:
+        """Each run is written once: both its items are conditional on the run not existing, so a
+        re-import is a no-op and a run is never left with one item and not the other."""
+        report = WriteReport()
+        for start in range(0, len(runs), _RUNS_PER_TRANSACTION):
+            chunk = runs[start : start + _RUNS_PER_TRANSACTION]
+            try:
+                self._transact(chunk)
+                report.written.extend(r.run_id for r in chunk)
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] != "TransactionCanceledException":
+                    raise
+                # Some run in the chunk exists already: write the rest one by one.
+                for run in chunk:
+                    try:
+                        self._transact([run])
+                        report.written.append(run.run_id)
+                    except ClientError as one:
+                        if one.response["Error"]["Code"] != "TransactionCanceledException":
+                            raise
+                        report.existing.append(run.run_id)
+        return report
+
+    def _transact(self, runs: list[Run]) -> None:
+        ops = []
+        for run in runs:
+            for item in (_summary_item(run), _detail_item(run)):
+                ops.append(
+                    {
+                        "Put": {
+                            "TableName": self._name,
+                            "Item": {k: self._ser.serialize(v) for k, v in item.items()},
+                            "ConditionExpression": "attribute_not_exists(run_id)",
+                        }
+                    }
+                )
+        self._dynamo.client.transact_write_items(TransactItems=ops)
+
+
+# ---- named queries -----------------------------------------------------------------------------
+
+
+class RunQueries:
+    """Read-only: the named, parameterised queries the data tools may run. Nothing else."""
+
+    def __init__(self, dynamo: Dynamo) -> None:
+        self._dynamo = dynamo
+        self._table = dynamo.table(RUNS)
+
+    async def overview(self, flt: RunFilter | None = None) -> list[OverviewRow]:
+        return overview_rows(await self._matching(flt or RunFilter()))
+
+    async def list_runs(self, flt: RunFilter | None = None, limit: int = 20) -> tuple[list[RunSummary], bool]:
+        """Newest first. Returns the runs and whether more matched than the limit."""
+        found = await self._dynamo.run(self._collect, flt or RunFilter(), limit + 1)
+        return found[:limit], len(found) > limit
+
+    async def get_run(self, run_id: str) -> Run | None:
+        resp = await self._dynamo.run(self._table.query, KeyConditionExpression=Key("run_id").eq(run_id))
+        parts = {item["part"]: item for item in resp.get("Items", [])}
+        if _SUMMARY not in parts:
+            return None
+        summary = _summary_from_item(parts[_SUMMARY])
+        violations = [_violation_from_item(v) for v in parts.get(_DETAIL, {}).get("violations", [])]
+        data = summary.model_dump(exclude={"violation_count", "node_count", "rules"})
+        return Run(**data, violations=violations)
+
+    async def rule_counts(self, flt: RunFilter | None = None, limit: int = 10) -> RuleCounts:
+        return rule_counts_of(await self._matching(flt or RunFilter()), limit)
+
+    async def facets(self) -> dict[str, list[str]]:
+        """The values each filter can take, for telling a caller what exists."""
+        runs = await self._matching(RunFilter())
+        values: dict[str, set[str]] = {name: set() for name in (*FILTER_FIELDS, "rule")}
+        for run in runs:
+            for name in FILTER_FIELDS:
+                values[name].add(getattr(run, name))
+            values["rule"].update(run.rules)
+        out = {name: sorted(vals) for name, vals in values.items()}
+        out["context"] = sorted(values["context"], key=context_sort_key)
+        return out
+
+    async def all_runs(self) -> list[RunSummary]:
+        return await self._matching(RunFilter())
+
+    async def _matching(self, flt: RunFilter) -> list[RunSummary]:
+        return await self._dynamo.run(self._collect, flt, None)
+
+    def _collect(self, flt: RunFilter, limit: int | None) -> list[RunSummary]:
+        out = []
+        for item in self._summaries(flt.model):
+            run = _summary_from_item(item)
+            if flt.matches(run):
+                out.append(run)
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
+
+    def _summaries(self, model: str | None) -> Iterator[dict[str, Any]]:
+        if model is not None:
+            kwargs: dict[str, Any] = {"IndexName": "by_model", "KeyConditionExpression": Key("model").eq(model)}
+        else:
+            kwargs = {"IndexName": "by_started", "KeyConditionExpression": Key("kind").eq(_KIND)}
+        kwargs["ScanIndexForward"] = False
+        while True:
+            page = self._table.query(**kwargs)
+            yield from page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                return
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _violation_from_item(item: dict[str, Any]) -> Violation:
+    return Violation(
+        rule_id=item["rule_id"],
+        impact=item.get("impact"),
+        tags=list(item.get("tags") or []),
+        node_count=int(item["node_count"]),
+        nodes=[Node(**n) for n in item.get("nodes") or []],
+    )
