@@ -1,0 +1,231 @@
+"""The chat function's FastAPI app. It translates frames to SSE; the core does everything else."""
+from __future__ import annotations
+
+import json
+import uuid
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from chat_function.errors import error
+from chat_function.streaming import ExchangeStream
+from groundchat.auth_types import CHAT_USE, TRACES_READ, Caller
+from groundchat.loop import Exchange, LoopLimits, run_exchange
+from groundchat.prompts import system_prompt
+from groundchat.services import Services, build_services
+from groundchat.store.conversations import ConversationBusy, new_conversation_id, public_conversation
+
+
+class ChatBody(BaseModel):
+    """Exactly what the browser may send: a question for a conversation. Nothing else."""
+
+    model_config = ConfigDict(extra="forbid")
+    conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
+    message: str
+
+
+def create_app(services: Services | None = None) -> FastAPI:
+    app = FastAPI(title="groundchat", docs_url=None, redoc_url=None)
+    app.state.services = services or build_services()
+
+    def svc() -> Services:
+        return app.state.services
+
+    async def caller_of(request: Request) -> Caller | None:
+        return svc().verifier.caller_from_header(request.headers.get("authorization"))
+
+    async def guard(request: Request, permission: str) -> Caller | Response:
+        caller = await caller_of(request)
+        if caller is None:
+            return error(401, "unauthenticated", "Sign in: send a bearer token (locally: `groundchat token USER`).")
+        if not await svc().can(permission, caller):
+            return error(403, "forbidden", f"You do not have the permission {permission!r}.")
+        return caller
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/api/chat/status")
+    async def status() -> dict[str, Any]:
+        enabled, reason, how = svc().model_status()
+        return {"enabled": enabled, "reason": reason, "how_to_fix": how, "bot_name": svc().settings.bot_name,
+                "model": svc().settings.model}
+
+    @app.post("/api/chat")
+    async def chat(request: Request) -> Response:
+        s = svc()
+        settings = s.settings
+        enabled, reason, how = s.model_status()
+        if not enabled:
+            return error(503, "chat-not-configured", f"The chat is not configured: {reason}", how_to_fix=how)
+        caller = await guard(request, CHAT_USE)
+        if isinstance(caller, Response):
+            return caller
+        try:
+            body = ChatBody.model_validate(json.loads(await request.body() or b"null"))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            return error(400, "bad-request", _body_problem(exc))
+        question = body.message.strip()
+        if not question:
+            return error(400, "bad-request", "message is empty")
+        if len(body.message) > settings.max_question_chars:
+            return error(400, "bad-request", f"message is over {settings.max_question_chars} characters")
+        run_id = uuid.uuid4().hex
+        existing = None
+        conversation_id = body.conversation_id
+        if conversation_id is not None:
+            existing = await s.conversations.get_owned(conversation_id, caller.id)
+            if existing is None:
+                return error(404, "not-found", "No such conversation.")
+            if int(existing.get("message_count", 0)) >= settings.max_conversation_messages:
+                return error(409, "conversation-full",
+                             f"This conversation has reached {settings.max_conversation_messages} messages: start a new conversation.")
+            try:
+                await s.conversations.claim(conversation_id, run_id)
+            except ConversationBusy:
+                return error(409, "conversation-busy", "Another answer to this conversation is in progress: wait for it, then ask again.")
+            existing = await s.conversations.get(conversation_id)
+            history = await s.conversations.read_history(conversation_id)
+        else:
+            conversation_id = new_conversation_id()
+            history = []
+        frames = run_exchange(
+            model=s.model,
+            system=system_prompt(settings.bot_name, s.registry.names),
+            registry=s.registry,
+            ctx=s.tool_context(caller, run_id, conversation_id),
+            history=history,
+            question=question,
+            conversation_id=conversation_id,
+            run_id=run_id,
+            limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
+            after_answer=_after_answer_checks(),
+            commit=_committer(s, caller, existing, question),
+            on_finish=_finisher(s, caller, existing),
+        )
+        return ExchangeStream(frames)  # type: ignore[return-value]
+
+    @app.get("/api/conversations")
+    async def list_conversations(request: Request) -> Response:
+        caller = await guard(request, CHAT_USE)
+        if isinstance(caller, Response):
+            return caller
+        return JSONResponse({"conversations": await svc().conversations.list_for_owner(caller.id)})
+
+    @app.get("/api/conversations/{conversation_id}")
+    async def read_conversation(conversation_id: str, request: Request) -> Response:
+        caller = await guard(request, CHAT_USE)
+        if isinstance(caller, Response):
+            return caller
+        item = await svc().conversations.get_owned(conversation_id, caller.id)
+        if item is None:
+            return error(404, "not-found", "No such conversation.")
+        items = await svc().conversations.read_items(conversation_id)
+        return JSONResponse({"conversation": public_conversation(item), "messages": [_message_json(i) for i in items]})
+
+    @app.post("/api/conversations/{conversation_id}/share")
+    async def share(conversation_id: str, request: Request) -> Response:
+        return await _set_shared(conversation_id, request, True)
+
+    @app.delete("/api/conversations/{conversation_id}/share")
+    async def unshare(conversation_id: str, request: Request) -> Response:
+        return await _set_shared(conversation_id, request, False)
+
+    async def _set_shared(conversation_id: str, request: Request, shared: bool) -> Response:
+        caller = await guard(request, CHAT_USE)
+        if isinstance(caller, Response):
+            return caller
+        result = await svc().conversations.set_shared(conversation_id, caller.id, shared)
+        if result is None:
+            return error(404, "not-found", "No such conversation.")
+        return JSONResponse({"conversation": result, "share_url": f"/chat/shared/{conversation_id}" if shared else None})
+
+    @app.get("/api/traces/latest")
+    async def latest_trace(request: Request) -> Response:
+        caller = await guard(request, TRACES_READ)
+        if isinstance(caller, Response):
+            return caller
+        trace = await svc().traces.latest(caller.id)
+        return JSONResponse(trace) if trace else error(404, "not-found", "No runs yet.")
+
+    @app.get("/api/traces/{run_id}")
+    async def trace(run_id: str, request: Request) -> Response:
+        caller = await guard(request, TRACES_READ)
+        if isinstance(caller, Response):
+            return caller
+        found = await svc().traces.get(run_id, caller.id)
+        return JSONResponse(found) if found else error(404, "not-found", "No such run.")
+
+    @app.get("/chat", response_class=HTMLResponse)
+    async def page() -> HTMLResponse:
+        html = resources.files("chat_function").joinpath("static/chat.html").read_text()
+        return HTMLResponse(html.replace("{{BOT_NAME}}", svc().settings.bot_name))
+
+    @app.get("/static/transcript.js")
+    async def transcript_js() -> Response:
+        js = resources.files("groundchat").joinpath("web/transcript.js").read_text()
+        return Response(js, media_type="text/javascript")
+
+    return app
+
+
+def _after_answer_checks() -> list:
+    from groundchat.citations import citation_check
+
+    return [citation_check]
+
+
+def _committer(s: Services, caller: Caller, existing: dict[str, Any] | None, question: str):
+    async def commit(ex: Exchange) -> None:
+        await s.conversations.commit_exchange(
+            conversation_id=ex.conversation_id, owner=caller.id, run_id=ex.run_id, existing=existing,
+            messages=ex.new_messages, annotations=ex.annotations, title=question,
+        )
+
+    return commit
+
+
+def _finisher(s: Services, caller: Caller, existing: dict[str, Any] | None):
+    async def finish(ex: Exchange) -> None:
+        if existing is not None and ex.done_reason == "error":
+            await s.conversations.release(ex.conversation_id, ex.run_id)
+        await s.traces.put(
+            run_id=ex.run_id, caller=caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
+            outcome=ex.done_reason, steps=ex.steps, failure=ex.failure, question=ex.question,
+        )
+
+    return finish
+
+
+def _message_json(item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "seq": int(item["seq"]),
+        "role": item["role"],
+        "content": item.get("content", ""),
+        "tool_calls": json.loads(item["tool_calls"]) if item.get("tool_calls") else [],
+        "tool_call_id": item.get("tool_call_id"),
+        "name": item.get("name"),
+        "is_error": bool(item.get("is_error", False)),
+        "annotations": json.loads(item["annotations"]) if item.get("annotations") else None,
+        "run_id": item.get("run_id"),
+        "created_at": item.get("created_at"),
+    }
+
+
+def _body_problem(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return "the body is not JSON"
+    assert isinstance(exc, ValidationError)
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "body"
+        problems.append(f"{where}: {'not allowed (send only conversation_id and message)' if err['type'] == 'extra_forbidden' else err['msg']}")
+    return "; ".join(problems)
+
+
+def _lazy_app() -> FastAPI:
+    return create_app()

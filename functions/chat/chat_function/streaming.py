@@ -1,0 +1,60 @@
+"""An SSE response that runs the exchange to completion whatever the client does.
+
+Starlette's StreamingResponse cancels its iterator when the client goes away; an exchange must
+instead complete and commit. So the exchange runs in its own task feeding a queue, and this
+response returns (ending the invocation under the Lambda Web Adapter) only after the exchange's
+last frame: a client that leaves just stops receiving.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import AsyncIterator
+
+from starlette.types import Receive, Scope, Send
+
+from groundchat.frames import Frame
+
+SSE_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache, no-transform"),
+    # Proxies (and API Gateway's buffered paths) must not hold frames back.
+    (b"x-accel-buffering", b"no"),
+]
+
+
+class ExchangeStream:
+    def __init__(self, frames: AsyncIterator[Frame]) -> None:
+        self._frames = frames
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        queue: asyncio.Queue[Frame | None] = asyncio.Queue()
+
+        async def produce() -> None:
+            try:
+                async for frame in self._frames:
+                    await queue.put(frame)
+            finally:
+                await queue.put(None)
+
+        task = asyncio.create_task(produce())
+        client_gone = False
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        except Exception:
+            client_gone = True
+        while True:
+            frame = await queue.get()
+            if frame is None:
+                break
+            if client_gone:
+                continue
+            try:
+                await send({"type": "http.response.body", "body": frame.sse().encode(), "more_body": True})
+            except Exception:  # the client left: keep draining so the exchange commits
+                client_gone = True
+        await task
+        if not client_gone:
+            try:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            except Exception:
+                pass

@@ -1,0 +1,143 @@
+"""`groundchat`: the local stack, tokens, grants, one-tool calls, and asking the running app."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from groundchat.localstack import serve
+
+    return serve(args.port)
+
+
+def _cmd_token(args: argparse.Namespace) -> int:
+    from groundchat.auth import issue_dev_token
+    from groundchat.config import get_settings
+
+    print(issue_dev_token(get_settings(), args.user, days=args.days))
+    return 0
+
+
+def _services():
+    from groundchat.localstack import use_running_stack
+    from groundchat.services import build_services
+
+    return build_services(use_running_stack())
+
+
+def _cmd_users_grant(args: argparse.Namespace) -> int:
+    from groundchat.store.users import UnknownPermission
+
+    try:
+        grants = asyncio.run(_services().users.grant(args.user, args.permissions))
+    except UnknownPermission as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.user}: {', '.join(grants)}")
+    return 0
+
+
+def _cmd_users_list(args: argparse.Namespace) -> int:
+    for user in asyncio.run(_services().users.list()):
+        print(f"{user['user_id']}: {', '.join(user['grants'])}")
+    return 0
+
+
+def _cmd_tool(args: argparse.Namespace) -> int:
+    """Call one tool as a user through the same permission check the loop uses."""
+    from groundchat.auth_types import Caller
+    from groundchat.tools.base import ToolError, ToolRefused
+
+    try:
+        tool_args = json.loads(args.json)
+    except json.JSONDecodeError as exc:
+        print(f"error: the arguments are not JSON: {exc}", file=sys.stderr)
+        return 2
+    s = _services()
+    caller = Caller(id=args.as_user or s.settings.dev_user)
+
+    async def call() -> Any:
+        return await s.registry.execute(args.name, tool_args, s.tool_context(caller, run_id="cli"))
+
+    try:
+        result = asyncio.run(call())
+    except (ToolRefused, ToolError) as exc:
+        print(json.dumps({"error": str(exc)}, indent=2))
+        return 1
+    print(json.dumps(result, indent=2, default=str, ensure_ascii=False))
+    return 0
+
+
+def _cmd_try(args: argparse.Namespace) -> int:
+    from groundchat.client import ask_all
+
+    return ask_all(args.url, args.as_user, args.questions)
+
+
+def _cmd_examples(args: argparse.Namespace) -> int:
+    from groundchat.client import run_examples
+
+    return run_examples(args.url, args.as_user)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="groundchat", description="A grounded chat over an accessibility benchmark.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("serve", help="start the local stack and serve http://127.0.0.1:8000/chat")
+    p.add_argument("--port", type=int, default=None)
+    p.set_defaults(func=_cmd_serve)
+
+    p = sub.add_parser("token", help="print a dev bearer token for USER")
+    p.add_argument("user")
+    p.add_argument("--days", type=int, default=30)
+    p.set_defaults(func=_cmd_token)
+
+    users = sub.add_parser("users", help="users and their grants").add_subparsers(dest="users_command", required=True)
+    p = users.add_parser("grant", help="grant permissions to a user")
+    p.add_argument("user")
+    p.add_argument("permissions", nargs="+")
+    p.set_defaults(func=_cmd_users_grant)
+    p = users.add_parser("list", help="list users and grants")
+    p.set_defaults(func=_cmd_users_list)
+
+    p = sub.add_parser("tool", help="call one tool as a user and print its result as JSON")
+    p.add_argument("name")
+    p.add_argument("json", nargs="?", default="{}")
+    p.add_argument("--as", dest="as_user", default=None)
+    p.set_defaults(func=_cmd_tool)
+
+    for name, helptext, func in (("try", "ask the running app; later questions continue the conversation", _cmd_try),):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("questions", nargs="+")
+        p.add_argument("--url", default="http://127.0.0.1:8000")
+        p.add_argument("--as", dest="as_user", default=None)
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("examples", help="ask the example questions and share the answers")
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--as", dest="as_user", default=None)
+    p.set_defaults(func=_cmd_examples)
+
+    # Commands owned by their own modules.
+    from groundchat.budget_cli import add_budget_commands
+    from groundchat.corpus_cli import add_corpus_commands
+    from groundchat.runs_cli import add_runs_commands
+
+    add_runs_commands(sub)
+    add_corpus_commands(sub)
+    add_budget_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The local stack: moto's DynamoDB server on 127.0.0.1, tables, a dev user, sample runs, the
+corpus index, and the app (chat and share together) on 127.0.0.1:8000.
+
+Only configuration differs from AWS: the same boto3 code talks to moto through `endpoint_url`.
+"""
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+from groundchat.config import Settings, get_settings, reset_settings_cache
+
+ENDPOINT_FILE = "dynamodb_endpoint"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def endpoint_file(settings: Settings) -> Path:
+    return Path(settings.home) / ENDPOINT_FILE
+
+
+def use_running_stack() -> Settings:
+    """For CLI commands run beside `groundchat serve`: point at its DynamoDB unless configured."""
+    settings = get_settings()
+    if not settings.dynamodb_endpoint and endpoint_file(settings).exists():
+        os.environ["GROUNDCHAT_DYNAMODB_ENDPOINT"] = endpoint_file(settings).read_text().strip()
+        reset_settings_cache()
+        settings = get_settings()
+    return settings
+
+
+def start_dynamodb(settings: Settings):
+    from moto.server import ThreadedMotoServer
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    Path(settings.home).mkdir(parents=True, exist_ok=True)
+    endpoint_file(settings).write_text(endpoint)
+    os.environ["GROUNDCHAT_DYNAMODB_ENDPOINT"] = endpoint
+    # moto accepts any credentials; boto3 still needs some to sign with.
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+    reset_settings_cache()
+    return server, endpoint
+
+
+def prepare(settings: Settings, say=print) -> None:
+    """Tables, dev user, sample runs and the corpus index: each only if missing."""
+    import asyncio
+
+    from groundchat.auth import dev_secret
+    from groundchat.auth_types import ALL_PERMISSIONS
+    from groundchat.store.dynamo import Dynamo, create_tables
+    from groundchat.store.users import UserStore
+
+    dynamo = Dynamo(settings)
+    created = create_tables(dynamo)
+    say(f"tables: {len(created)} created")
+    dev_secret(settings, create=True)
+    asyncio.run(UserStore(dynamo).grant(settings.dev_user, list(ALL_PERMISSIONS)))
+    say(f"user {settings.dev_user!r} granted {', '.join(ALL_PERMISSIONS)}")
+    from groundchat.sample import load_sample_if_empty
+
+    loaded = asyncio.run(load_sample_if_empty(dynamo))
+    say(f"benchmark runs: {'sample of ' + str(loaded) + ' runs loaded' if loaded else 'already present'}")
+    from groundchat.ingest import ingest_if_needed
+
+    summary = ingest_if_needed(settings, say=say)
+    say(f"corpus index: {summary}")
+
+
+def serve(port: int | None = None) -> int:
+    import uvicorn
+
+    settings = get_settings()
+    server, endpoint = start_dynamodb(settings)
+    settings = get_settings()
+    print(f"DynamoDB (moto) on {endpoint}")
+    try:
+        prepare(settings)
+        from groundchat.local_app import combined_app
+
+        port = port or int(os.environ.get("PORT", "8000"))
+        print(f"groundchat on http://127.0.0.1:{port}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
+        uvicorn.run(combined_app(), host="127.0.0.1", port=port, log_level="info")
+    finally:
+        server.stop()
+        endpoint_file(settings).unlink(missing_ok=True)
+    return 0

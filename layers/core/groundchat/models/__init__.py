@@ -1,0 +1,1 @@
+"""Model adapters: Bedrock ConverseStream, OpenAI-compatible, and the offline answerer."""

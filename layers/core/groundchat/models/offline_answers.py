@@ -1,0 +1,129 @@
+"""Templates the offline answerer fills from tool results. Every figure is copied from a result."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
+    if not results:
+        return "I have no tool that can answer this question for you."
+    parts = []
+    for name, value, is_error in results:
+        if is_error or (isinstance(value, str) and value.startswith("error:")):
+            parts.append(f"The tool `{name}` could not answer: {str(value).removeprefix('error: ')}")
+            continue
+        if value == "(no result)":
+            parts.append(f"The tool `{name}` returned no result.")
+            continue
+        formatter = FORMATTERS.get(name, _generic)
+        parts.append(formatter(value))
+    return "\n\n".join(p for p in parts if p)
+
+
+def _rows(value: Any, *keys: str) -> list[dict[str, Any]]:
+    if isinstance(value, list):
+        return [r for r in value if isinstance(r, dict)]
+    if isinstance(value, dict):
+        for key in keys:
+            if isinstance(value.get(key), list):
+                return [r for r in value[key] if isinstance(r, dict)]
+    return []
+
+
+def _compare_contexts(value: Any) -> str:
+    rows = _rows(value, "rows", "groups", "results")
+    if not rows:
+        return "compare_contexts returned no rows."
+    best = min(rows, key=lambda r: float(r.get("mean_violations", 1e9) or 0))
+    lines = ["Results by model and context level (from compare_contexts):"]
+    for r in rows:
+        lines.append(
+            f"- {r.get('model')} · {r.get('context')}: {r.get('runs')} runs, "
+            f"completion {r.get('completion_rate_text', r.get('completion_rate'))}, "
+            f"{r.get('mean_violations')} violations per run, {r.get('mean_cost_text', r.get('cost_text', r.get('mean_cost')))} per run"
+        )
+    lines.insert(1, f"Fewest violations per run: {best.get('model')} with context '{best.get('context')}' "
+                    f"({best.get('mean_violations')} per run at {best.get('mean_cost_text', best.get('cost_text'))} per run).")
+    return "\n".join(lines)
+
+
+def _top_rules(value: Any) -> str:
+    rows = _rows(value, "rules", "rows")
+    if not rows:
+        return "top_rules found no violations under this filter."
+    lines = ["The rules broken most often (from top_rules):"]
+    for r in rows:
+        lines.append(f"- {r.get('rule_id', r.get('rule'))}: {r.get('count', r.get('violations'))} violations"
+                     + (f" in {r['runs']} runs" if r.get("runs") is not None else ""))
+    return "\n".join(lines)
+
+
+def _list_runs(value: Any) -> str:
+    rows = _rows(value, "runs", "rows")
+    if not rows:
+        return "list_runs found no runs under this filter."
+    lines = ["The latest runs (from list_runs):"]
+    for r in rows:
+        lines.append(f"- {r.get('run_id', r.get('id'))}: {r.get('model')} · {r.get('context')} · {r.get('task')}, "
+                     f"{r.get('outcome')}, {r.get('violation_count', r.get('violations'))} violations, {r.get('cost_text')}")
+    return "\n".join(lines)
+
+
+def _get_run(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _generic(value)
+    run = value.get("run", value)
+    lines = [f"Run {run.get('run_id', run.get('id'))}: {run.get('model')} with context '{run.get('context')}' on task "
+             f"{run.get('task')}: {run.get('outcome')}, cost {run.get('cost_text')}."]
+    for v in _rows(run, "violations", "broken_rules")[:5]:
+        lines.append(f"- {v.get('rule_id', v.get('id'))} ({v.get('impact')}): {v.get('node_count', v.get('nodes'))} nodes")
+    return "\n".join(lines)
+
+
+def _explain_rule(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _generic(value)
+    rule = value.get("rule_id")
+    criteria = value.get("criteria") or []
+    if not criteria:
+        return f"The axe rule {rule} is a best practice: it maps to no WCAG criterion."
+    lines = [f"The axe rule {rule} checks WCAG 2.2:"]
+    for c in criteria:
+        ref = f" [{c['ref']}]" if c.get("ref") else ""
+        lines.append(f"- {c.get('number')} {c.get('handle')} (Level {c.get('level')}), {c.get('url')}{ref}")
+    return "\n".join(lines)
+
+
+def _search_docs(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _generic(value)
+    outcome = value.get("outcome")
+    if outcome == "unavailable":
+        return f"I could not look this up: the document search is unavailable ({value.get('reason')}). That is not a 'no'."
+    passages = _rows(value, "excerpts", "passages", "hits")
+    if outcome == "empty" or not passages:
+        return "The document search found nothing for this question."
+    lines = ["From the documents:"]
+    for p in passages[:4]:
+        text = " ".join(str(p.get("text", "")).split())
+        if len(text) > 320:
+            text = text[:320].rsplit(" ", 1)[0] + " …"
+        lines.append(f"- {p.get('title') or p.get('section')} ({p.get('source')} {p.get('section')}): {text} [{p.get('ref')}]")
+    return "\n".join(lines)
+
+
+def _generic(value: Any) -> str:
+    import json
+
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) < 1500 else text[:1500] + " …"
+
+
+FORMATTERS: dict[str, Callable[[Any], str]] = {
+    "compare_contexts": _compare_contexts,
+    "top_rules": _top_rules,
+    "list_runs": _list_runs,
+    "get_run": _get_run,
+    "explain_rule": _explain_rule,
+    "search_docs": _search_docs,
+}

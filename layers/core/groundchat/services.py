@@ -1,0 +1,124 @@
+"""Composition: builds the stores, tools, model and checks one deployment uses.
+
+Framework-free: the chat function, the share function and the CLI all build from here, so the
+local default differs from AWS by configuration only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from groundchat.auth import TokenVerifier
+from groundchat.auth_types import Caller
+from groundchat.config import Settings, get_settings
+from groundchat.store.conversations import ConversationStore
+from groundchat.store.dynamo import Dynamo
+from groundchat.store.traces import TraceStore
+from groundchat.store.users import UserStore
+from groundchat.tools.base import Tool, ToolContext, ToolRegistry
+from groundchat.transcript import ChatModel
+
+
+@dataclass
+class Services:
+    settings: Settings
+    dynamo: Dynamo
+    # Injected in tests; built from settings otherwise.
+    model_override: ChatModel | None = None
+    tools_override: list[Tool] | None = None
+    docs_override: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def users(self) -> UserStore:
+        return UserStore(self.dynamo)
+
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        return ConversationStore(self.dynamo)
+
+    @cached_property
+    def traces(self) -> TraceStore:
+        return TraceStore(self.dynamo)
+
+    @cached_property
+    def verifier(self) -> TokenVerifier:
+        return TokenVerifier(self.settings)
+
+    async def can(self, permission: str, caller: Caller) -> bool:
+        return await self.users.can(permission, caller)
+
+    @cached_property
+    def registry(self) -> ToolRegistry:
+        if self.tools_override is not None:
+            tools = self.tools_override
+        else:
+            from groundchat.tools.catalog import all_tools
+
+            tools = all_tools()
+        return ToolRegistry(tools, self.can)
+
+    @cached_property
+    def model(self) -> ChatModel:
+        if self.model_override is not None:
+            return self.model_override
+        from groundchat.models.factory import build_model
+
+        return build_model(self.settings)
+
+    def model_status(self) -> tuple[bool, str, str]:
+        """(enabled, reason, how to fix) without calling any model."""
+        if self.model_override is not None:
+            return True, "configured", ""
+        from groundchat.models.factory import model_status
+
+        return model_status(self.settings)
+
+    @cached_property
+    def runs(self) -> Any:
+        from groundchat.store.runs import RunsStore
+
+        return RunsStore(self.dynamo)
+
+    @cached_property
+    def docs(self) -> Any:
+        if self.docs_override is not None:
+            return self.docs_override
+        from groundchat.search import open_default_search
+
+        return open_default_search(self.settings)
+
+    @cached_property
+    def rules(self) -> Any:
+        from groundchat import rules
+
+        return rules
+
+    def tool_context(self, caller: Caller, run_id: str = "", conversation_id: str = "") -> ToolContext:
+        return ToolContext(
+            caller=caller,
+            run_id=run_id,
+            conversation_id=conversation_id,
+            runs=_Lazy(lambda: self.runs),
+            docs=_Lazy(lambda: self.docs),
+            rules=_Lazy(lambda: self.rules),
+        )
+
+
+class _Lazy:
+    """Defers building a service (the search index loads a model) until a tool first touches it."""
+
+    def __init__(self, build) -> None:
+        self._build = build
+        self._obj = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._obj is None:
+            self._obj = self._build()
+        return getattr(self._obj, name)
+
+
+def build_services(settings: Settings | None = None, **overrides: Any) -> Services:
+    settings = settings or get_settings()
+    return Services(settings=settings, dynamo=Dynamo(settings), **overrides)

@@ -1,0 +1,284 @@
+"""Conversations and their messages. An exchange reaches the store in one conditional transaction.
+
+`message_count` counts what a person sees (questions and answers); tool turns are stored as their
+own items, each under the item size limit, but do not count towards the 40-message cap.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+from boto3.dynamodb.types import TypeSerializer
+from botocore.exceptions import ClientError
+
+from groundchat.store.dynamo import Dynamo
+from groundchat.store.tables import CONVERSATIONS, MESSAGES
+from groundchat.transcript import Message
+
+# DynamoDB allows 100 items per transaction; one is the conversation itself.
+MAX_ITEMS_PER_EXCHANGE = 99
+# A run that crashed without releasing its claim on a conversation stops blocking it after this.
+CLAIM_SECONDS = 960
+
+_serializer = TypeSerializer()
+
+
+class ConversationBusy(Exception):
+    """Another answer to this conversation is in flight, or committed first."""
+
+
+class ExchangeTooLarge(Exception):
+    code = "too-large"
+    message = "This answer has too many parts to store; ask a narrower question."
+
+
+def new_conversation_id() -> str:
+    return secrets.token_hex(16)  # 128 random bits: unguessable
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _ser(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: _serializer.serialize(v) for k, v in item.items() if v is not None}
+
+
+class ConversationStore:
+    def __init__(self, dynamo: Dynamo) -> None:
+        self.dynamo = dynamo
+        self.conversations = dynamo.table(CONVERSATIONS)
+        self.messages = dynamo.table(MESSAGES)
+
+    def _expiry(self) -> int:
+        return int(time.time()) + self.dynamo.settings.retention_days * 86400
+
+    async def get(self, conversation_id: str) -> dict[str, Any] | None:
+        resp = await self.dynamo.run(self.conversations.get_item, Key={"conversation_id": conversation_id}, ConsistentRead=True)
+        return resp.get("Item")
+
+    async def get_owned(self, conversation_id: str, owner: str) -> dict[str, Any] | None:
+        """The conversation if `owner` owns it; None for unknown and foreign alike."""
+        item = await self.get(conversation_id)
+        if item is None or item.get("owner") != owner:
+            return None
+        return item
+
+    async def list_for_owner(self, owner: str, limit: int = 50) -> list[dict[str, Any]]:
+        resp = await self.dynamo.run(
+            self.conversations.query,
+            IndexName="by_owner",
+            KeyConditionExpression=Key("owner").eq(owner),
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [_public(i) for i in resp.get("Items", [])]
+
+    async def list_shared(self, limit: int = 50) -> list[dict[str, Any]]:
+        resp = await self.dynamo.run(
+            self.conversations.query,
+            IndexName="by_shared",
+            KeyConditionExpression=Key("shared_flag").eq("1"),
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [_public(i) for i in resp.get("Items", [])]
+
+    async def read_items(self, conversation_id: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        kwargs: dict[str, Any] = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id), "ConsistentRead": True}
+        while True:
+            resp = await self.dynamo.run(self.messages.query, **kwargs)
+            items.extend(resp.get("Items", []))
+            if "LastEvaluatedKey" not in resp:
+                return items
+            kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+    async def read_history(self, conversation_id: str) -> list[Message]:
+        """Earlier turns, tool results included, exactly as the server stored them."""
+        return [message_from_item(i) for i in await self.read_items(conversation_id)]
+
+    async def claim(self, conversation_id: str, run_id: str) -> None:
+        """Mark an answer in flight so a concurrent second answer is refused up front (409)."""
+        now = int(time.time())
+        try:
+            await self.dynamo.run(
+                self.conversations.update_item,
+                Key={"conversation_id": conversation_id},
+                UpdateExpression="SET active_run = :r, active_until = :u",
+                ConditionExpression="attribute_exists(conversation_id) AND (attribute_not_exists(active_run) OR active_until < :now)",
+                ExpressionAttributeValues={":r": run_id, ":u": now + CLAIM_SECONDS, ":now": now},
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                raise ConversationBusy("another answer to this conversation is in progress") from exc
+            raise
+
+    async def release(self, conversation_id: str, run_id: str) -> None:
+        try:
+            await self.dynamo.run(
+                self.conversations.update_item,
+                Key={"conversation_id": conversation_id},
+                UpdateExpression="REMOVE active_run, active_until",
+                ConditionExpression="active_run = :r",
+                ExpressionAttributeValues={":r": run_id},
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+
+    async def commit_exchange(
+        self,
+        *,
+        conversation_id: str,
+        owner: str,
+        run_id: str,
+        existing: dict[str, Any] | None,
+        messages: list[Message],
+        annotations: dict[str, Any],
+        title: str,
+    ) -> int:
+        """Write the question and its answer in one TransactWriteItems. Returns the new version.
+
+        For an existing conversation the write is conditional on the version read before the
+        answer began and on this run's claim; for a new one, on the id being unused.
+        """
+        if len(messages) > MAX_ITEMS_PER_EXCHANGE:
+            raise ExchangeTooLarge()
+        first_seq = int(existing["next_seq"]) if existing else 0
+        visible = sum(1 for m in messages if m.role == "user" or (m.role == "assistant" and not m.tool_calls))
+        stamp = now_iso()
+        expires = self._expiry()
+        conv_table = self.dynamo.name(CONVERSATIONS)
+        msg_table = self.dynamo.name(MESSAGES)
+        ops: list[dict[str, Any]] = []
+        if existing is None:
+            ops.append({
+                "Put": {
+                    "TableName": conv_table,
+                    "Item": _ser({
+                        "conversation_id": conversation_id, "owner": owner, "title": title[:120],
+                        "created_at": stamp, "updated_at": stamp, "message_count": visible,
+                        "next_seq": len(messages), "version": 1, "expires_at": expires,
+                    }),
+                    "ConditionExpression": "attribute_not_exists(conversation_id)",
+                }
+            })
+            version = 1
+        else:
+            version = int(existing["version"]) + 1
+            ops.append({
+                "Update": {
+                    "TableName": conv_table,
+                    "Key": _ser({"conversation_id": conversation_id}),
+                    "UpdateExpression": "SET version = :new, message_count = message_count + :n, next_seq = next_seq + :k, updated_at = :t, expires_at = :e REMOVE active_run, active_until",
+                    "ConditionExpression": "version = :old AND active_run = :run AND #o = :owner",
+                    "ExpressionAttributeNames": {"#o": "owner"},
+                    "ExpressionAttributeValues": _ser({
+                        ":new": version, ":old": int(existing["version"]), ":n": visible, ":k": len(messages),
+                        ":t": stamp, ":e": expires, ":run": run_id, ":owner": owner,
+                    }),
+                }
+            })
+        last_answer = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+        for offset, message in enumerate(messages):
+            item = message_item(conversation_id, first_seq + offset, message, run_id, stamp, expires)
+            if offset == last_answer and annotations:
+                item["annotations"] = json.dumps(annotations, default=str)
+            ops.append({
+                "Put": {
+                    "TableName": msg_table,
+                    "Item": _ser(item),
+                    "ConditionExpression": "attribute_not_exists(seq)",
+                }
+            })
+        try:
+            await self.dynamo.run(self.dynamo.client.transact_write_items, TransactItems=ops)
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "TransactionCanceledException":
+                raise ConversationBusy("the conversation changed while this answer was written") from exc
+            raise
+        return version
+
+    async def set_shared(self, conversation_id: str, owner: str, shared: bool) -> dict[str, Any] | None:
+        """Owner only: sets or clears `shared_at`. None when not the owner's (or unknown)."""
+        try:
+            if shared:
+                stamp = now_iso()
+                resp = await self.dynamo.run(
+                    self.conversations.update_item,
+                    Key={"conversation_id": conversation_id},
+                    UpdateExpression="SET shared_at = if_not_exists(shared_at, :t), shared_flag = :one",
+                    ConditionExpression="#o = :owner",
+                    ExpressionAttributeNames={"#o": "owner"},
+                    ExpressionAttributeValues={":t": stamp, ":one": "1", ":owner": owner},
+                    ReturnValues="ALL_NEW",
+                )
+            else:
+                resp = await self.dynamo.run(
+                    self.conversations.update_item,
+                    Key={"conversation_id": conversation_id},
+                    UpdateExpression="REMOVE shared_at, shared_flag",
+                    ConditionExpression="#o = :owner",
+                    ExpressionAttributeNames={"#o": "owner"},
+                    ExpressionAttributeValues={":owner": owner},
+                    ReturnValues="ALL_NEW",
+                )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return None
+            raise
+        return _public(resp["Attributes"])
+
+    async def get_shared(self, conversation_id: str) -> dict[str, Any] | None:
+        item = await self.get(conversation_id)
+        if item is None or not item.get("shared_at"):
+            return None
+        return item
+
+
+def message_item(conversation_id: str, seq: int, message: Message, run_id: str, stamp: str, expires: int) -> dict[str, Any]:
+    return {
+        "conversation_id": conversation_id,
+        "seq": seq,
+        "role": message.role,
+        "content": message.content,
+        "tool_calls": json.dumps([c.model_dump() for c in message.tool_calls]) if message.tool_calls else None,
+        "tool_call_id": message.tool_call_id,
+        "name": message.name,
+        "is_error": message.is_error or None,
+        "run_id": run_id,
+        "created_at": stamp,
+        "expires_at": expires,
+    }
+
+
+def message_from_item(item: dict[str, Any]) -> Message:
+    return Message(
+        role=item["role"],
+        content=item.get("content", ""),
+        tool_calls=json.loads(item["tool_calls"]) if item.get("tool_calls") else [],
+        tool_call_id=item.get("tool_call_id"),
+        name=item.get("name"),
+        is_error=bool(item.get("is_error", False)),
+    )
+
+
+def _public(item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "conversation_id": item["conversation_id"],
+        "title": item.get("title", ""),
+        "created_at": item.get("created_at"),
+        "updated_at": item.get("updated_at"),
+        "message_count": int(item.get("message_count", 0)),
+        "version": int(item.get("version", 0)),
+        "shared_at": item.get("shared_at"),
+    }
+
+
+def public_conversation(item: dict[str, Any]) -> dict[str, Any]:
+    return _public(item)

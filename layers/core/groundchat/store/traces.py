@@ -1,0 +1,71 @@
+"""Traces: one record per chat run, written for failures as well as successes."""
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+
+from groundchat.store.dynamo import Dynamo
+from groundchat.store.tables import TRACES
+
+# Our ceiling for the steps JSON, well under DynamoDB's 400 KB item limit.
+MAX_STEPS_CHARS = 300_000
+
+
+class TraceStore:
+    def __init__(self, dynamo: Dynamo) -> None:
+        self.dynamo = dynamo
+        self.table = dynamo.table(TRACES)
+
+    async def put(self, *, run_id: str, caller: str, conversation_id: str, started_at: float, outcome: str,
+                  steps: list[dict[str, Any]], failure: dict[str, Any] | None, question: str) -> None:
+        steps_json = json.dumps(steps, default=str)
+        if len(steps_json) > MAX_STEPS_CHARS:
+            steps_json = json.dumps({"cut": f"steps over {MAX_STEPS_CHARS} characters", "count": len(steps), "steps": [
+                {k: v for k, v in s.items() if k not in ("args", "debug")} for s in steps]}, default=str)
+        item = {
+            "run_id": run_id,
+            "caller": caller,
+            "conversation_id": conversation_id,
+            "started_at": datetime.fromtimestamp(started_at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "duration_ms": int((time.time() - started_at) * 1000),
+            "outcome": outcome,
+            "question": question[:2000],
+            "steps": steps_json,
+            "failure": json.dumps(failure, default=str) if failure else None,
+            "expires_at": int(time.time()) + self.dynamo.settings.retention_days * 86400,
+        }
+        # Put is safe here: the run id is fresh per request and only this run writes it.
+        await self.dynamo.run(self.table.put_item, Item={k: v for k, v in item.items() if v is not None})
+
+    async def get(self, run_id: str, caller: str) -> dict[str, Any] | None:
+        resp = await self.dynamo.run(self.table.get_item, Key={"run_id": run_id}, ConsistentRead=True)
+        item = resp.get("Item")
+        if item is None or item.get("caller") != caller:
+            return None
+        return _public(item)
+
+    async def latest(self, caller: str) -> dict[str, Any] | None:
+        resp = await self.dynamo.run(
+            self.table.query, IndexName="by_caller", KeyConditionExpression=Key("caller").eq(caller),
+            ScanIndexForward=False, Limit=1,
+        )
+        items = resp.get("Items", [])
+        return _public(items[0]) if items else None
+
+
+def _public(item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "run_id": item["run_id"],
+        "caller": item["caller"],
+        "conversation_id": item.get("conversation_id"),
+        "started_at": item.get("started_at"),
+        "duration_ms": int(item.get("duration_ms", 0)),
+        "outcome": item.get("outcome"),
+        "question": item.get("question"),
+        "steps": json.loads(item.get("steps", "[]")),
+        "failure": json.loads(item["failure"]) if item.get("failure") else None,
+    }

@@ -1,0 +1,56 @@
+"""Users and their grants. `can(permission, caller)` reads these for every route and tool."""
+from __future__ import annotations
+
+from groundchat.auth_types import ALL_PERMISSIONS, Caller
+from groundchat.store.dynamo import Dynamo
+from groundchat.store.tables import USERS
+
+
+class UnknownPermission(ValueError):
+    pass
+
+
+class UserStore:
+    def __init__(self, dynamo: Dynamo) -> None:
+        self.dynamo = dynamo
+        self.table = dynamo.table(USERS)
+
+    async def grant(self, user_id: str, permissions: list[str]) -> list[str]:
+        bad = [p for p in permissions if p not in ALL_PERMISSIONS]
+        if bad:
+            raise UnknownPermission(f"unknown permission(s) {bad}; known: {', '.join(ALL_PERMISSIONS)}")
+        resp = await self.dynamo.run(
+            self.table.update_item,
+            Key={"user_id": user_id},
+            UpdateExpression="ADD grants :g",
+            ExpressionAttributeValues={":g": set(permissions)},
+            ReturnValues="ALL_NEW",
+        )
+        return sorted(resp["Attributes"].get("grants", set()))
+
+    async def revoke(self, user_id: str, permissions: list[str]) -> list[str]:
+        resp = await self.dynamo.run(
+            self.table.update_item,
+            Key={"user_id": user_id},
+            UpdateExpression="DELETE grants :g",
+            ExpressionAttributeValues={":g": set(permissions)},
+            ReturnValues="ALL_NEW",
+        )
+        return sorted(resp.get("Attributes", {}).get("grants", set()))
+
+    async def grants(self, user_id: str) -> set[str]:
+        resp = await self.dynamo.run(self.table.get_item, Key={"user_id": user_id})
+        return set(resp.get("Item", {}).get("grants", set()))
+
+    async def list(self) -> list[dict]:
+        items, kwargs = [], {}
+        while True:
+            resp = await self.dynamo.run(self.table.scan, **kwargs)
+            items.extend(resp.get("Items", []))
+            if "LastEvaluatedKey" not in resp:
+                break
+            kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+        return sorted(({"user_id": i["user_id"], "grants": sorted(i.get("grants", set()))} for i in items), key=lambda u: u["user_id"])
+
+    async def can(self, permission: str, caller: Caller) -> bool:
+        return permission in await self.grants(caller.id)

@@ -1,0 +1,11 @@
+"""Every tool this build defines, in the order they are offered."""
+from __future__ import annotations
+
+from groundchat.tools.base import Tool
+
+
+def all_tools() -> list[Tool]:
+    from groundchat.tools.data_tools import DATA_TOOLS
+    from groundchat.tools.docs_tools import DOCS_TOOLS
+
+    return [*DATA_TOOLS, *DOCS_TOOLS]
