@@ -1,0 +1,302 @@
+"""Amazon Bedrock by IAM: our transcript to ConverseStream, its event stream back to our events.
+
+Shapes follow botocore's service model for bedrock-runtime (ConverseStreamRequest,
+ConverseStreamOutput); the tests drive a real botocore client, so a shape we get wrong fails there.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from typing import Any, AsyncIterator, Iterator
+
+from groundchat.failures import ModelFailure, classify
+from groundchat.models.retry import RetryPolicy, stream_with_retries
+from groundchat.transcript import (
+    NO_RESULT,
+    Message,
+    ModelRequest,
+    StopEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+
+# Bedrock rejects a blank text block, so a turn with nothing to say still says this.
+EMPTY_TURN_TEXT = "(empty)"
+# A transcript cut by history compaction can start with the assistant; Converse must start with a user.
+OMITTED_HISTORY_TEXT = "(earlier conversation omitted)"
+
+_TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_.:-]{1,64}$")
+_DONE = object()
+
+
+# ---------------------------------------------------------------------------------------------
+# Our transcript -> ConverseStream request
+
+
+def to_converse_request(request: ModelRequest, model_id: str) -> dict[str, Any]:
+    """The keyword arguments for `bedrock-runtime.converse_stream`, from our request."""
+    with_tools = bool(request.tools)
+    turns: list[dict[str, Any]] = []
+    for message in request.messages:
+        role, blocks = _blocks_for(message, model_id, with_tools)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            # Converse wants strictly alternating roles: a question after unanswered history, or
+            # tool results followed by a new question, become one turn.
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    if not turns or turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": [{"text": OMITTED_HISTORY_TEXT}]})
+    body: dict[str, Any] = {
+        "modelId": model_id,
+        "messages": turns,
+        "inferenceConfig": {"maxTokens": request.max_output_tokens},
+    }
+    if request.system.strip():
+        body["system"] = [{"text": request.system}]
+    if with_tools:
+        body["toolConfig"] = {
+            "tools": [
+                {
+                    "toolSpec": {
+                        "name": spec.name,
+                        "description": spec.description,
+                        "inputSchema": {"json": spec.input_schema},
+                    }
+                }
+                for spec in request.tools
+            ]
+        }
+    return body
+
+
+def _blocks_for(message: Message, model_id: str, with_tools: bool) -> tuple[str, list[dict[str, Any]]]:
+    if message.role == "assistant":
+        return "assistant", _assistant_blocks(message, with_tools)
+    if message.role == "tool":
+        return "user", [_tool_result_block(message, model_id, with_tools)]
+    return "user", [{"text": message.content if message.content.strip() else EMPTY_TURN_TEXT}]
+
+
+def _assistant_blocks(message: Message, with_tools: bool) -> list[dict[str, Any]]:
+    """Text first, then one toolUse per call. An assistant turn with neither is dropped (returns [])."""
+    blocks: list[dict[str, Any]] = []
+    if message.content.strip():
+        blocks.append({"text": message.content})
+    for call in message.tool_calls:
+        if with_tools:
+            blocks.append({"toolUse": {"toolUseId": bedrock_tool_use_id(call.id), "name": call.name, "input": call.args}})
+        else:
+            # Converse refuses toolUse blocks without a toolConfig; with no tools offered this
+            # time, earlier calls are kept as words so the model still knows what happened.
+            blocks.append({"text": f"(called {call.name} with {json.dumps(call.args, ensure_ascii=False)})"})
+    return blocks
+
+
+def _tool_result_block(message: Message, model_id: str, with_tools: bool) -> dict[str, Any]:
+    text = message.content if message.content.strip() else NO_RESULT
+    if not with_tools:
+        return {"text": f"(result of {message.name or 'a tool'}: {text})"}
+    result: dict[str, Any] = {
+        "toolUseId": bedrock_tool_use_id(message.tool_call_id or ""),
+        "content": [{"text": text}],
+    }
+    # Only Anthropic's models accept `status`; the others reject the field, and our error
+    # results already begin with "error:" in their text.
+    if "anthropic." in model_id:
+        result["status"] = "error" if message.is_error else "success"
+    return {"toolResult": result}
+
+
+def bedrock_tool_use_id(call_id: str) -> str:
+    """Ids from another provider may not fit Bedrock's pattern; map them the same way every time."""
+    if _TOOL_USE_ID.match(call_id):
+        return call_id
+    return "t_" + hashlib.sha1(call_id.encode()).hexdigest()[:32]
+
+
+# ---------------------------------------------------------------------------------------------
+# ConverseStream's event stream -> our events
+
+
+class ConverseStreamReader:
+    """Turns ConverseStreamOutput events (dicts as botocore parses them) into our events.
+
+    Fed one event at a time; `finish()` yields what can only be known at the end of the stream.
+    """
+
+    def __init__(self) -> None:
+        self.tool_blocks: dict[int, dict[str, Any]] = {}
+        self.bad_tool_input: str | None = None
+        self.stop_reason: str | None = None
+        self.usage: UsageEvent | None = None
+        self.saw_text = False
+        self.saw_tool_call = False
+
+    def feed(self, event: dict[str, Any]) -> list[Any]:
+        out: list[Any] = []
+        if "contentBlockStart" in event:
+            start = event["contentBlockStart"]
+            tool = start.get("start", {}).get("toolUse")
+            if tool:
+                self.tool_blocks[start["contentBlockIndex"]] = {"id": tool["toolUseId"], "name": tool["name"], "input": []}
+        elif "contentBlockDelta" in event:
+            block = event["contentBlockDelta"]
+            delta = block.get("delta", {})
+            if "text" in delta:
+                # Text blocks arrive without a contentBlockStart: a delta is enough.
+                if delta["text"]:
+                    self.saw_text = True
+                    out.append(TextDelta(text=delta["text"]))
+            elif "toolUse" in delta:
+                tool = self.tool_blocks.get(block["contentBlockIndex"])
+                if tool is None:
+                    raise ModelFailure("gateway", f"toolUse input for block {block['contentBlockIndex']} that never started")
+                tool["input"].append(delta["toolUse"]["input"])
+            # reasoningContent and citations are not part of the answer we show or store.
+        elif "contentBlockStop" in event:
+            tool = self.tool_blocks.pop(event["contentBlockStop"]["contentBlockIndex"], None)
+            if tool is not None:
+                call = self._tool_call(tool)
+                if call is not None:
+                    out.append(call)
+        elif "messageStop" in event:
+            self.stop_reason = event["messageStop"]["stopReason"]
+        elif "metadata" in event:
+            usage = event["metadata"].get("usage", {})
+            self.usage = UsageEvent(
+                input_tokens=usage.get("inputTokens", 0),
+                output_tokens=usage.get("outputTokens", 0),
+                cache_read_tokens=usage.get("cacheReadInputTokens", 0),
+                cache_write_tokens=usage.get("cacheWriteInputTokens", 0),
+            )
+            out.append(self.usage)
+        return out
+
+    def _tool_call(self, tool: dict[str, Any]) -> ToolCallEvent | None:
+        raw = "".join(tool["input"])
+        try:
+            args = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            # Decided at the end: a truncated input under max_tokens is missing content, not a bug.
+            self.bad_tool_input = raw[:200]
+            return None
+        if not isinstance(args, dict):
+            self.bad_tool_input = raw[:200]
+            return None
+        self.saw_tool_call = True
+        return ToolCallEvent(id=tool["id"], name=tool["name"], args=args)
+
+    def finish(self) -> list[Any]:
+        usage = self.usage.model_dump(mode="json") if self.usage else None
+        if self.stop_reason is None:
+            raise ModelFailure("upstream_unreachable", "the stream ended before messageStop", usage=usage, retryable=True)
+        if self.bad_tool_input is not None and self.stop_reason != "max_tokens":
+            raise ModelFailure("gateway", f"tool input is not a JSON object: {self.bad_tool_input!r}", finish_reason=self.stop_reason, usage=usage)
+        if not self.saw_text and not self.saw_tool_call:
+            raise ModelFailure(
+                "content_missing",
+                f"the model stopped ({self.stop_reason}) without text or a tool call",
+                finish_reason=self.stop_reason,
+                usage=usage,
+            )
+        return [StopEvent(reason=self.stop_reason)]
+
+
+def events_from_stream(events: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> Iterator[Any]:
+    """Synchronous translation of a whole stream; the adapter does the same one event at a time."""
+    reader = ConverseStreamReader()
+    for event in events:
+        yield from reader.feed(event)
+    yield from reader.finish()
+
+
+# ---------------------------------------------------------------------------------------------
+# The adapter
+
+
+class BedrockModel:
+    """A ChatModel on Bedrock ConverseStream. boto3 is synchronous: each blocking read of the
+    stream runs in a worker thread so the event loop keeps serving other requests."""
+
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        region: str | None = None,
+        client: Any = None,
+        retry: RetryPolicy | None = None,
+        price_id: str | None = None,
+    ) -> None:
+        self.bedrock_model_id = model_id
+        # The id the price table and the trace know this model by.
+        self.model_id = price_id or f"bedrock:{model_id}"
+        self.region = region
+        self.retry = retry or RetryPolicy()
+        self._client = client
+
+    def client(self) -> Any:
+        if self._client is None:
+            import boto3
+            from botocore.config import Config
+
+            # botocore's own retries are off: the one policy in retry.py decides, within the
+            # step's time limit, and never retries a 4xx.
+            config = Config(
+                retries={"total_max_attempts": 1, "mode": "standard"},
+                connect_timeout=10,
+                read_timeout=120,
+                user_agent_extra="groundchat",
+            )
+            self._client = boto3.client("bedrock-runtime", region_name=self.region, config=config)
+        return self._client
+
+    async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
+        body = to_converse_request(request, self.bedrock_model_id)
+        async for event in stream_with_retries(lambda: self._stream_once(body), self.retry):
+            yield event
+
+    async def _stream_once(self, body: dict[str, Any]) -> AsyncIterator[Any]:
+        client = self.client()
+        try:
+            response = await asyncio.to_thread(lambda: client.converse_stream(**body))
+        except Exception as exc:
+            raise classify(exc) from exc
+        stream = response["stream"]
+        iterator = iter(stream)
+        reader = ConverseStreamReader()
+        try:
+            while True:
+                try:
+                    event = await asyncio.to_thread(next, iterator, _DONE)
+                except Exception as exc:  # an exception event in the stream, or the connection
+                    raise _with_usage(classify(exc), reader) from exc
+                if event is _DONE:
+                    break
+                for ours in reader.feed(event):
+                    yield ours
+            for ours in reader.finish():
+                yield ours
+        finally:
+            # Closing returns the connection to the pool even when the consumer stopped early.
+            stream.close()
+
+
+def _with_usage(failure: ModelFailure, reader: ConverseStreamReader) -> ModelFailure:
+    if failure.usage is None and reader.usage is not None:
+        failure.usage = reader.usage.model_dump(mode="json")
+    return failure
+
+
+__all__ = [
+    "BedrockModel",
+    "ConverseStreamReader",
+    "bedrock_tool_use_id",
+    "events_from_stream",
+    "to_converse_request",
+]

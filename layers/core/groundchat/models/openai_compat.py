@@ -1,0 +1,307 @@
+"""Any OpenAI-compatible gateway (LiteLLM, OpenRouter, vLLM, Ollama, llama.cpp's server, ...) by key.
+
+Streaming chat completions with tools over httpx; the server-sent events are parsed here. The key
+goes only into the Authorization header: it is never logged, and failures are sanitised.
+"""
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from typing import Any, AsyncIterator
+
+import httpx
+
+from groundchat.failures import ModelFailure, classify, from_http_status, says_spend_limit
+from groundchat.models.retry import RetryPolicy, stream_with_retries
+from groundchat.transcript import NO_RESULT, Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+
+# OpenAI's finish reasons in the words our StopEvent uses everywhere (Converse's words).
+FINISH_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "content_filtered",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Our transcript -> the chat completions body
+
+
+def to_openai_messages(request: ModelRequest, model_id: str | None = None) -> dict[str, Any]:
+    """The JSON body of POST /chat/completions (streaming, with tools) for our request."""
+    messages: list[dict[str, Any]] = []
+    if request.system.strip():
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        translated = _message(message)
+        if translated is not None:
+            messages.append(translated)
+    body: dict[str, Any] = {
+        "messages": messages,
+        "max_tokens": request.max_output_tokens,
+        "stream": True,
+        # Without this the stream carries no usage, and a step without usage cannot be priced.
+        "stream_options": {"include_usage": True},
+    }
+    if model_id is not None:
+        body = {"model": model_id, **body}
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            }
+            for t in request.tools
+        ]
+    return body
+
+
+def _message(message: Message) -> dict[str, Any] | None:
+    if message.role == "assistant":
+        return _assistant_message(message)
+    if message.role == "tool":
+        return {
+            "role": "tool",
+            "tool_call_id": message.tool_call_id,
+            "content": message.content if message.content.strip() else NO_RESULT,
+        }
+    return {"role": "user", "content": message.content}
+
+
+def _assistant_message(message: Message) -> dict[str, Any] | None:
+    """An assistant turn; its calls as `tool_calls`. A turn with neither text nor calls is dropped."""
+    if not message.content and not message.tool_calls:
+        return None
+    # Several servers reject `content: null` beside tool calls; an empty string is accepted by all.
+    out: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.args, ensure_ascii=False)},
+            }
+            for call in message.tool_calls
+        ]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The SSE stream -> our events
+
+
+class ChatCompletionStreamReader:
+    """Turns chat.completion.chunk objects into our events; `finish()` closes the step."""
+
+    def __init__(self) -> None:
+        self.tool_calls: dict[int, dict[str, Any]] = {}
+        self.finish_reason: str | None = None
+        self.usage: UsageEvent | None = None
+        self.saw_text = False
+        # Set by finish() for a reply with no content; raised after the usage has been yielded.
+        self.failure: ModelFailure | None = None
+
+    def feed(self, chunk: dict[str, Any]) -> list[Any]:
+        if chunk.get("error"):
+            raise _stream_error(chunk["error"])
+        out: list[Any] = []
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                self.saw_text = True
+                out.append(TextDelta(text=delta["content"]))
+            for position, fragment in enumerate(delta.get("tool_calls") or []):
+                # Some servers send whole calls without an index: their position stands in for it.
+                index = fragment.get("index", position)
+                call = self.tool_calls.setdefault(index, {"id": "", "name": "", "arguments": []})
+                if fragment.get("id"):
+                    call["id"] = fragment["id"]
+                function = fragment.get("function") or {}
+                if function.get("name") and not call["name"]:
+                    call["name"] = function["name"]
+                if function.get("arguments"):
+                    call["arguments"].append(function["arguments"])
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+        if chunk.get("usage"):
+            self.usage = usage_event(chunk["usage"])
+        return out
+
+    def finish(self) -> list[Any]:
+        finish = FINISH_REASONS.get(self.finish_reason or "", self.finish_reason)
+        usage = self.usage.model_dump(mode="json") if self.usage else None
+        out: list[Any] = []
+        for index in sorted(self.tool_calls):
+            call = self.tool_calls[index]
+            raw = "".join(call["arguments"])
+            try:
+                args = json.loads(raw) if raw.strip() else {}
+            except json.JSONDecodeError:
+                if finish == "max_tokens":
+                    raise ModelFailure("content_missing", f"tool call {call['name']} cut off by the output limit", finish_reason=finish, usage=usage)
+                raise ModelFailure("gateway", f"tool arguments are not JSON: {raw[:200]!r}", finish_reason=finish, usage=usage)
+            if not isinstance(args, dict) or not call["id"] or not call["name"]:
+                raise ModelFailure("gateway", f"incomplete tool call at index {index}: {call['name']!r} {raw[:200]!r}", finish_reason=finish, usage=usage)
+            out.append(ToolCallEvent(id=call["id"], name=call["name"], args=args))
+        if self.usage is not None:
+            out.append(self.usage)
+        if finish is None:
+            raise ModelFailure("gateway", "the stream ended without a finish reason", usage=usage)
+        if not self.saw_text and not any(isinstance(e, ToolCallEvent) for e in out):
+            # Usage first: the loop charges what the empty reply cost before it sees the failure.
+            self.failure = ModelFailure(
+                "content_missing",
+                f"the model stopped ({self.finish_reason}) without text or a tool call",
+                finish_reason=finish,
+                usage=usage,
+            )
+            return out
+        out.append(StopEvent(reason=finish))
+        return out
+
+
+def usage_event(usage: dict[str, Any]) -> UsageEvent:
+    """OpenAI counts cached tokens inside prompt_tokens; ours, like Converse, keeps them apart so a
+    price table can charge each kind once."""
+    details = usage.get("prompt_tokens_details") or {}
+    cache_read = int(details.get("cached_tokens") or usage.get("cache_read_input_tokens") or 0)
+    cache_write = int(details.get("cache_write_tokens") or usage.get("cache_creation_input_tokens") or 0)
+    prompt = int(usage.get("prompt_tokens") or 0)
+    return UsageEvent(
+        input_tokens=max(prompt - cache_read - cache_write, 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        provider_cost=_provider_cost(usage),
+    )
+
+
+def _provider_cost(usage: dict[str, Any]) -> Decimal | None:
+    """The gateway's own figure in USD where it reports one (OpenRouter and LiteLLM: usage.cost)."""
+    for key in ("cost", "total_cost"):
+        value = usage.get(key)
+        if value is None or isinstance(value, bool):
+            continue
+        try:
+            # Through str: a float's binary noise must not become part of a money amount.
+            return Decimal(str(value))
+        except (InvalidOperation, ValueError):
+            continue
+    return None
+
+
+def _stream_error(error: Any) -> ModelFailure:
+    """An error object sent inside a 200 stream (OpenRouter, LiteLLM do this mid-stream)."""
+    if not isinstance(error, dict):
+        return ModelFailure("gateway", f"error in stream: {error}")
+    message = str(error.get("message") or error)
+    code = error.get("code")
+    status = code if isinstance(code, int) else None
+    if status is not None:
+        return from_http_status(status, message)
+    if says_spend_limit(message) or says_spend_limit(str(code or "")):
+        return ModelFailure("spend_limit", f"error in stream: {code}: {message}")
+    return ModelFailure("gateway", f"error in stream: {code}: {message}")
+
+
+def parse_sse_data(lines: list[str]) -> str | None:
+    """The data of one server-sent event (its `data:` lines joined), or None for a comment-only event."""
+    data = [line[5:].lstrip(" ") if line.startswith("data:") else None for line in lines]
+    parts = [d for d in data if d is not None]
+    return "\n".join(parts) if parts else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The adapter
+
+
+class OpenAICompatModel:
+    """A ChatModel on any OpenAI-compatible /chat/completions endpoint."""
+
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        base_url: str,
+        api_key: str,
+        transport: httpx.AsyncBaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: httpx.Timeout | None = None,
+        price_id: str | None = None,
+    ) -> None:
+        self.remote_model_id = model_id
+        self.model_id = price_id or f"openai:{model_id}"
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self._api_key = api_key
+        self._transport = transport
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout or httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+
+    def __repr__(self) -> str:  # the key stays out of reprs, and so out of logs and traces
+        return f"OpenAICompatModel(model_id={self.model_id!r}, url={self.url!r})"
+
+    async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
+        body = to_openai_messages(request, self.remote_model_id)
+        async for event in stream_with_retries(lambda: self._stream_once(body), self.retry):
+            yield event
+
+    async def _stream_once(self, body: dict[str, Any]) -> AsyncIterator[Any]:
+        headers = {"Accept": "text/event-stream"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        reader = ChatCompletionStreamReader()
+        try:
+            async with httpx.AsyncClient(transport=self._transport, timeout=self.timeout) as client:
+                async with client.stream("POST", self.url, json=body, headers=headers) as response:
+                    if response.status_code >= 400:
+                        text = (await response.aread()).decode("utf-8", "replace")
+                        raise from_http_status(response.status_code, text, retry_after=_retry_after(response))
+                    async for chunk in _sse_chunks(response):
+                        for event in reader.feed(chunk):
+                            yield event
+        except ModelFailure:
+            raise
+        except httpx.HTTPError as exc:
+            failure = classify(exc)
+            if failure.usage is None and reader.usage is not None:
+                failure.usage = reader.usage.model_dump(mode="json")
+            raise failure from exc
+        for event in reader.finish():
+            yield event
+        if reader.failure is not None:
+            raise reader.failure
+
+
+async def _sse_chunks(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON chunks of an SSE body, up to `data: [DONE]`; comments and keep-alives skipped."""
+    event_lines: list[str] = []
+    async for line in response.aiter_lines():
+        if line:
+            event_lines.append(line)
+            continue
+        data = parse_sse_data(event_lines)
+        event_lines = []
+        if data is None:
+            continue
+        if data.strip() == "[DONE]":
+            return
+        try:
+            yield json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise ModelFailure("gateway", f"a stream chunk is not JSON: {data[:200]!r}") from exc
+    data = parse_sse_data(event_lines)
+    if data is not None and data.strip() != "[DONE]":
+        try:
+            yield json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise ModelFailure("gateway", f"a stream chunk is not JSON: {data[:200]!r}") from exc
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: our own backoff is good enough
