@@ -10,7 +10,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
+# The editable install maps the packages that exist when it runs: a new function re-installs.
+$(STAMP): pyproject.toml $(wildcard functions/*/*/__init__.py) | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 

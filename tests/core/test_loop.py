@@ -1,0 +1,159 @@
+"""The loop: frames, done exactly once on every exit path, and what the model sees."""
+import asyncio
+
+import pytest
+from pydantic import BaseModel
+
+from groundchat.auth_types import Caller
+from groundchat.loop import LoopLimits, run_exchange
+from groundchat.testing import ScriptedModel, Step
+from groundchat.tools.base import Tool, ToolContext, ToolRegistry
+from groundchat.transcript import NO_RESULT
+
+
+class Value(BaseModel):
+    value: str = "x"
+
+
+async def returns(ctx, args):
+    return {"none": None, "empty": "", "zero": 0, "false": False, "x": {"answer": 42}}[args.value]
+
+
+async def boom(ctx, args):
+    raise RuntimeError("the tool broke")
+
+
+async def allow_all(permission, caller):
+    return True
+
+
+def registry():
+    return ToolRegistry(
+        [
+            Tool(name="echo", description="returns a value", input_model=Value, permission="runs.read", handler=returns),
+            Tool(name="boom", description="raises", input_model=Value, permission="runs.read", handler=boom),
+        ],
+        allow_all,
+    )
+
+
+async def collect(model, *, limits=None, commit=None, question="q?"):
+    frames = []
+    async for frame in run_exchange(
+        model=model, system="sys", registry=registry(), ctx=ToolContext(caller=Caller(id="u")), history=[],
+        question=question, conversation_id="c1", run_id="r1", limits=limits, commit=commit,
+    ):
+        frames.append(frame)
+    return frames
+
+
+def types(frames):
+    return [f.type for f in frames]
+
+
+def done_reasons(frames):
+    return [f.data["reason"] for f in frames if f.type == "done"]
+
+
+async def test_complete_answer_with_a_tool_round():
+    model = ScriptedModel([Step(tool_calls=[("echo", {"value": "x"})]), Step(text="The answer is 42.")])
+    frames = await collect(model)
+    assert types(frames) == ["start", "tool-call", "tool-result", "text", "text", "done"]
+    assert frames[0].data == {"conversation_id": "c1", "run_id": "r1"}
+    assert frames[2].data["result"] == {"answer": 42}
+    assert done_reasons(frames) == ["complete"]
+    # The second request carries the assistant turn with its call, then the result.
+    second = model.requests[1].messages
+    assert [m.role for m in second] == ["user", "assistant", "tool"]
+    assert second[1].tool_calls[0].name == "echo"
+    assert second[2].tool_call_id == second[1].tool_calls[0].id
+
+
+async def test_max_steps_ends_with_done_max_steps():
+    model = ScriptedModel([Step(tool_calls=[("echo", {})])], repeat_last=True)
+    frames = await collect(model, limits=LoopLimits(max_steps=3))
+    assert model.calls == 3
+    assert done_reasons(frames) == ["max-steps"]
+    assert types(frames).count("done") == 1
+
+
+async def test_model_that_raises_ends_with_error_and_one_done():
+    model = ScriptedModel([Step(text="partial", raise_error=ConnectionError("socket closed"))])
+    committed = []
+
+    async def commit(ex):
+        committed.append(ex)
+
+    frames = await collect(model, commit=commit)
+    assert types(frames)[-2:] == ["error", "done"]
+    assert done_reasons(frames) == ["error"]
+    assert frames[-2].data["run_id"] == "r1"
+    assert committed == []  # a failed exchange is not committed
+
+
+async def test_tool_that_raises_is_an_error_result_the_model_recovers_from():
+    model = ScriptedModel([Step(tool_calls=[("boom", {})]), Step(text="I could not get that.")])
+    frames = await collect(model)
+    result = next(f for f in frames if f.type == "tool-result")
+    assert "the tool broke" in result.data["error"]
+    assert done_reasons(frames) == ["complete"]
+    tool_msg = model.requests[1].messages[-1]
+    assert tool_msg.is_error and "the tool broke" in tool_msg.content
+
+
+async def test_commit_failure_still_ends_with_one_done():
+    model = ScriptedModel([Step(text="fine")])
+
+    async def commit(ex):
+        raise RuntimeError("store down")
+
+    frames = await collect(model, commit=commit)
+    assert done_reasons(frames) == ["error"]
+    assert types(frames).count("done") == 1
+
+
+@pytest.mark.parametrize("value,seen", [("none", NO_RESULT), ("empty", NO_RESULT), ("zero", "0"), ("false", "false")])
+async def test_empty_result_is_no_result_but_zero_and_false_stay_answers(value, seen):
+    model = ScriptedModel([Step(tool_calls=[("echo", {"value": value})]), Step(text="ok")])
+    await collect(model)
+    assert model.requests[1].messages[-1].content == seen
+
+
+async def test_denied_call_is_refused_at_execution_with_an_error_frame():
+    async def deny_runs(permission, caller):
+        return permission != "runs.read"
+
+    reg = ToolRegistry([Tool(name="echo", description="d", input_model=Value, permission="runs.read", handler=returns)], deny_runs)
+    model = ScriptedModel([Step(tool_calls=[("echo", {})]), Step(text="ok")])
+    frames = [f async for f in run_exchange(model=model, system="s", registry=reg, ctx=ToolContext(caller=Caller(id="u")),
+                                            history=[], question="q", conversation_id="c", run_id="r")]
+    assert model.requests[0].tools == []  # not offered
+    result = next(f for f in frames if f.type == "tool-result")
+    assert "not available" in result.data["error"]
+
+
+async def test_client_gone_the_exchange_still_completes_and_commits():
+    """The consumer stops after the first frame; the detached exchange runs to done and commits."""
+    from chat_function.streaming import ExchangeStream
+
+    model = ScriptedModel([Step(tool_calls=[("echo", {})]), Step(text="done")])
+    committed = []
+
+    async def commit(ex):
+        committed.append([m.role for m in ex.new_messages])
+
+    frames = run_exchange(model=model, system="s", registry=registry(), ctx=ToolContext(caller=Caller(id="u")), history=[],
+                          question="q", conversation_id="c", run_id="r", commit=commit)
+    sent = []
+
+    async def send(message):
+        if message["type"] == "http.response.body" and any(m["type"] == "http.response.body" for m in sent):
+            raise OSError("client disconnected")
+        sent.append(message)
+
+    async def receive():
+        await asyncio.sleep(3600)
+
+    await ExchangeStream(frames)({"type": "http"}, receive, send)
+    assert committed == [["user", "assistant", "tool", "assistant"]]
+    assert len(sent) == 2  # headers and the first frame only
