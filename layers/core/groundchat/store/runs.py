@@ -26,7 +26,6 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any, Iterator, Literal
 
 from boto3.dynamodb.conditions import Key
-from boto3.dynamodb.types import TypeSerializer
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field
 
@@ -63,8 +62,6 @@ MAX_DETAIL_CHARS = 300_000
 _KIND = "run"
 _SUMMARY = "summary"
 _DETAIL = "detail"
-# A transaction takes at most 100 items; two per run, with room to spare.
-_RUNS_PER_TRANSACTION = 25
 _MEAN_COST_QUANTUM = Decimal("0.00000001")
 
 
@@ -329,51 +326,56 @@ class RunWriter:
     """Writes runs; used by the import and the sample loader, never handed to a tool."""
 
     def __init__(self, dynamo: Dynamo) -> None:
-        self._dynamo = dynamo
+        self._table = dynamo.table(RUNS)
         self._name = dynamo.name(RUNS)
-        self._ser = TypeSerializer()
+        self._client = dynamo.client
 
     def is_empty(self) -> bool:
-        page = self._dynamo.client.scan(TableName=self._name, Limit=1, ProjectionExpression="run_id")
+        page = self._client.scan(TableName=self._name, Limit=1, ProjectionExpression="run_id")
         return not page.get("Items")
 
     def put_runs(self, runs: list[Run]) -> WriteReport:
-        """Each run is written once: both its items are conditional on the run not existing, so a
-        re-import is a no-op and a run is never left with one item and not the other."""
         report = WriteReport()
-        for start in range(0, len(runs), _RUNS_PER_TRANSACTION):
-            chunk = runs[start : start + _RUNS_PER_TRANSACTION]
-            try:
-                self._transact(chunk)
-                report.written.extend(r.run_id for r in chunk)
-            except ClientError as exc:
-                if exc.response["Error"]["Code"] != "TransactionCanceledException":
-                    raise
-                # Some run in the chunk exists already: write the rest one by one.
-                for run in chunk:
-                    try:
-                        self._transact([run])
-                        report.written.append(run.run_id)
-                    except ClientError as one:
-                        if one.response["Error"]["Code"] != "TransactionCanceledException":
-                            raise
-                        report.existing.append(run.run_id)
+        for run in runs:
+            (report.written if self.put_run(run) else report.existing).append(run.run_id)
         return report
 
-    def _transact(self, runs: list[Run]) -> None:
-        ops = []
-        for run in runs:
-            for item in (_summary_item(run), _detail_item(run)):
-                ops.append(
-                    {
-                        "Put": {
-                            "TableName": self._name,
-                            "Item": {k: self._ser.serialize(v) for k, v in item.items()},
-                            "ConditionExpression": "attribute_not_exists(run_id)",
-                        }
-                    }
-                )
-        self._dynamo.client.transact_write_items(TransactItems=ops)
+    def put_run(self, run: Run) -> bool:
+        """Writes a run once; False if it was already there (a re-import is a no-op).
+
+        The summary is the commit marker: queries see a run only through it, and it is written
+        last, so a reader never meets a run without its detail. Both writes are conditional.
+        (Not one TransactWriteItems: moto copies the whole table per transacted item, which makes
+        loading a few hundred runs into the local stand-in take minutes; this order gives readers
+        the same guarantee.)
+        """
+        try:
+            self._put_new(_detail_item(run))
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            if self._has_summary(run.run_id):
+                return False
+            # An earlier import stopped between the two writes: finish it with this detail.
+            self._table.put_item(Item=_detail_item(run))
+        try:
+            self._put_new(_summary_item(run))
+        except ClientError as exc:
+            if not _condition_failed(exc):
+                raise
+            return False  # a concurrent import committed it first
+        return True
+
+    def _put_new(self, item: dict[str, Any]) -> None:
+        self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(run_id)")
+
+    def _has_summary(self, run_id: str) -> bool:
+        got = self._table.get_item(Key={"run_id": run_id, "part": _SUMMARY}, ConsistentRead=True)
+        return "Item" in got
+
+
+def _condition_failed(exc: ClientError) -> bool:
+    return exc.response["Error"]["Code"] == "ConditionalCheckFailedException"
 
 
 # ---- named queries -----------------------------------------------------------------------------
