@@ -1,0 +1,217 @@
+"""Sources → converters → chunks → embeddings → a new index, swapped in only when complete.
+
+Each source's files are hashed; when every hash and the embedding model match what the serving
+index was built from, nothing is done. Otherwise a new index is filled: unchanged sources are
+copied from the serving index with their vectors, changed ones are converted again, and only
+chunks whose id (a hash of their text) is new are embedded. Any failure throws the new index
+away and leaves the serving one as it was.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+from groundchat.corpus import eaa, markdown_docs, wcag
+from groundchat.corpus.chunk import Chunk
+from groundchat.embeddings import Embedder
+
+Progress = Callable[[str, int, int], None]
+"""progress(stage, done, total): stage is `convert:<source>`, `embed` or `write`."""
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    name: str
+    path: Path
+    convert: Callable[[Path], list[Chunk]]
+    files: Callable[[Path], list[Path]]
+    official_url: str | None = None
+
+
+WCAG_TARBALL = "https://github.com/w3c/wcag/archive/refs/tags/WCAG22-20241212.tar.gz"
+EAA_PDF = "https://eur-lex.europa.eu/legal-content/EN/TXT/PDF/?uri=CELEX:32019L0882"
+
+
+def manifest(corpus_dir: Path, docs_dir: Path) -> list[SourceSpec]:
+    """The sources, read from a local folder (`GROUNDCHAT_CORPUS_DIR`)."""
+    return [
+        SourceSpec("wcag22", corpus_dir / "wcag22" / "guidelines", wcag.convert, wcag.source_files, WCAG_TARBALL),
+        SourceSpec("eaa", corpus_dir / "eaa" / "CELEX_32019L0882_EN_TXT.pdf", eaa.convert, eaa.source_files, EAA_PDF),
+        SourceSpec("docs", docs_dir, markdown_docs.convert, markdown_docs.source_files),
+    ]
+
+
+def fetch_official(specs: Sequence[SourceSpec], workdir: Path, client: Any = None) -> list[SourceSpec]:
+    """The same manifest with each source downloaded from its official address into workdir."""
+    import httpx
+
+    client = client or httpx.Client(follow_redirects=True, timeout=120)
+    out = []
+    for spec in specs:
+        if spec.official_url is None:
+            out.append(spec)
+            continue
+        response = client.get(spec.official_url)
+        response.raise_for_status()
+        if spec.name == "wcag22":
+            with tarfile.open(fileobj=io.BytesIO(response.content), mode="r:gz") as tar:
+                tar.extractall(workdir / "wcag", filter="data")
+            root = next((workdir / "wcag").iterdir()) / "guidelines"
+            out.append(SourceSpec(spec.name, root, spec.convert, spec.files, spec.official_url))
+        else:
+            target = workdir / f"{spec.name}.pdf"
+            target.write_bytes(response.content)
+            out.append(SourceSpec(spec.name, target, spec.convert, spec.files, spec.official_url))
+    return out
+
+
+def source_hash(spec: SourceSpec) -> str:
+    digest = hashlib.sha256()
+    base = spec.path if spec.path.is_dir() else spec.path.parent
+    for f in spec.files(spec.path):
+        digest.update(f.relative_to(base).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(f.read_bytes())
+    return digest.hexdigest()
+
+
+class Build(Protocol):
+    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None: ...
+    def commit(self, meta: dict[str, str]) -> None: ...
+    def abort(self) -> None: ...
+
+
+class Store(Protocol):
+    def serving_meta(self) -> dict[str, str] | None: ...
+    def serving_chunks(self, source: str) -> list[tuple[Chunk, np.ndarray]]: ...
+    def begin(self, *, model_id: str, dimension: int) -> Build: ...
+
+
+@dataclass
+class SourceChange:
+    source: str
+    status: str  # "unchanged" | "converted"
+    chunks: int = 0
+    added: int = 0
+    removed: int = 0
+    embedded: int = 0
+
+
+@dataclass
+class IngestSummary:
+    changed: bool
+    model_id: str
+    sources: list[SourceChange] = field(default_factory=list)
+    total_chunks: int = 0
+    seconds: float = 0.0
+    reason: str = ""
+
+    def lines(self) -> list[str]:
+        if not self.changed:
+            return [f"nothing changed ({self.reason}); the serving index was kept"]
+        out = [f"new index: {self.total_chunks} chunks, model {self.model_id}, {self.seconds:.1f}s"]
+        for s in self.sources:
+            out.append(f"  {s.source}: {s.status}, {s.chunks} chunks (+{s.added} −{s.removed}, embedded {s.embedded})")
+        return out
+
+
+def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
+               progress: Progress | None = None, batch_size: int = 32, force: bool = False) -> IngestSummary:
+    started = time.perf_counter()
+    progress = progress or (lambda stage, done, total: None)
+    hashes = {spec.name: source_hash(spec) for spec in specs}
+    serving = store.serving_meta()
+    same_model = bool(serving) and serving.get("model_id") == embedder.model_id
+    old_hashes: dict[str, str] = json.loads(serving.get("source_hashes", "{}")) if same_model and serving else {}
+    if not force and same_model and old_hashes == hashes:
+        return IngestSummary(changed=False, model_id=embedder.model_id, reason="every source hash and the model match",
+                             seconds=time.perf_counter() - started)
+    build = store.begin(model_id=embedder.model_id, dimension=embedder.dimension)
+    try:
+        summary = _fill(specs, store, embedder, build, hashes, old_hashes, same_model, progress, batch_size)
+        build.commit({
+            "source_hashes": json.dumps(hashes, sort_keys=True),
+            "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "chunks": str(summary.total_chunks),
+        })
+    except BaseException:
+        build.abort()
+        raise
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: Build, hashes: dict[str, str],
+          old_hashes: dict[str, str], same_model: bool, progress: Progress, batch_size: int) -> IngestSummary:
+    summary = IngestSummary(changed=True, model_id=embedder.model_id)
+    # Vectors already computed for a chunk id are reused: the id is a hash of the cited text.
+    previous: dict[str, dict[str, tuple[Chunk, np.ndarray]]] = {}
+    if same_model:
+        previous = {spec.name: {c.id: (c, v) for c, v in store.serving_chunks(spec.name)} for spec in specs}
+    known_vectors = {cid: v for per in previous.values() for cid, (_, v) in per.items()}
+    seen: set[str] = set()
+    for spec in specs:
+        old = previous.get(spec.name, {})
+        if old_hashes.get(spec.name) == hashes[spec.name] and old:
+            pairs = list(old.values())
+            build.add([c for c, _ in pairs], np.array([v for _, v in pairs], dtype=np.float32))
+            seen.update(old)
+            summary.sources.append(SourceChange(spec.name, "unchanged", chunks=len(pairs)))
+            summary.total_chunks += len(pairs)
+            continue
+        progress(f"convert:{spec.name}", 0, 1)
+        chunks = [c for c in _unique(spec.convert(spec.path)) if c.id not in seen]
+        seen.update(c.id for c in chunks)
+        progress(f"convert:{spec.name}", 1, 1)
+        missing = [c for c in chunks if c.id not in known_vectors]
+        for start in range(0, len(missing), batch_size):
+            batch = missing[start:start + batch_size]
+            for c, v in zip(batch, embedder.embed([_embedding_text(c) for c in batch])):
+                known_vectors[c.id] = v
+            progress("embed", min(start + batch_size, len(missing)), len(missing))
+        if chunks:
+            build.add(chunks, np.array([known_vectors[c.id] for c in chunks], dtype=np.float32))
+        ids = {c.id for c in chunks}
+        summary.sources.append(SourceChange(
+            spec.name, "converted", chunks=len(chunks), added=len(ids - set(old)), removed=len(set(old) - ids),
+            embedded=len(missing),
+        ))
+        summary.total_chunks += len(chunks)
+    return summary
+
+
+def _embedding_text(chunk: Chunk) -> str:
+    # The title leads so that a long text's truncated tail never loses what the passage is about.
+    return chunk.text if chunk.text.startswith(chunk.title) else f"{chunk.title}\n{chunk.text}"
+
+
+def _unique(chunks: list[Chunk]) -> list[Chunk]:
+    seen: set[str] = set()
+    out = []
+    for c in chunks:
+        if c.id not in seen:
+            seen.add(c.id)
+            out.append(c)
+    return out
+
+
+def local_specs(settings: Any) -> list[SourceSpec]:
+    return manifest(Path(settings.corpus_dir), Path(settings.docs_dir))
+
+
+def specs_for(settings: Any, workdir: Path | None = None) -> list[SourceSpec]:
+    """Local folder by default; the official addresses when GROUNDCHAT_CORPUS_SOURCE=official."""
+    specs = local_specs(settings)
+    if settings.corpus_source == "official":
+        return fetch_official(specs, workdir or Path(tempfile.mkdtemp(prefix="groundchat-corpus-")))
+    return specs

@@ -1,0 +1,235 @@
+"""The embedded index: one SQLite file with an FTS5 table (porter stemming, BM25) and the vectors.
+
+Serving and building are separate files: a build writes `<name>.building-<id>` and, only when it
+is complete, renames it over the serving file (an atomic rename is the alias swap). A reader
+notices the new file on its next search; a failed build leaves the serving file untouched.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import uuid
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from groundchat.corpus.chunk import Chunk
+from groundchat.embeddings import EmbeddingModelMismatch, QueryVector
+from groundchat.search.query_text import terms
+from groundchat.search.types import BackendUnavailable, LegHit
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE chunks (
+  rowid INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, ref TEXT NOT NULL, source TEXT NOT NULL,
+  section TEXT NOT NULL, title TEXT NOT NULL, text TEXT NOT NULL, url TEXT NOT NULL,
+  updated_at TEXT, meta TEXT NOT NULL, vector BLOB NOT NULL
+);
+CREATE INDEX chunks_source_section ON chunks(source, section);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+  title, section, text, content='chunks', content_rowid='rowid', tokenize='porter unicode61'
+);
+"""
+_COLUMNS = "c.id, c.ref, c.source, c.section, c.title, c.text, c.url, c.updated_at, c.meta"
+
+
+def _chunk(row: Sequence[Any]) -> Chunk:
+    return Chunk(id=row[0], ref=row[1], source=row[2], section=row[3], title=row[4], text=row[5],
+                 url=row[6], updated_at=row[7], meta=json.loads(row[8]))
+
+
+class EmbeddedIndex:
+    """Reads the serving file; reopens it when a build has swapped a new one in."""
+
+    name = "embedded"
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._stamp: tuple[int, int] | None = None
+        self._vectors: np.ndarray | None = None
+        self._vector_rowids: np.ndarray | None = None
+        self._meta: dict[str, str] = {}
+
+    # -- opening -----------------------------------------------------------------------------
+
+    def _current(self) -> sqlite3.Connection:
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            raise BackendUnavailable("index_missing", f"no index at {self.path}; run `groundchat ingest`") from None
+        stamp = (st.st_ino, st.st_mtime_ns)
+        with self._lock:
+            if self._conn is None or stamp != self._stamp:
+                try:
+                    conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+                except sqlite3.Error as exc:
+                    raise BackendUnavailable("index_unreadable", str(exc)) from exc
+                if self._conn is not None:
+                    self._conn.close()
+                self._conn, self._stamp, self._meta = conn, stamp, meta
+                self._vectors = None
+            return self._conn
+
+    def model_id(self) -> str | None:
+        try:
+            self._current()
+        except BackendUnavailable:
+            return None
+        return self._meta.get("model_id")
+
+    def meta(self) -> dict[str, str]:
+        self._current()
+        return dict(self._meta)
+
+    # -- searching ---------------------------------------------------------------------------
+
+    def legs(self, query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
+             want: Iterable[str]) -> dict[str, list[LegHit]]:
+        conn = self._current()
+        out: dict[str, list[LegHit]] = {}
+        try:
+            if "bm25" in want:
+                out["bm25"] = self._bm25(conn, query, k, sources)
+            if "vector" in want and vector is not None:
+                out["vector"] = self._knn(conn, vector, k, sources)
+        except sqlite3.Error as exc:
+            raise BackendUnavailable("index_error", str(exc)) from exc
+        return out
+
+    def _bm25(self, conn: sqlite3.Connection, query: str, k: int, sources: list[str] | None) -> list[LegHit]:
+        words = terms(query)
+        if not words:
+            return []
+        # Each term quoted so FTS5 syntax in a question is text; OR so one rare word can match.
+        match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+        sql = (f"SELECT {_COLUMNS}, bm25(chunks_fts, 3.0, 2.0, 1.0) AS rank FROM chunks_fts "
+               "JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?")
+        params: list[Any] = [match]
+        if sources:
+            sql += f" AND c.source IN ({','.join('?' * len(sources))})"
+            params.extend(sources)
+        sql += " ORDER BY rank LIMIT ?"
+        params.append(k)
+        # bm25() is lower-is-better; negated so every leg's score is higher-is-better.
+        return [LegHit(_chunk(r), -float(r[9])) for r in conn.execute(sql, params)]
+
+    def _knn(self, conn: sqlite3.Connection, vector: QueryVector, k: int, sources: list[str] | None) -> list[LegHit]:
+        index_model = self._meta.get("model_id", "")
+        if vector.model_id != index_model:
+            raise EmbeddingModelMismatch(index_model, vector.model_id)
+        matrix, rowids, row_sources = self._load_vectors(conn)
+        scores = matrix @ vector.vector.astype(np.float32)
+        if sources:
+            scores = np.where(np.isin(row_sources, sources), scores, -np.inf)
+        top = np.argsort(-scores)[:k]
+        top = [i for i in top if np.isfinite(scores[i])]
+        if not top:
+            return []
+        wanted = [int(rowids[i]) for i in top]
+        rows = {r[9]: r for r in conn.execute(
+            f"SELECT {_COLUMNS}, c.rowid FROM chunks c WHERE c.rowid IN ({','.join('?' * len(wanted))})", wanted)}
+        return [LegHit(_chunk(rows[int(rowids[i])]), float(scores[i])) for i in top]
+
+    def _load_vectors(self, conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._vectors is None:
+            rows = conn.execute("SELECT rowid, source, vector FROM chunks ORDER BY rowid").fetchall()
+            dim = int(self._meta.get("dimension", "0"))
+            self._vectors = (np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+                             if rows else np.zeros((0, dim), dtype=np.float32))
+            self._vector_rowids = np.array([r[0] for r in rows], dtype=np.int64)
+            self._vector_sources = np.array([r[1] for r in rows])
+        return self._vectors, self._vector_rowids, self._vector_sources  # type: ignore[return-value]
+
+    def get_section(self, source: str, section: str) -> Chunk | None:
+        conn = self._current()
+        row = conn.execute(f"SELECT {_COLUMNS} FROM chunks c WHERE c.source = ? AND c.section = ?",
+                           (source, section)).fetchone()
+        return _chunk(row) if row else None
+
+    # -- what the ingest reuses --------------------------------------------------------------
+
+    def stored(self, source: str | None = None) -> list[tuple[Chunk, np.ndarray]]:
+        try:
+            conn = self._current()
+        except BackendUnavailable:
+            return []
+        sql = f"SELECT {_COLUMNS}, c.vector FROM chunks c"
+        rows = conn.execute(sql + (" WHERE c.source = ?" if source else ""), (source,) if source else ()).fetchall()
+        return [(_chunk(r), np.frombuffer(r[9], dtype=np.float32)) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+class EmbeddedBuild:
+    """A new index file being filled; `commit` swaps it in, `abort` throws it away."""
+
+    def __init__(self, path: Path, *, model_id: str, dimension: int) -> None:
+        self.target = Path(path)
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        self.path = self.target.with_name(f"{self.target.name}.building-{uuid.uuid4().hex[:8]}")
+        self._conn = sqlite3.connect(self.path)
+        self._conn.executescript(_SCHEMA)
+        self._dimension = dimension
+        self._meta = {"model_id": model_id, "dimension": str(dimension)}
+        self.count = 0
+
+    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        if len(chunks) != len(vectors):
+            raise ValueError("one vector per chunk")
+        for chunk, vec in zip(chunks, vectors):
+            if vec.shape != (self._dimension,):
+                raise ValueError(f"vector of {chunk.ref} has shape {vec.shape}, index dimension is {self._dimension}")
+            cur = self._conn.execute(
+                "INSERT INTO chunks (id, ref, source, section, title, text, url, updated_at, meta, vector) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chunk.id, chunk.ref, chunk.source, chunk.section, chunk.title, chunk.text, chunk.url,
+                 chunk.updated_at, json.dumps(chunk.meta), np.asarray(vec, dtype=np.float32).tobytes()),
+            )
+            self._conn.execute("INSERT INTO chunks_fts (rowid, title, section, text) VALUES (?, ?, ?, ?)",
+                               (cur.lastrowid, chunk.title, chunk.section, chunk.text))
+            self.count += 1
+
+    def commit(self, meta: dict[str, str]) -> None:
+        self._meta.update(meta)
+        self._conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", sorted(self._meta.items()))
+        self._conn.commit()
+        self._conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+        self._conn.commit()
+        self._conn.close()
+        os.replace(self.path, self.target)
+
+    def abort(self) -> None:
+        try:
+            self._conn.close()
+        finally:
+            self.path.unlink(missing_ok=True)
+
+
+class EmbeddedStore:
+    """The ingest's view of the embedded backend: what is serving, and how to build a new one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.reader = EmbeddedIndex(self.path)
+
+    def serving_meta(self) -> dict[str, str] | None:
+        try:
+            return self.reader.meta()
+        except BackendUnavailable:
+            return None
+
+    def serving_chunks(self, source: str) -> list[tuple[Chunk, np.ndarray]]:
+        return self.reader.stored(source)
+
+    def begin(self, *, model_id: str, dimension: int) -> EmbeddedBuild:
+        return EmbeddedBuild(self.path, model_id=model_id, dimension=dimension)

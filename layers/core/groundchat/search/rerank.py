@@ -1,0 +1,64 @@
+"""Optional second-stage ordering of the fused passages. `none` keeps the fusion order."""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from groundchat.search.types import LegHit
+
+
+class Reranker(Protocol):
+    model: str
+
+    def rerank(self, query: str, hits: list[LegHit]) -> list[LegHit]: ...
+
+
+class NoRerank:
+    model = "none"
+
+    def rerank(self, query: str, hits: list[LegHit]) -> list[LegHit]:
+        return hits
+
+
+class BedrockRerank:
+    """Bedrock's Rerank API (bedrock-agent-runtime `rerank`), where the region offers it."""
+
+    def __init__(self, client: Any, model_arn: str) -> None:
+        self._client = client
+        self.model = f"bedrock:{model_arn}"
+        self._arn = model_arn
+
+    def request(self, query: str, hits: list[LegHit]) -> dict[str, Any]:
+        return {
+            "queries": [{"type": "TEXT", "textQuery": {"text": query}}],
+            "sources": [
+                {"type": "INLINE", "inlineDocumentSource": {"type": "TEXT", "textDocument": {"text": h.chunk.text}}}
+                for h in hits
+            ],
+            "rerankingConfiguration": {
+                "type": "BEDROCK_RERANKING_MODEL",
+                "bedrockRerankingConfiguration": {
+                    "numberOfResults": len(hits),
+                    "modelConfiguration": {"modelArn": self._arn},
+                },
+            },
+        }
+
+    def rerank(self, query: str, hits: list[LegHit]) -> list[LegHit]:
+        if not hits:
+            return hits
+        response = self._client.rerank(**self.request(query, hits))
+        return [LegHit(hits[r["index"]].chunk, float(r["relevanceScore"])) for r in response["results"]]
+
+
+def make_reranker(spec: str, *, region: str = "eu-west-1") -> Reranker:
+    kind, _, model = spec.partition(":")
+    if kind in ("", "none"):
+        return NoRerank()
+    if kind == "bedrock" and model:
+        import boto3
+
+        return BedrockRerank(boto3.client("bedrock-agent-runtime", region_name=region), model)
+    raise ValueError(f"unknown rerank setting {spec!r}: use none or bedrock:<model arn>")
+
+
+__all__ = ["BedrockRerank", "NoRerank", "Reranker", "make_reranker"]

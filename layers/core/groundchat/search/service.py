@@ -1,0 +1,122 @@
+"""The search service: both legs, fusion, rerank, our ceilings, and the debug record of each search."""
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable, Protocol
+
+from groundchat.corpus.chunk import SOURCES, Chunk
+from groundchat.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
+from groundchat.search.fusion import RRF_K, rrf
+from groundchat.search.rerank import NoRerank, Reranker
+from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
+
+# How many candidates each leg returns before fusion: enough for fusion to matter, few enough
+# that the vector leg's exact scan and the BM25 query stay fast.
+CANDIDATES_PER_LEG = 30
+
+
+class Backend(Protocol):
+    name: str
+
+    def legs(self, query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
+             want: Iterable[str]) -> dict[str, list[LegHit]]: ...
+
+    def get_section(self, source: str, section: str) -> Chunk | None: ...
+
+
+class SearchService:
+    def __init__(self, backend: Backend, embedder: Embedder, *, reranker: Reranker | None = None,
+                 max_excerpts: int = 8, max_excerpt_chars: int = 1200,
+                 weights: dict[str, float] | None = None) -> None:
+        self.backend = backend
+        self.embedder = embedder
+        self.reranker = reranker or NoRerank()
+        self.max_excerpts = max_excerpts
+        self.max_excerpt_chars = max_excerpt_chars
+        self.weights = weights or {"bm25": 1.0, "vector": 1.0}
+
+    def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
+               leg: Leg = "hybrid") -> SearchResult:
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        limit = min(k or self.max_excerpts, self.max_excerpts)
+        debug: dict[str, Any] = {
+            "backend": self.backend.name, "leg": leg, "fusion": "rrf" if leg == "hybrid" else "none",
+            "rrf_k": RRF_K, "weights": self.weights, "rerank": self.reranker.model,
+            "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
+            "legs": {}, "timings_ms": timings,
+        }
+        want = {"bm25", "vector"} if leg == "hybrid" else {leg}
+
+        def unavailable(reason: str, detail: str) -> SearchResult:
+            debug["error"] = detail
+            timings["total"] = _ms(started)
+            return SearchResult(outcome="unavailable", reason=reason, query=query, debug=debug)
+
+        if sources:
+            unknown = [s for s in sources if s not in SOURCES]
+            if unknown:
+                raise ValueError(f"unknown source(s) {unknown}; known: {list(SOURCES)}")
+        vector = None
+        if "vector" in want:
+            t = time.perf_counter()
+            try:
+                vector = self.embedder.embed_query(query)
+            except EmbeddingError as exc:
+                return unavailable("embedding_unavailable", str(exc))
+            except Exception as exc:  # a provider outage: we could not look, which is not "nothing found"
+                return unavailable("embedding_unavailable", f"{type(exc).__name__}: {exc}")
+            timings["embed"] = _ms(t)
+        t = time.perf_counter()
+        try:
+            legs = self.backend.legs(query, vector, CANDIDATES_PER_LEG, sources, want)
+        except EmbeddingModelMismatch as exc:
+            return unavailable("embedding_model_mismatch", str(exc))
+        except BackendUnavailable as exc:
+            return unavailable(exc.reason, exc.detail)
+        timings["legs"] = _ms(t)
+        for name, hits in legs.items():
+            debug["legs"][name] = {"hits": len(hits), "top": [h.chunk.ref for h in hits[:5]]}
+        t = time.perf_counter()
+        fused = rrf(legs, weights=self.weights) if leg == "hybrid" else legs.get(leg, [])
+        timings["fuse"] = _ms(t)
+        t = time.perf_counter()
+        try:
+            ranked = self.reranker.rerank(query, fused[: max(limit * 3, limit)])
+        except Exception as exc:  # a failed rerank still leaves a usable fused order
+            debug["rerank_error"] = f"{type(exc).__name__}: {exc}"
+            ranked = fused
+        timings["rerank"] = _ms(t)
+        kept, dropped_passages = ranked[:limit], max(0, len(fused) - limit)
+        passages, dropped_chars = [], 0
+        for hit in kept:
+            text = hit.chunk.text
+            cut = len(text) > self.max_excerpt_chars
+            if cut:
+                dropped_chars += len(text) - self.max_excerpt_chars
+                text = text[: self.max_excerpt_chars].rstrip() + " …"
+            c = hit.chunk
+            passages.append(Passage(ref=c.ref, source=c.source, section=c.section, title=c.title, url=c.url,
+                                    text=text, updated_at=c.updated_at, score=round(hit.score, 6), truncated=cut))
+        timings["total"] = _ms(started)
+        return SearchResult(
+            outcome="hit" if passages else "empty", query=query, passages=passages,
+            freshness=_freshness(passages), dropped={"passages": dropped_passages, "chars": dropped_chars},
+            debug=debug,
+        )
+
+    def get_section(self, source: str, section: str) -> Chunk | None:
+        """Exact lookup (e.g. a criterion's normative text for `explain_rule`); None if absent."""
+        try:
+            return self.backend.get_section(source, section)
+        except BackendUnavailable:
+            return None
+
+
+def _freshness(passages: list[Passage]) -> Freshness:
+    dated = [p.updated_at for p in passages if p.updated_at]
+    return Freshness(oldest_updated_at=min(dated) if dated else None, undated=len(passages) - len(dated))
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)
