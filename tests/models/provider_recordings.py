@@ -283,7 +283,7 @@ async def loop_transcripts() -> dict[str, Any]:
         Step(text="One more.", tool_calls=[("empty", {}), ("boom", {})]),
         Step(text="Done."),
     ])
-    first, _ = await ask(rounds, "Two rounds please")
+    await ask(rounds, "Two rounds please")
     out["two_rounds"] = rounds.requests[-1]
 
     # A conversation whose last exchange stopped at max-steps ends with tool results: the next
@@ -291,6 +291,8 @@ async def loop_transcripts() -> dict[str, Any]:
     endless = ScriptedModel([Step(tool_calls=[("lookup", {"q": "again"})])], repeat_last=True)
     stopped, _ = await ask(endless, "Keep going")
     follow = ScriptedModel([Step(text="Here is the answer.")])
-    await ask(follow, "And now?", history=[*first.new_messages, *stopped.new_messages])
+    # (ScriptedModel numbers its call ids per model, so only one scripted exchange is history here.)
+    _, frames = await ask(follow, "And now?", history=stopped.new_messages)
+    assert frames[-1].data["reason"] == "complete", frames
     out["after_max_steps"] = follow.requests[-1]
     return out
