@@ -1,0 +1,257 @@
+"""Budget counters and reservations on DynamoDB.
+
+One item per cap and period: the chat's total (`scope="chat"`) and each person's
+(`scope="user#<id>"`); `period` is "total" or the month ("2026-11") when caps reset monthly. Each
+counter keeps `spent`, `reserved` and `committed`. DynamoDB conditions can compare an attribute
+with a value but cannot add attributes together, so `committed` (always spent + reserved, because
+every write changes them in the same expression) is what the cap condition reads:
+`committed <= cap - this` holds exactly when `spent + reserved + this <= cap`.
+
+Reservations are items of the same table (`scope="reservation#<id>"`), so a reservation and the
+counters it holds move in one transaction. They carry their expiry in a sparse index that only
+open reservations have, which is what the sweep reads. The table has no TTL on purpose: a TTL
+deleting a reservation would leave its amount held in the counters for good.
+"""
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer
+
+from groundchat.pricing import money_text
+from groundchat.store.tables import Index, TableDef, register
+
+BUDGET = register(
+    TableDef(
+        "budget",
+        hash_key=("scope", "S"),
+        range_key=("period", "S"),
+        indexes=(Index("by_expiry", ("reservation_state", "S"), ("expires_at", "N")),),
+    )
+)
+
+CHAT_SCOPE = "chat"
+RESERVATION_OPEN = "open"
+RESET_LOG_SCOPE = "reset-log"
+NO_PERIOD = "-"
+
+_deserializer = TypeDeserializer()
+
+
+def user_scope(caller_id: str) -> str:
+    return f"user#{caller_id}"
+
+
+def reservation_scope(reservation_id: str) -> str:
+    return f"reservation#{reservation_id}"
+
+
+def period_key(budget_period: str, now: dt.datetime | None = None) -> str:
+    """The counter period a spend at `now` falls in."""
+    if budget_period == "total":
+        return "total"
+    if budget_period == "month":
+        now = now or dt.datetime.now(dt.timezone.utc)
+        return f"{now.year:04d}-{now.month:02d}"
+    raise ValueError(f"GROUNDCHAT_BUDGET_PERIOD must be 'total' or 'month', not {budget_period!r}")
+
+
+def resets_at(budget_period: str, now: dt.datetime | None = None) -> str | None:
+    """When the current period's counters stop counting (start of next month, UTC), if ever."""
+    if budget_period != "month":
+        return None
+    now = now or dt.datetime.now(dt.timezone.utc)
+    days = calendar.monthrange(now.year, now.month)[1]
+    start = dt.datetime(now.year, now.month, 1, tzinfo=dt.timezone.utc)
+    return (start + dt.timedelta(days=days)).isoformat().replace("+00:00", "Z")
+
+
+def n(amount: Decimal | int) -> dict[str, str]:
+    """A DynamoDB number, written from a Decimal without a float or an exponent."""
+    return {"N": money_text(Decimal(amount))}
+
+
+def key(scope: str, period: str) -> dict[str, dict[str, str]]:
+    return {"scope": {"S": scope}, "period": {"S": period}}
+
+
+def plain(item: dict[str, Any] | None) -> dict[str, Any]:
+    """A low-level item as Python values (numbers as Decimal)."""
+    return {k: _deserializer.deserialize(v) for k, v in (item or {}).items()}
+
+
+@dataclass(frozen=True)
+class Counter:
+    scope: str
+    period: str
+    spent: Decimal = Decimal(0)
+    reserved: Decimal = Decimal(0)
+    committed: Decimal = Decimal(0)
+
+    @classmethod
+    def from_item(cls, scope: str, period: str, item: dict[str, Any] | None) -> "Counter":
+        values = plain(item)
+        return cls(
+            scope=scope,
+            period=period,
+            spent=Decimal(values.get("spent", 0)),
+            reserved=Decimal(values.get("reserved", 0)),
+            committed=Decimal(values.get("committed", 0)),
+        )
+
+
+def read_counter_sync(client: Any, table_name: str, scope: str, period: str) -> Counter:
+    got = client.get_item(TableName=table_name, Key=key(scope, period), ConsistentRead=True)
+    return Counter.from_item(scope, period, got.get("Item"))
+
+
+def hold_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> dict[str, Any]:
+    """Add `amount` to reserved and committed, only if committed stays within the cap."""
+    return {
+        "Update": {
+            "TableName": table_name,
+            "Key": key(scope, period),
+            # A counter that does not exist yet has committed nothing; the caller has already
+            # refused amounts larger than the cap, so the bound is never negative here.
+            "ConditionExpression": "attribute_not_exists(committed) OR committed <= :bound",
+            "UpdateExpression": "SET cap = :cap, spent = if_not_exists(spent, :zero) ADD committed :amount, reserved :amount",
+            "ExpressionAttributeValues": {":bound": n(cap - amount), ":cap": n(cap), ":zero": n(0), ":amount": n(amount)},
+            # On refusal the counter as it stood says how much was left.
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+    }
+
+
+def charge_within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> dict[str, Any]:
+    """Add `amount` straight to spent (a charge known in advance), only within the cap."""
+    return {
+        "Update": {
+            "TableName": table_name,
+            "Key": key(scope, period),
+            "ConditionExpression": "attribute_not_exists(committed) OR committed <= :bound",
+            "UpdateExpression": "SET cap = :cap, reserved = if_not_exists(reserved, :zero) ADD committed :amount, spent :amount",
+            "ExpressionAttributeValues": {":bound": n(cap - amount), ":cap": n(cap), ":zero": n(0), ":amount": n(amount)},
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+    }
+
+
+def settle_op(table_name: str, scope: str, period: str, charged: Decimal, released: Decimal) -> dict[str, Any]:
+    """Move a reservation into spent: spent += charged, reserved -= released, committed follows."""
+    return {
+        "Update": {
+            "TableName": table_name,
+            "Key": key(scope, period),
+            # The counter exists: the reservation being settled (or charged) was added to it.
+            "ConditionExpression": "attribute_exists(committed)",
+            "UpdateExpression": "ADD spent :charged, reserved :release, committed :delta",
+            "ExpressionAttributeValues": {":charged": n(charged), ":release": n(-released), ":delta": n(charged - released)},
+        }
+    }
+
+
+def release_op(table_name: str, scope: str, period: str, amount: Decimal) -> dict[str, Any]:
+    return {
+        "Update": {
+            "TableName": table_name,
+            "Key": key(scope, period),
+            "ConditionExpression": "attribute_exists(committed)",
+            "UpdateExpression": "ADD reserved :release, committed :release",
+            "ExpressionAttributeValues": {":release": n(-amount)},
+        }
+    }
+
+
+def reservation_item(
+    reservation_id: str,
+    *,
+    amount: Decimal,
+    counters: list[tuple[str, str]],
+    expires_at: int,
+    created_at: str,
+    caller: str,
+    run_id: str,
+    conversation_id: str,
+    model: str,
+    kind: str,
+    step: int | None,
+) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        **key(reservation_scope(reservation_id), NO_PERIOD),
+        "reservation_state": {"S": RESERVATION_OPEN},
+        "amount": n(amount),
+        "counters": {"L": [{"L": [{"S": s}, {"S": p}]} for s, p in counters]},
+        "expires_at": {"N": str(int(expires_at))},
+        "created_at": {"S": created_at},
+        "caller": {"S": caller},
+        "run_id": {"S": run_id},
+        "conversation_id": {"S": conversation_id},
+        "model": {"S": model},
+        "kind": {"S": kind},
+    }
+    if step is not None:
+        item["step"] = {"N": str(step)}
+    return item
+
+
+def put_reservation_op(table_name: str, item: dict[str, Any]) -> dict[str, Any]:
+    # "scope" is a DynamoDB reserved word, hence the name placeholder.
+    return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": "attribute_not_exists(#s)", "ExpressionAttributeNames": {"#s": "scope"}}}
+
+
+def close_reservation_op(table_name: str, reservation_id: str, *, expired_before: int | None = None) -> dict[str, Any]:
+    """Delete an open reservation. Whoever deletes it (settle or sweep) is the only one who
+    releases its amount: the condition makes the second one fail instead of releasing twice."""
+    op: dict[str, Any] = {
+        "TableName": table_name,
+        "Key": key(reservation_scope(reservation_id), NO_PERIOD),
+        "ConditionExpression": "attribute_exists(#s)",
+        "ExpressionAttributeNames": {"#s": "scope"},
+    }
+    if expired_before is not None:
+        op["ConditionExpression"] = "attribute_exists(#s) AND expires_at < :now"
+        op["ExpressionAttributeValues"] = {":now": {"N": str(int(expired_before))}}
+    return {"Delete": op}
+
+
+def reservation_counters(item: dict[str, Any]) -> list[tuple[str, str]]:
+    values = plain(item)
+    return [(str(s), str(p)) for s, p in values.get("counters", [])]
+
+
+def expired_reservations_sync(client: Any, table_name: str, now: int) -> list[dict[str, Any]]:
+    """Open reservations whose expiry has passed (the index is eventually consistent; the
+    release itself is conditional, so a stale entry is harmless)."""
+    items: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {
+        "TableName": table_name,
+        "IndexName": "by_expiry",
+        "KeyConditionExpression": "reservation_state = :open AND expires_at < :now",
+        "ExpressionAttributeValues": {":open": {"S": RESERVATION_OPEN}, ":now": {"N": str(int(now))}},
+    }
+    while True:
+        page = client.query(**kwargs)
+        items.extend(page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return items
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def open_reservations_sync(client: Any, table_name: str) -> list[dict[str, Any]]:
+    kwargs: dict[str, Any] = {
+        "TableName": table_name,
+        "IndexName": "by_expiry",
+        "KeyConditionExpression": "reservation_state = :open",
+        "ExpressionAttributeValues": {":open": {"S": RESERVATION_OPEN}},
+    }
+    items: list[dict[str, Any]] = []
+    while True:
+        page = client.query(**kwargs)
+        items.extend(page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return items
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -1,0 +1,131 @@
+"""Usage: one row per model step and per search, with what it cost and who asked.
+
+Rows are written inside the same transaction that moves the money in the budget counters, so the
+counters always equal the sum of the rows (less what an operator reset, which the budget table's
+reset log records). Rows are only ever added: the put is conditional on the key being new, no
+code path deletes or rewrites one, and the table has no TTL, because money spent is never
+forgotten.
+
+Key: the run, then an entry sortable by time whose tail is the reservation id, so a settle that is
+retried after a lost reply finds its own row instead of writing a second one.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from groundchat.store.budget_counters import n, plain
+from groundchat.store.tables import Index, TableDef, register
+
+USAGE = register(
+    TableDef(
+        "usage",
+        hash_key=("run_id", "S"),
+        range_key=("entry", "S"),
+        indexes=(Index("by_caller", ("caller", "S"), ("created_at", "S")),),
+    )
+)
+
+KIND_MODEL_STEP = "model-step"
+KIND_SEARCH = "search"
+
+
+def entry_key(created_at: str, reservation_id: str) -> str:
+    return f"{created_at}#{reservation_id}"
+
+
+def usage_item(
+    *,
+    run_id: str,
+    entry: str,
+    created_at: str,
+    conversation_id: str,
+    caller: str,
+    model: str,
+    kind: str,
+    charged: Decimal,
+    our_cost: Decimal,
+    reserved: Decimal,
+    provider_cost: Decimal | None,
+    provider_cost_trusted: bool,
+    measured: bool,
+    counters: list[tuple[str, str]],
+    step: int | None = None,
+    input_tokens: int | None = None,
+    output_tokens: int | None = None,
+    cache_read_tokens: int | None = None,
+    cache_write_tokens: int | None = None,
+    failed: bool = False,
+    reservation_expired: bool = False,
+) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "run_id": {"S": run_id},
+        "entry": {"S": entry},
+        "created_at": {"S": created_at},
+        "conversation_id": {"S": conversation_id or "-"},
+        "caller": {"S": caller},
+        "model": {"S": model},
+        "kind": {"S": kind},
+        "charged": n(charged),
+        "our_cost": n(our_cost),
+        "reserved": n(reserved),
+        "provider_cost_trusted": {"BOOL": provider_cost_trusted},
+        # False: the model reported no usage, so the whole reservation was charged.
+        "measured": {"BOOL": measured},
+        "failed": {"BOOL": failed},
+        "counters": {"L": [{"L": [{"S": s}, {"S": p}]} for s, p in counters]},
+    }
+    if reservation_expired:
+        # The sweep released this reservation before the step settled (it outlived its expiry).
+        item["reservation_expired"] = {"BOOL": True}
+    if provider_cost is not None:
+        item["provider_cost"] = n(provider_cost)
+    for name, value in (
+        ("step", step),
+        ("input_tokens", input_tokens),
+        ("output_tokens", output_tokens),
+        ("cache_read_tokens", cache_read_tokens),
+        ("cache_write_tokens", cache_write_tokens),
+    ):
+        if value is not None:
+            item[name] = {"N": str(int(value))}
+    return item
+
+
+def put_usage_op(table_name: str, item: dict[str, Any]) -> dict[str, Any]:
+    """Add a row; never replace one."""
+    return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": "attribute_not_exists(run_id)"}}
+
+
+def get_usage_row_sync(client: Any, table_name: str, run_id: str, entry: str) -> dict[str, Any] | None:
+    got = client.get_item(TableName=table_name, Key={"run_id": {"S": run_id}, "entry": {"S": entry}}, ConsistentRead=True)
+    return plain(got["Item"]) if "Item" in got else None
+
+
+def rows_for_run_sync(client: Any, table_name: str, run_id: str) -> list[dict[str, Any]]:
+    return _paged(client.query, TableName=table_name, KeyConditionExpression="run_id = :r",
+                  ExpressionAttributeValues={":r": {"S": run_id}}, ConsistentRead=True)
+
+
+def rows_for_caller_sync(client: Any, table_name: str, caller: str) -> list[dict[str, Any]]:
+    return _paged(client.query, TableName=table_name, IndexName="by_caller", KeyConditionExpression="caller = :c",
+                  ExpressionAttributeValues={":c": {"S": caller}})
+
+
+def all_rows_sync(client: Any, table_name: str) -> list[dict[str, Any]]:
+    """Every row (reconciliation and tests; the table is read whole, so not for requests)."""
+    return _paged(client.scan, TableName=table_name, ConsistentRead=True)
+
+
+def total_charged(rows: list[dict[str, Any]]) -> Decimal:
+    return sum((Decimal(r["charged"]) for r in rows), Decimal(0))
+
+
+def _paged(call: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    while True:
+        page = call(**kwargs)
+        rows.extend(plain(item) for item in page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return rows
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -1,0 +1,76 @@
+"""Fixtures for the spending tests: priced test models, and moto made as atomic as DynamoDB.
+
+moto's in-process DynamoDB runs each request in the caller's thread with no lock, and its
+TransactWriteItems checks and writes item by item (rolling back by restoring whole tables), so
+two threads can interleave inside one "transaction" in a way real DynamoDB never allows. The
+concurrency tests would then measure moto, not our code. Serializing moto's request handler gives
+each request the atomicity DynamoDB guarantees; the requests themselves still race as they would
+against AWS (64 coroutines, a pool of worker threads, interleaved reservations and settlements).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from decimal import Decimal
+
+import pytest
+
+from groundchat.transcript import ToolSpec
+
+SCRIPTED_PRICE = {"input_per_mtok": "1.00", "output_per_mtok": "2.00"}
+
+
+@pytest.fixture
+def atomic_moto(monkeypatch):
+    from moto.dynamodb.responses import DynamoHandler
+
+    lock = threading.RLock()
+    original = DynamoHandler.call_action
+
+    def call_action(self):
+        with lock:
+            return original(self)
+
+    monkeypatch.setattr(DynamoHandler, "call_action", call_action)
+    return lock
+
+
+@pytest.fixture
+def prices_file(tmp_path, monkeypatch):
+    """The operator's prices file, with the test models entered deliberately."""
+
+    def write(entries: dict) -> None:
+        path = tmp_path / "prices.json"
+        path.write_text(json.dumps(entries))
+        monkeypatch.setenv("GROUNDCHAT_PRICES_FILE", str(path))
+        from groundchat.config import reset_settings_cache
+
+        reset_settings_cache()
+
+    write({
+        "scripted": SCRIPTED_PRICE,
+        "scripted-provider": {**SCRIPTED_PRICE, "trust_provider_cost": True},
+        "scripted-untrusted": {**SCRIPTED_PRICE, "trust_provider_cost": False},
+    })
+    return write
+
+
+@pytest.fixture
+def budget_settings(prices_file, monkeypatch):
+    def make(chat: str = "1", user: str = "0.50", period: str = "total"):
+        monkeypatch.setenv("GROUNDCHAT_BUDGET_USD", chat)
+        monkeypatch.setenv("GROUNDCHAT_USER_BUDGET_USD", user)
+        monkeypatch.setenv("GROUNDCHAT_BUDGET_PERIOD", period)
+        from groundchat.config import get_settings, reset_settings_cache
+
+        reset_settings_cache()
+        return get_settings()
+
+    return make
+
+
+def d(text: str) -> Decimal:
+    return Decimal(text)
+
+
+LOOKUP_SPEC = ToolSpec(name="lookup", description="Looks a thing up.", input_schema={"type": "object", "properties": {}})
