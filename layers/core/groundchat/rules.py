@@ -34,7 +34,7 @@ class UnknownRule(KeyError):
 
 
 class Criterion(BaseModel):
-    num: str
+    number: str
     handle: str
     level: str | None  # None for 4.1.1, obsolete and removed in WCAG 2.2
     url: str
@@ -93,7 +93,7 @@ class RuleTable:
             sc = self._criteria[num]
             criteria.append(
                 Criterion(
-                    num=num,
+                    number=num,
                     handle=sc["handle"],
                     level=sc["level"],
                     url=f"{self.wcag_url}#{sc['anchor']}",
@@ -130,3 +130,7 @@ def load_rules() -> RuleTable:
 
 def explain(rule_id: str) -> RuleFacts:
     return load_rules().explain(rule_id)
+
+
+def rule_ids() -> list[str]:
+    return load_rules().rule_ids

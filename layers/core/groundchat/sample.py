@@ -229,7 +229,8 @@ def generate_runs(seed: int = SEED) -> list[dict[str, Any]]:
                     started = clock
                     finished = started + timedelta(seconds=duration)
                     clock = finished + timedelta(seconds=rng.randint(5, 40))
-                    run_id = f"{label}-{task.name}-{model.name}-{context.name}"
+                    # "run-" first: that is how people (and the offline answerer) spot a run id.
+                    run_id = f"run-{label}-{task.name}-{model.name}-{context.name}"
                     line: dict[str, Any] = {
                         "id": run_id,
                         "model": model.name,
@@ -264,10 +265,13 @@ def sample_jsonl(seed: int = SEED) -> str:
     return "".join(json.dumps(line, sort_keys=True) + "\n" for line in generate_runs(seed))
 
 
-def load_sample_if_empty(dynamo: Any, seed: int = SEED) -> int:
+async def load_sample_if_empty(dynamo: Any, seed: int = SEED) -> int:
     """Loads the sample into an empty runs table; returns how many runs it wrote (0 if the table
-    already held runs: real data is never mixed with the sample). Blocking: call it at startup,
-    or through `dynamo.run(load_sample_if_empty, dynamo)` from async code."""
+    already held runs: real data is never mixed with the sample)."""
+    return await dynamo.run(load_sample_if_empty_sync, dynamo, seed)
+
+
+def load_sample_if_empty_sync(dynamo: Any, seed: int = SEED) -> int:
     from groundchat.runs_import import import_text
     from groundchat.store.runs import RunWriter
 

@@ -459,3 +459,7 @@ def _violation_from_item(item: dict[str, Any]) -> Violation:
         node_count=int(item["node_count"]),
         nodes=[Node(**n) for n in item.get("nodes") or []],
     )
+
+
+# The name the app's composition (services.py) builds the tools' read-only view by.
+RunsStore = RunQueries
