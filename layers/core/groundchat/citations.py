@@ -1,0 +1,65 @@
+"""Checking the refs an answer cites against the passages the tools returned in that same answer.
+
+A ref is verified only if a tool result of this exchange carried it: a ref from an earlier answer,
+or one the model made up, is `unverified`, and the page shows it as such.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from groundchat.frames import Frame
+
+CITATION = re.compile(r"\[([0-9a-f]{8})\]")
+
+
+def refs_in_results(tool_results: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every passage carrying a `ref` anywhere in the tool results, by ref (first one wins)."""
+    found: dict[str, dict[str, Any]] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            ref = value.get("ref")
+            if isinstance(ref, str) and re.fullmatch(r"[0-9a-f]{8}", ref):
+                found.setdefault(ref, value)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for result in tool_results:
+        walk(result.get("result"))
+    return found
+
+
+def check_citations(answer_text: str, tool_results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    returned = refs_in_results(tool_results)
+    sources: list[dict[str, Any]] = []
+    unverified: list[str] = []
+    numbered: dict[str, int] = {}
+    for ref in CITATION.findall(answer_text):
+        if ref in numbered or ref in unverified:
+            continue
+        passage = returned.get(ref)
+        if passage is None:
+            unverified.append(ref)
+            continue
+        numbered[ref] = len(sources) + 1
+        sources.append({
+            "n": numbered[ref], "ref": ref, "status": "verified",
+            **{k: passage.get(k) for k in ("source", "section", "title", "url")},
+        })
+    return {
+        "sources": sources,
+        "unverified": [{"ref": r, "status": "unverified"} for r in unverified],
+        "cited": len(sources) + len(unverified),
+        "verified": len(sources),
+    }
+
+
+async def citation_check(exchange: Any) -> list[Frame]:
+    """An `after_answer` hook for `groundchat.loop.run_exchange`."""
+    report = check_citations(exchange.answer_text, exchange.tool_results)
+    exchange.annotations["citations"] = report
+    return [Frame(type="citations", data=report)]

@@ -1,0 +1,130 @@
+"""`groundchat ingest`, `groundchat search` and `groundchat eval retrieval`, registered by the main CLI."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from groundchat.config import get_settings
+
+
+def add_corpus_commands(sub: Any) -> None:
+    ingest = sub.add_parser("ingest", help="convert the sources, embed and index them (alias swapped when complete)")
+    ingest.add_argument("--force", action="store_true", help="rebuild even if no source changed")
+    ingest.set_defaults(func=cmd_ingest)
+
+    search = sub.add_parser("search", help="search the corpus; QUERY '-' reads one query per line from stdin")
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("--json", action="store_true", help="print JSON (always, for '-')")
+    search.add_argument("-k", type=int, default=5)
+    search.add_argument("--leg", choices=["hybrid", "bm25", "vector"], default="hybrid")
+    search.add_argument("--source", choices=["wcag22", "eaa", "docs"], default=None)
+    search.set_defaults(func=cmd_search)
+
+    evaluate = sub.add_parser("eval", help="evaluations")
+    kinds = evaluate.add_subparsers(dest="eval_kind", required=True)
+    retrieval = kinds.add_parser("retrieval", help="hit@1, hit@5 and MRR per source for a JSONL of {q, source, gold}")
+    retrieval.add_argument("file", type=Path)
+    retrieval.add_argument("--leg", choices=["hybrid", "bm25", "vector", "all"], default="all")
+    retrieval.add_argument("--json", action="store_true")
+    retrieval.set_defaults(func=cmd_eval_retrieval)
+
+
+def _store(settings: Any) -> Any:
+    from groundchat.search import backend_kind, embedded_index_path
+
+    if backend_kind(settings) == "opensearch":
+        from groundchat.search.opensearch import OpenSearchStore, make_client
+
+        return OpenSearchStore(make_client(settings), settings.opensearch_index_alias)
+    from groundchat.search.embedded import EmbeddedStore
+
+    return EmbeddedStore(embedded_index_path(settings))
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from groundchat.embeddings import make_embedder
+    from groundchat.ingest import run_ingest, specs_for
+
+    settings = get_settings()
+    bars: dict[str, Any] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            bar = bars[stage] = tqdm(total=total, desc=stage, unit="chunk" if stage == "embed" else "step", leave=True)
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    try:
+        summary = run_ingest(specs_for(settings), _store(settings),
+                             make_embedder(settings.embedding_model, region=settings.aws_region),
+                             progress=progress, force=args.force)
+    except Exception as exc:
+        for bar in bars.values():
+            bar.close()
+        print(f"ingest failed, the serving index is unchanged: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    for bar in bars.values():
+        bar.close()
+    print("\n".join(summary.lines()))
+    return 0
+
+
+def _result_json(result: Any) -> dict[str, Any]:
+    return {
+        "query": result.query, "outcome": result.outcome, "reason": result.reason,
+        "hits": [{"ref": p.ref, "source": p.source, "section": p.section, "title": p.title, "url": p.url,
+                  "score": p.score} for p in result.passages],
+        "freshness": result.freshness.model_dump(), "dropped": result.dropped, "debug": result.debug,
+    }
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from groundchat.search import open_default_search
+
+    service = open_default_search(get_settings())  # loaded once, also for many queries on stdin
+    sources = [args.source] if args.source else None
+    if args.query == "-":
+        for line in sys.stdin:
+            if line.strip():
+                result = service.search(line.strip(), k=args.k, leg=args.leg, sources=sources)
+                print(json.dumps(_result_json(result), ensure_ascii=False), flush=True)
+        return 0
+    result = service.search(args.query, k=args.k, leg=args.leg, sources=sources)
+    if args.json:
+        print(json.dumps(_result_json(result), ensure_ascii=False, indent=2))
+    else:
+        if result.outcome == "unavailable":
+            print(f"unavailable: {result.reason}")
+        elif result.outcome == "empty":
+            print("no passage matched")
+        for n, p in enumerate(result.passages, start=1):
+            print(f"{n}. [{p.ref}] {p.source} {p.section} — {p.title}  ({p.score:.4f})\n   {p.url}")
+        legs = ", ".join(f"{k}: {v['hits']}" for k, v in result.debug.get("legs", {}).items())
+        print(f"-- {result.debug.get('fusion')} k={result.debug.get('rrf_k')} rerank={result.debug.get('rerank')} "
+              f"legs({legs}) {result.debug.get('timings_ms', {}).get('total')} ms")
+    return 0 if result.outcome != "unavailable" else 2
+
+
+def cmd_eval_retrieval(args: argparse.Namespace) -> int:
+    from groundchat.retrieval_eval import evaluate, load_questions
+    from groundchat.search import open_default_search
+
+    service = open_default_search(get_settings())
+    questions = load_questions(args.file)
+    legs = ["bm25", "vector", "hybrid"] if args.leg == "all" else [args.leg]
+    reports = [evaluate(service, questions, leg=leg) for leg in legs]
+    if args.json:
+        print(json.dumps(reports, indent=2))
+        return 0
+    print(f"{'leg':8} {'source':8} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR':>6}")
+    for report in reports:
+        for source, f in [*report["per_source"].items(), ("all", report["overall"])]:
+            print(f"{report['leg']:8} {source:8} {f['n']:>4} {f['hit@1']:>6.3f} {f['hit@5']:>6.3f} {f['mrr']:>6.3f}")
+    return 0

@@ -1,0 +1,204 @@
+"""The OpenSearch backend: both legs in one `_msearch`, documents loaded with `helpers.bulk` into a
+new index created from the template in infra/opensearch, then the alias swapped in one request.
+
+The index's mapping `_meta` records the embedding model and the source hashes, so the ingest and
+the query side read them from the index itself.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from groundchat.corpus.chunk import Chunk
+from groundchat.embeddings import EmbeddingModelMismatch, QueryVector
+from groundchat.search.types import BackendUnavailable, LegHit
+
+TEMPLATE_PATH = Path(__file__).resolve().parents[4] / "infra" / "opensearch" / "index-template.json"
+TEMPLATE_NAME = "groundchat-corpus"
+_FIELDS = ["id", "ref", "source", "section", "title", "text", "url", "updated_at", "meta"]
+
+
+def load_template(dimension: int) -> dict[str, Any]:
+    template = json.loads(TEMPLATE_PATH.read_text(encoding="utf-8"))
+    template["template"]["mappings"]["properties"]["embedding"]["dimension"] = dimension
+    return template
+
+
+def make_client(settings: Any) -> Any:
+    """SigV4-signed client for a managed domain (`es`) or Serverless collection (`aoss`)."""
+    import boto3
+    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+
+    credentials = boto3.Session().get_credentials()
+    auth = AWSV4SignerAuth(credentials, settings.aws_region, settings.opensearch_service)
+    host = settings.opensearch_endpoint.removeprefix("https://").rstrip("/")
+    return OpenSearch(hosts=[{"host": host, "port": 443}], http_auth=auth, use_ssl=True, verify_certs=True,
+                      connection_class=RequestsHttpConnection, timeout=10, max_retries=1, retry_on_timeout=False)
+
+
+def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
+                 want: Iterable[str]) -> list[dict[str, Any]]:
+    """The `_msearch` lines: a header and a body per leg, BM25 first."""
+    filters = [{"terms": {"source": sources}}] if sources else []
+    lines: list[dict[str, Any]] = []
+    if "bm25" in want:
+        lines += [{}, {
+            "size": k, "_source": _FIELDS,
+            "query": {"bool": {
+                "must": [{"multi_match": {"query": query, "fields": ["title^3", "section^2", "text"]}}],
+                "filter": filters,
+            }},
+        }]
+    if "vector" in want and vector is not None:
+        knn: dict[str, Any] = {"vector": [float(x) for x in vector.vector], "k": k}
+        if filters:
+            knn["filter"] = {"bool": {"filter": filters}}
+        lines += [{}, {"size": k, "_source": _FIELDS, "query": {"knn": {"embedding": knn}}}]
+    return lines
+
+
+def _chunk(source: dict[str, Any]) -> Chunk:
+    return Chunk(id=source["id"], ref=source["ref"], source=source["source"], section=source["section"],
+                 title=source["title"], text=source["text"], url=source["url"],
+                 updated_at=source.get("updated_at"), meta=source.get("meta") or {})
+
+
+def _unavailable(exc: Exception) -> BackendUnavailable:
+    from opensearchpy.exceptions import ConnectionError as OSConnectionError
+    from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, TransportError
+
+    if isinstance(exc, ConnectionTimeout):
+        return BackendUnavailable("upstream_timeout", str(exc))
+    if isinstance(exc, OSConnectionError):
+        return BackendUnavailable("upstream_unreachable", str(exc))
+    if isinstance(exc, NotFoundError):
+        return BackendUnavailable("index_missing", str(exc))
+    if isinstance(exc, TransportError):
+        status = exc.status_code if isinstance(exc.status_code, int) else 0
+        return BackendUnavailable("upstream_5xx" if status >= 500 else f"upstream_{status or 'error'}", str(exc))
+    return BackendUnavailable("upstream_error", f"{type(exc).__name__}: {exc}")
+
+
+class OpenSearchIndex:
+    name = "opensearch"
+
+    def __init__(self, client: Any, alias: str) -> None:
+        self.client = client
+        self.alias = alias
+        self._model_id: str | None = None
+
+    def _meta(self) -> dict[str, Any]:
+        mapping = self.client.indices.get_mapping(index=self.alias)
+        index = next(iter(mapping.values()))
+        return index["mappings"].get("_meta", {})
+
+    def model_id(self) -> str | None:
+        if self._model_id is None:
+            try:
+                self._model_id = self._meta().get("model_id")
+            except Exception as exc:
+                raise _unavailable(exc) from exc
+        return self._model_id
+
+    def legs(self, query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
+             want: Iterable[str]) -> dict[str, list[LegHit]]:
+        want = list(want)
+        if "vector" in want and vector is not None:
+            index_model = self.model_id() or ""
+            if vector.model_id != index_model:
+                raise EmbeddingModelMismatch(index_model, vector.model_id)
+        body = msearch_body(query, vector, k, sources, want)
+        try:
+            response = self.client.msearch(body=body, index=self.alias)
+        except Exception as exc:
+            raise _unavailable(exc) from exc
+        names = [n for n in ("bm25", "vector") if n in want and (n != "vector" or vector is not None)]
+        out: dict[str, list[LegHit]] = {}
+        for name, item in zip(names, response["responses"]):
+            if "error" in item:
+                status = item.get("status", 0)
+                raise BackendUnavailable("upstream_5xx" if status >= 500 else "query_error", json.dumps(item["error"])[:300])
+            out[name] = [LegHit(_chunk(h["_source"]), float(h["_score"])) for h in item["hits"]["hits"]]
+        return out
+
+    def get_section(self, source: str, section: str) -> Chunk | None:
+        try:
+            response = self.client.search(index=self.alias, body={
+                "size": 1, "_source": _FIELDS,
+                "query": {"bool": {"filter": [{"term": {"source": source}}, {"term": {"section": section}}]}},
+            })
+        except Exception as exc:
+            raise _unavailable(exc) from exc
+        hits = response["hits"]["hits"]
+        return _chunk(hits[0]["_source"]) if hits else None
+
+
+def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[dict[str, Any]]:
+    return [
+        {"_op_type": "index", "_index": index, "_id": c.id,
+         "_source": {**c.model_dump(), "embedding": [float(x) for x in v]}}
+        for c, v in zip(chunks, vectors)
+    ]
+
+
+class OpenSearchBuild:
+    def __init__(self, client: Any, alias: str, *, model_id: str, dimension: int, stamp: str | None = None) -> None:
+        self.client = client
+        self.alias = alias
+        stamp = stamp or datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S%f")
+        self.index = f"{alias}-{stamp}"
+        self._meta = {"model_id": model_id, "dimension": str(dimension)}
+        template = load_template(dimension)
+        template["index_patterns"] = [f"{alias}-*"]
+        client.indices.put_index_template(name=alias, body=template)
+        client.indices.create(index=self.index, body={"mappings": {"_meta": self._meta}})
+
+    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        from opensearchpy import helpers
+
+        helpers.bulk(self.client, bulk_actions(self.index, chunks, vectors), raise_on_error=True, refresh=False)
+
+    def commit(self, meta: dict[str, str]) -> None:
+        self.client.indices.put_mapping(index=self.index, body={"_meta": {**self._meta, **meta}})
+        self.client.indices.refresh(index=self.index)
+        actions: list[dict[str, Any]] = [{"add": {"index": self.index, "alias": self.alias}}]
+        if self.client.indices.exists_alias(name=self.alias):
+            for old in self.client.indices.get_alias(name=self.alias):
+                actions.insert(0, {"remove": {"index": old, "alias": self.alias}})
+        # One request: readers see the old index or the new one, never none.
+        self.client.indices.update_aliases(body={"actions": actions})
+
+    def abort(self) -> None:
+        try:
+            self.client.indices.delete(index=self.index, ignore_unavailable=True)
+        except Exception:
+            pass  # the half-built index is unreachable by the alias either way
+
+
+class OpenSearchStore:
+    def __init__(self, client: Any, alias: str) -> None:
+        self.client = client
+        self.alias = alias
+        self.reader = OpenSearchIndex(client, alias)
+
+    def serving_meta(self) -> dict[str, str] | None:
+        if not self.client.indices.exists_alias(name=self.alias):
+            return None
+        return copy.deepcopy(self.reader._meta())
+
+    def serving_chunks(self, source: str) -> list[tuple[Chunk, np.ndarray]]:
+        from opensearchpy import helpers
+
+        out = []
+        for hit in helpers.scan(self.client, index=self.alias, query={"query": {"term": {"source": source}}}):
+            doc = hit["_source"]
+            out.append((_chunk(doc), np.array(doc["embedding"], dtype=np.float32)))
+        return out
+
+    def begin(self, *, model_id: str, dimension: int) -> OpenSearchBuild:
+        return OpenSearchBuild(self.client, self.alias, model_id=model_id, dimension=dimension)

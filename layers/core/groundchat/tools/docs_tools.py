@@ -1,0 +1,55 @@
+"""`search_docs`: excerpts from the project's docs, WCAG 2.2 and the EAA, each with a citable ref."""
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from groundchat.auth_types import DOCS_READ
+from groundchat.tools.base import ToolContext, ToolError, define_tool
+
+
+class SearchDocsInput(BaseModel):
+    query: str = Field(min_length=1, max_length=500, description="What to look for, in plain words.")
+    source: Literal["wcag22", "eaa", "docs"] | None = Field(
+        default=None,
+        description="Only this source: wcag22 (WCAG 2.2), eaa (European Accessibility Act) or docs (this project's docs).",
+    )
+
+
+@define_tool(
+    name="search_docs",
+    description=(
+        "Search the benchmark's docs, WCAG 2.2 and the European Accessibility Act (Directive (EU) 2019/882). "
+        "Returns excerpts, each with a `ref` to cite as [ref]. outcome `empty` means nothing matched; "
+        "`unavailable` means the search could not run, which is not an answer."
+    ),
+    input_model=SearchDocsInput,
+    permission=DOCS_READ,
+)
+async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> dict[str, Any]:
+    if ctx.docs is None:
+        return {"outcome": "unavailable", "reason": "search_not_configured", "excerpts": []}
+    if ctx.charge_search is not None:
+        await ctx.charge_search()
+    try:
+        # Embedding the query is CPU work; it runs off the event loop that streams other answers.
+        result = await asyncio.to_thread(ctx.docs.search, args.query, sources=[args.source] if args.source else None)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from exc
+    ctx.extras["last_debug"] = result.debug
+    out: dict[str, Any] = {"outcome": result.outcome}
+    if result.outcome == "unavailable":
+        out["reason"] = result.reason
+        out["excerpts"] = []
+        return out
+    out["excerpts"] = [
+        {"ref": p.ref, "source": p.source, "section": p.section, "title": p.title, "url": p.url, "text": p.text,
+         "updated_at": p.updated_at}
+        for p in result.passages
+    ]
+    out["freshness"] = result.freshness.model_dump()
+    if result.dropped["passages"] or result.dropped["chars"]:
+        out["dropped"] = result.dropped
+    return out
