@@ -1,0 +1,1 @@
+"""The share function: shared conversations, readable by anyone, written by no one."""

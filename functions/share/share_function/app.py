@@ -1,0 +1,123 @@
+"""Shared conversations: an HTML page, its JSON, and the list of shared examples.
+
+Read-only by construction: the routes reach the store only through `get_shared`, `read_items` and
+`list_shared`, never the model, never a write. No caller is resolved: a shared conversation is
+public, and an unshared one does not exist here, so unknown and unshared ids get the same 404.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, Query
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from groundchat.services import Services, build_services
+from groundchat.store.conversations import public_conversation
+
+# Conversation ids are 32 hex characters; anything far from that shape is answered without a read.
+_ID_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# A shared page may be cached briefly by a browser, but unsharing must take effect at once.
+_NO_STALE = {"Cache-Control": "no-cache"}
+
+NOT_FOUND_JSON = {"error": {"code": "not-found", "message": "No such shared conversation."}}
+NOT_FOUND_HTML = (
+    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>"
+    "<body><h1>No such shared conversation</h1>"
+    "<p>It was never shared, or its owner has stopped sharing it.</p>"
+    "<p><a href=\"/chat\">Open the chat</a></p></body></html>"
+)
+
+
+def message_json(item: dict[str, Any]) -> dict[str, Any]:
+    """A stored message as the chat app's conversation endpoint renders it (tested to match)."""
+    return {
+        "seq": int(item["seq"]),
+        "role": item["role"],
+        "content": item.get("content", ""),
+        "tool_calls": json.loads(item["tool_calls"]) if item.get("tool_calls") else [],
+        "tool_call_id": item.get("tool_call_id"),
+        "name": item.get("name"),
+        "is_error": bool(item.get("is_error", False)),
+        "annotations": json.loads(item["annotations"]) if item.get("annotations") else None,
+        "run_id": item.get("run_id"),
+        "created_at": item.get("created_at"),
+    }
+
+
+def _day(stamp: Any) -> str:
+    return str(stamp)[:10] if stamp else "an unknown day"
+
+
+def _script_safe(data: Any) -> str:
+    # Inside <script type="application/json"> only "</" could end the element early.
+    return json.dumps(data, ensure_ascii=False, default=str).replace("<", "\\u003c")
+
+
+def add_share_routes(app: FastAPI, services: Services) -> None:
+    """Adds the share routes to `app` (the standalone share app, or the chat app locally)."""
+
+    async def load(conversation_id: str) -> dict[str, Any] | None:
+        if not _ID_SHAPE.match(conversation_id):
+            return None
+        item = await services.conversations.get_shared(conversation_id)
+        if item is None:
+            return None
+        items = await services.conversations.read_items(conversation_id)
+        return {
+            "conversation": public_conversation(item),
+            "messages": [message_json(i) for i in sorted(items, key=lambda i: int(i["seq"]))],
+            "answered_on": _day(item.get("updated_at") or item.get("created_at")),
+        }
+
+    @app.get("/api/shared")
+    async def list_shared(limit: int = Query(default=20, ge=1, le=50)) -> Response:
+        shared = await services.conversations.list_shared(limit=limit)
+        for conversation in shared:
+            conversation["share_url"] = f"/chat/shared/{conversation['conversation_id']}"
+        return JSONResponse({"conversations": shared}, headers=_NO_STALE)
+
+    @app.get("/api/shared/{conversation_id}")
+    async def read_shared(conversation_id: str) -> Response:
+        found = await load(conversation_id)
+        if found is None:
+            return JSONResponse(NOT_FOUND_JSON, status_code=404, headers=_NO_STALE)
+        return JSONResponse(found, headers=_NO_STALE)
+
+    @app.get("/chat/shared/{conversation_id}")
+    async def shared_page(conversation_id: str) -> Response:
+        found = await load(conversation_id)
+        if found is None:
+            return HTMLResponse(NOT_FOUND_HTML, status_code=404, headers=_NO_STALE)
+        conversation = found["conversation"]
+        page = resources.files("share_function").joinpath("static/shared.html").read_text()
+        bot = html.escape(services.settings.bot_name)
+        replacements = {
+            "{{TITLE}}": html.escape(conversation["title"] or "Shared conversation"),
+            "{{BOT_NAME}}": bot,
+            "{{SHARED_ON}}": html.escape(_day(conversation["shared_at"])),
+            "{{ANSWERED_ON}}": html.escape(found["answered_on"]),
+            "{{ID}}": html.escape(conversation_id),
+            "{{DATA}}": _script_safe(found),
+        }
+        for marker, value in replacements.items():
+            page = page.replace(marker, value)
+        return HTMLResponse(page, headers=_NO_STALE)
+
+    if not any(getattr(route, "path", None) == "/static/transcript.js" for route in app.router.routes):
+
+        @app.get("/static/transcript.js")
+        async def transcript_js() -> Response:
+            js = resources.files("groundchat").joinpath("web/transcript.js").read_text()
+            return Response(js, media_type="text/javascript")
+
+
+def create_share_app(services: Services | None = None) -> FastAPI:
+    """The share function's own app (behind Mangum in AWS)."""
+    app = FastAPI(title="groundchat-share", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.services = services or build_services()
+    add_share_routes(app, app.state.services)
+    return app

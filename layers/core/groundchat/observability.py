@@ -1,0 +1,99 @@
+"""Logs, traces and metrics for every function, through aws-lambda-powertools.
+
+The functions share one Logger, one Tracer and these metric helpers. Metrics are CloudWatch
+embedded metric format (EMF) lines on stdout: Lambda ships stdout to CloudWatch Logs, which turns
+the lines into metrics without any API call (the chat app runs under uvicorn behind the Web
+Adapter, so a per-invocation `log_metrics` decorator would never flush; each helper here flushes
+its own line at once).
+
+Off Lambda (`make run`, tests) there is no X-Ray daemon and no CloudWatch reading stdout, so tracing
+and metric output are off by default there: POWERTOOLS_TRACE_DISABLED and
+POWERTOOLS_METRICS_DISABLED are set unless the environment already says otherwise. A namespace is
+always given, so a metric never fails for lack of one.
+"""
+from __future__ import annotations
+
+import os
+from decimal import Decimal
+from typing import Any
+
+from aws_lambda_powertools import Logger, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
+
+SERVICE = "groundchat"
+NAMESPACE_DEFAULT = "groundchat"
+
+# Refusal codes that mean a spending cap stopped an answer; each also counts as a `CapRefusals`
+# metric, the one the template's alarm watches (a dimension value cannot be alarmed on by prefix).
+CAP_REFUSAL_CODES = frozenset({"spend-cap", "budget-exceeded", "user-budget-exceeded", "unmeasurable-cost"})
+
+
+def _running_on_lambda() -> bool:
+    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+
+
+def _local_defaults() -> None:
+    if not _running_on_lambda():
+        os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+        os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+
+
+_local_defaults()
+
+logger = Logger(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
+tracer = Tracer(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
+
+
+def namespace() -> str:
+    return os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or NAMESPACE_DEFAULT
+
+
+def _emit(metrics: list[tuple[str, Any, float]], dimensions: dict[str, str] | None = None) -> None:
+    # A fresh provider per line: its metric set is its own, so concurrent requests in one uvicorn
+    # process never mix their values into one another's line.
+    provider = AmazonCloudWatchEMFProvider(namespace=namespace(), service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
+    for name, unit, value in metrics:
+        provider.add_metric(name=name, unit=unit, value=value)
+    for key, value in (dimensions or {}).items():
+        provider.add_dimension(name=key, value=value)
+    provider.flush_metrics()
+
+
+def record_answer(cost: Decimal | float | int, tokens: int, *, input_tokens: int | None = None, output_tokens: int | None = None) -> None:
+    """One finished answer: its cost in USD and the tokens it used (all steps together).
+
+    Money stays Decimal everywhere else; a metric value is a float by EMF's definition, and the
+    dashboard never adds these up for billing.
+    """
+    values: list[tuple[str, Any, float]] = [
+        ("Answers", MetricUnit.Count, 1),
+        ("AnswerCostUSD", MetricUnit.NoUnit, float(Decimal(str(cost)))),
+        ("AnswerTokens", MetricUnit.Count, int(tokens)),
+    ]
+    if input_tokens is not None:
+        values.append(("InputTokens", MetricUnit.Count, int(input_tokens)))
+    if output_tokens is not None:
+        values.append(("OutputTokens", MetricUnit.Count, int(output_tokens)))
+    _emit(values)
+
+
+def record_refusal(code: str, *, cap: bool | None = None) -> None:
+    """A request refused or an answer stopped, by its error code (e.g. `spend-cap`, `forbidden`).
+
+    `cap` overrides whether it counts as a spending-cap refusal; by default the code decides.
+    """
+    _emit([("Refusals", MetricUnit.Count, 1)], {"code": code})
+    is_cap = code in CAP_REFUSAL_CODES if cap is None else cap
+    if is_cap:
+        _emit([("CapRefusals", MetricUnit.Count, 1)])
+
+
+def record_search(outcome: str) -> None:
+    """A docs search by outcome (`hit`, `empty`, `unavailable`): an index outage shows as a rise."""
+    _emit([("Searches", MetricUnit.Count, 1)], {"outcome": outcome})
+
+
+def record_count(name: str, **dimensions: str) -> None:
+    """Any other count a function reports (e.g. shared reads by outcome)."""
+    _emit([(name, MetricUnit.Count, 1)], dimensions)

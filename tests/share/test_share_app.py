@@ -1,0 +1,129 @@
+"""The share routes on the app: JSON, page, list; the same 404 for unshared and unknown; reads only."""
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from groundchat.services import Services
+from share_function.app import NOT_FOUND_JSON, create_share_app, message_json
+
+SHARED = "a" * 32
+PRIVATE = "b" * 32
+UNKNOWN = "c" * 32
+
+
+@pytest.fixture
+async def client(dynamo, settings, operations, counting_model, make_conversation):
+    model = counting_model
+    services = Services(settings=settings, dynamo=dynamo, model_override=model)
+    await make_conversation(services.conversations, SHARED, "Which context level is best?", shared=True)
+    await make_conversation(services.conversations, PRIVATE, "A private question", shared=False)
+    operations.clear()
+    app = create_share_app(services)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://share") as c:
+        c.model = model  # type: ignore[attr-defined]
+        c.operations = operations  # type: ignore[attr-defined]
+        yield c
+
+
+async def test_shared_conversation_json_has_every_message_in_order(client):
+    r = await client.get(f"/api/shared/{SHARED}")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["conversation"]["conversation_id"] == SHARED
+    assert body["conversation"]["title"] == "Which context level is best?"
+    assert body["conversation"]["shared_at"]
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool", "assistant"]
+    assert [m["seq"] for m in body["messages"]] == [0, 1, 2, 3]
+    assert body["messages"][1]["tool_calls"] == [{"id": "t1", "name": "compare_contexts", "args": {"model": "m1"}}]
+    assert body["messages"][3]["annotations"]["citations"]["sources"][0]["ref"] == "3f9a1b2c"
+    assert body["answered_on"] == body["conversation"]["updated_at"][:10]
+    assert r.headers["cache-control"] == "no-cache"
+
+
+async def test_unshared_and_unknown_give_the_same_404(client):
+    private = await client.get(f"/api/shared/{PRIVATE}")
+    unknown = await client.get(f"/api/shared/{UNKNOWN}")
+    odd = await client.get("/api/shared/" + "x" * 200)
+    assert private.status_code == unknown.status_code == odd.status_code == 404
+    assert private.content == unknown.content == odd.content
+    assert private.json() == NOT_FOUND_JSON
+    page_private = await client.get(f"/chat/shared/{PRIVATE}")
+    page_unknown = await client.get(f"/chat/shared/{UNKNOWN}")
+    assert page_private.status_code == page_unknown.status_code == 404
+    assert page_private.content == page_unknown.content
+
+
+async def test_unsharing_hides_it_at_once(client, dynamo, settings):
+    from groundchat.store.conversations import ConversationStore
+
+    assert (await client.get(f"/api/shared/{SHARED}")).status_code == 200
+    await ConversationStore(dynamo).set_shared(SHARED, "alice", False)
+    assert (await client.get(f"/api/shared/{SHARED}")).status_code == 404
+
+
+async def test_page_draws_with_the_shared_transcript_code_and_states_the_date(client):
+    r = await client.get(f"/chat/shared/{SHARED}")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/html")
+    page = r.text
+    assert '<script src="/static/transcript.js"></script>' in page
+    assert ".stored(data.messages)" in page
+    day = (await client.get(f"/api/shared/{SHARED}")).json()["answered_on"]
+    assert f"what the database held on {day}, the day it was\n    answered" in page
+    embedded = page.split('<script id="conversation-data" type="application/json">')[1].split("</script>")[0]
+    assert json.loads(embedded)["messages"][0]["content"] == "Which context level is best?"
+    js = await client.get("/static/transcript.js")
+    assert js.status_code == 200 and "GroundchatTranscript" in js.text
+    assert js.headers["content-type"].startswith("text/javascript")
+
+
+async def test_page_escapes_what_the_owner_wrote(dynamo, settings, make_conversation):
+    services = Services(settings=settings, dynamo=dynamo)
+    hostile = "</script><script>alert(1)</script>"
+    await make_conversation(services.conversations, "d" * 32, hostile, shared=True)
+    app = create_share_app(services)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://share") as c:
+        page = (await c.get("/chat/shared/" + "d" * 32)).text
+    assert "<script>alert(1)" not in page
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)" in page  # the title, as text
+    assert "\\u003c/script>\\u003cscript>alert(1)" in page  # the data, inert inside its script element
+
+
+async def test_list_is_shared_only_newest_first(client, dynamo, settings, make_conversation):
+    services = Services(settings=settings, dynamo=dynamo)
+    await make_conversation(services.conversations, "e" * 32, "A later shared question", shared=True)
+    r = await client.get("/api/shared")
+    assert r.status_code == 200
+    listed = r.json()["conversations"]
+    assert [c["conversation_id"] for c in listed] == ["e" * 32, SHARED]
+    assert listed[0]["share_url"] == "/chat/shared/" + "e" * 32
+    assert (await client.get("/api/shared", params={"limit": 1})).json()["conversations"][0]["conversation_id"] == "e" * 32
+    assert (await client.get("/api/shared", params={"limit": 0})).status_code == 422
+
+
+async def test_reads_only_and_never_calls_a_model(client):
+    for path in (f"/api/shared/{SHARED}", f"/api/shared/{PRIVATE}", f"/chat/shared/{SHARED}", "/api/shared"):
+        await client.get(path)
+    assert client.model.calls == 0
+    assert client.operations, "the routes read the store"
+    assert set(client.operations) <= {"GetItem", "Query"}
+
+
+async def test_no_write_methods_are_routed(client):
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        r = await client.request(method, f"/api/shared/{SHARED}")
+        assert r.status_code == 405
+
+
+def test_message_json_matches_the_chat_apps():
+    from chat_function.app import _message_json
+
+    item = {"conversation_id": "x", "seq": 3, "role": "assistant", "content": "hi",
+            "tool_calls": json.dumps([{"id": "t", "name": "get_run", "args": {"run_id": "r1"}}]),
+            "annotations": json.dumps({"citations": {"sources": []}}), "run_id": "r", "created_at": "2025-01-01T00:00:00Z"}
+    assert message_json(item) == _message_json(item)
+    bare = {"seq": 0, "role": "user"}
+    assert message_json(bare) == _message_json(bare)
