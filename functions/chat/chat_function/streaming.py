@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import AsyncIterator
 
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from groundchat.frames import Frame
@@ -22,9 +23,15 @@ SSE_HEADERS = [
 ]
 
 
-class ExchangeStream:
+class ExchangeStream(Response):
+    media_type = "text/event-stream"
+
     def __init__(self, frames: AsyncIterator[Frame]) -> None:
+        # A Response so FastAPI hands it to the server as is; the body is produced in __call__.
         self._frames = frames
+        self.status_code = 200
+        self.background = None
+        self.raw_headers = list(SSE_HEADERS)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         queue: asyncio.Queue[Frame | None] = asyncio.Queue()
@@ -39,7 +46,7 @@ class ExchangeStream:
         task = asyncio.create_task(produce())
         client_gone = False
         try:
-            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
         except Exception:
             client_gone = True
         while True:
