@@ -267,3 +267,11 @@ def test_checker_accepts_what_was_sent_in_a_plain_request():
     body = to_converse_request(question(), MODEL)
     assert_bedrock_request(body)
     assert_bedrock_messages(body["messages"])
+
+
+async def test_a_consumer_that_stops_early_closes_the_stream():
+    replay = rec.BedrockReplay([rec.message_start(), rec.text_delta(0, "one"), rec.text_delta(0, "two"), rec.message_stop("end_turn")])
+    events = model_on(replay)(question())
+    assert await anext(events) == TextDelta(text="one")
+    await events.aclose()
+    assert replay.raws[0].closed

@@ -40,7 +40,8 @@ READER_MESSAGES: dict[str, str] = {
 _SECRET_PATTERNS = [
     (re.compile(r"https?://[^\s\"'<>]*(?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|Signature=|[?&]sig=|[?&]token=)[^\s\"'<>]*", re.I), "[signed-url]"),
     (re.compile(r"sk-[A-Za-z0-9_\-]{8,}"), "sk-[redacted]"),
-    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]+"), "Bearer [redacted]"),
+    # Eight characters at least, so "the bearer of bad news" stays prose.
+    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}"), "Bearer [redacted]"),
     (re.compile(r"(?i)(authorization\W{1,3})basic\s+[A-Za-z0-9+/=]{8,}"), r"\1Basic [redacted]"),
     (re.compile(r"\b(?:AKIA|ASIA|AROA|AIDA)[A-Z0-9]{16}\b"), "[aws-access-key]"),
     (re.compile(r"(?i)(aws_secret_access_key|secret[_-]?access[_-]?key|secretkey)(\W{1,3})[A-Za-z0-9/+=]{30,}"), r"\1\2[redacted]"),

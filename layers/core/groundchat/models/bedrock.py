@@ -9,6 +9,7 @@ import asyncio
 import hashlib
 import json
 import re
+from contextlib import aclosing
 from typing import Any, AsyncIterator, Iterator
 
 from groundchat.failures import ModelFailure, classify
@@ -258,8 +259,10 @@ class BedrockModel:
 
     async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
         body = to_converse_request(request, self.bedrock_model_id)
-        async for event in stream_with_retries(lambda: self._stream_once(body), self.retry):
-            yield event
+        # Closed explicitly so that a consumer stopping early releases the connection at once.
+        async with aclosing(stream_with_retries(lambda: self._stream_once(body), self.retry)) as events:
+            async for event in events:
+                yield event
 
     async def _stream_once(self, body: dict[str, Any]) -> AsyncIterator[Any]:
         client = self.client()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal, InvalidOperation
+from contextlib import aclosing
 from typing import Any, AsyncIterator
 
 import httpx
@@ -244,8 +245,10 @@ class OpenAICompatModel:
 
     async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
         body = to_openai_messages(request, self.remote_model_id)
-        async for event in stream_with_retries(lambda: self._stream_once(body), self.retry):
-            yield event
+        # Closed explicitly so that a consumer stopping early releases the connection at once.
+        async with aclosing(stream_with_retries(lambda: self._stream_once(body), self.retry)) as events:
+            async for event in events:
+                yield event
 
     async def _stream_once(self, body: dict[str, Any]) -> AsyncIterator[Any]:
         headers = {"Accept": "text/event-stream"}

@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Awaitable, Callable, TypeVar
+from typing import AsyncGenerator, AsyncIterator, Awaitable, Callable, TypeVar
 
 from groundchat.failures import ModelFailure
 
@@ -40,7 +41,7 @@ class RetryPolicy:
 NO_RETRY = RetryPolicy(attempts=1)
 
 
-async def stream_with_retries(open_stream: Callable[[], AsyncIterator[E]], policy: RetryPolicy) -> AsyncIterator[E]:
+async def stream_with_retries(open_stream: Callable[[], AsyncGenerator[E, None]], policy: RetryPolicy) -> AsyncIterator[E]:
     """Iterate a fresh stream per attempt; retry a retryable ModelFailure raised before the first event."""
     started = policy.clock()
     attempt = 0
@@ -48,9 +49,12 @@ async def stream_with_retries(open_stream: Callable[[], AsyncIterator[E]], polic
         attempt += 1
         yielded = False
         try:
-            async for event in open_stream():
-                yielded = True
-                yield event
+            # aclosing: a consumer that stops early closes the provider's stream (and its
+            # connection) now, not whenever the garbage collector gets to it.
+            async with aclosing(open_stream()) as stream:
+                async for event in stream:
+                    yielded = True
+                    yield event
             return
         except ModelFailure as failure:
             # The trace shows how many tries a failure took.
