@@ -54,8 +54,8 @@ FILTER_FIELDS: tuple[str, ...] = ("model", "context", "task", "label")
 # Item size: DynamoDB refuses items over 400 KB. Keep the first few nodes of each violation with
 # their snippets cut, and drop nodes further if a page with very many violations still does not fit.
 MAX_NODES_PER_VIOLATION = 3
-MAX_HTML_CHARS = 300
-MAX_SUMMARY_CHARS = 400
+MAX_HTML_CHARS = 500
+MAX_SUMMARY_CHARS = 1000
 MAX_TARGET_CHARS = 300
 MAX_DETAIL_CHARS = 300_000
 
