@@ -275,3 +275,35 @@ async def test_a_consumer_that_stops_early_closes_the_stream():
     assert await anext(events) == TextDelta(text="one")
     await events.aclose()
     assert replay.raws[0].closed
+
+
+@pytest.mark.parametrize(
+    ("exception_type", "cls", "retryable"),
+    [
+        ("throttlingException", "upstream_unreachable", True),
+        ("modelStreamErrorException", "upstream_unreachable", True),
+        ("serviceUnavailableException", "upstream_unreachable", True),
+        ("internalServerException", "upstream_unreachable", True),
+        ("validationException", "gateway", False),
+    ],
+)
+async def test_every_in_stream_exception_of_the_service_model_is_typed(exception_type, cls, retryable):
+    replay = rec.BedrockReplay([rec.message_start(), rec.exception(exception_type, f"{exception_type} happened")])
+    with pytest.raises(ModelFailure) as caught:
+        await collect(model_on(replay), question())
+    assert (caught.value.cls, caught.value.retryable) == (cls, retryable)
+    assert caught.value.reason == f"{exception_type}: {exception_type} happened"
+
+
+def test_the_exceptions_above_are_all_the_stream_can_raise():
+    from botocore.session import get_session
+
+    output = get_session().get_service_model("bedrock-runtime").operation_model("ConverseStream").output_shape
+    stream = output.members["stream"]
+    exceptions = {name for name, shape in stream.members.items() if shape.metadata.get("exception")}
+    assert exceptions == {
+        "throttlingException", "modelStreamErrorException", "serviceUnavailableException",
+        "internalServerException", "validationException",
+    }
+    events = {name for name, shape in stream.members.items() if not shape.metadata.get("exception")}
+    assert events == {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
