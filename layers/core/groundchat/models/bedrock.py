@@ -265,9 +265,9 @@ class BedrockModel:
                 yield event
 
     async def _stream_once(self, body: dict[str, Any]) -> AsyncIterator[Any]:
-        client = self.client()
         try:
-            response = await asyncio.to_thread(lambda: client.converse_stream(**body))
+            # The first call also builds the client (it reads credential files): in the thread too.
+            response = await asyncio.to_thread(lambda: self.client().converse_stream(**body))
         except Exception as exc:
             raise classify(exc) from exc
         stream = response["stream"]
