@@ -214,3 +214,26 @@ async def test_two_answers_racing_on_one_conversation_one_gets_409(make_env):
     assert parse_sse(done.text)[-1][1]["reason"] == "complete"
     stored = await env.services.conversations.read_history(conv)
     assert [m.content for m in stored] == ["q1", "first", "q2", "second"]
+
+
+async def test_bedrock_without_aws_credentials_is_503_and_no_model_is_built(dynamo, settings, monkeypatch, tmp_path):
+    import httpx
+
+    from chat_function.app import create_app
+    from groundchat.services import Services
+
+    services = Services(settings=settings, dynamo=dynamo)
+    # DynamoDB (moto) is set up; now take every credential source away from the model's view.
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setattr(settings, "model", "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0")
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(services)), base_url="http://t") as c:
+        status = (await c.get("/api/chat/status")).json()
+        r = await c.post("/api/chat", json={"message": "Which context is best?"})
+    assert status["enabled"] is False
+    assert "AWS" in status["how_to_fix"]
+    assert r.status_code == 503 and r.json()["error"]["code"] == "chat-not-configured"
+    assert "model" not in services.__dict__  # the adapter was never even constructed
