@@ -1,0 +1,83 @@
+"""`groundchat budget status|reset|sweep`: the operator's view of the spending caps.
+
+The main CLI calls `add_budget_commands(subparsers)`; every command sets `func(args) -> int`.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any, Callable
+
+
+def _dynamo() -> tuple[Any, Any]:
+    from groundchat.config import get_settings
+    from groundchat.store.dynamo import Dynamo
+
+    settings = get_settings()
+    return Dynamo(settings), settings
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from groundchat.budget import budget_status
+
+    dynamo, settings = _dynamo()
+    status = asyncio.run(budget_status(dynamo, settings, args.user))
+    print(json.dumps(status, indent=2))
+    return 0
+
+
+def cmd_reset(args: argparse.Namespace, confirm: Callable[[str], str] = input) -> int:
+    from groundchat.budget import parse_scope, reset_budget
+    from groundchat.store.budget_counters import period_key
+
+    try:
+        parse_scope(args.scope)
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    dynamo, settings = _dynamo()
+    period = args.period or period_key(settings.budget_period)
+    if not args.yes:
+        answer = confirm(
+            f"Reset the spent amount of {args.scope} ({period}) to zero? Usage rows are kept. Type 'yes' to go on: "
+        )
+        if answer.strip().lower() != "yes":
+            print("Nothing was reset.")
+            return 1
+    record = asyncio.run(reset_budget(dynamo, settings, args.scope, period=period, actor=args.actor))
+    if record is None:
+        print(f"{args.scope} ({period}) has spent nothing yet: nothing to reset.")
+        return 0
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from groundchat.budget import sweep_expired
+
+    dynamo, _ = _dynamo()
+    released = asyncio.run(sweep_expired(dynamo))
+    print(json.dumps({"released": released}, indent=2))
+    return 0
+
+
+def add_budget_commands(subparsers: Any) -> argparse.ArgumentParser:
+    budget = subparsers.add_parser("budget", help="spending caps: status, reset, sweep")
+    commands = budget.add_subparsers(dest="budget_command", required=True)
+
+    status = commands.add_parser("status", help="spent, reserved and remaining for the chat and one person")
+    status.add_argument("--user", default="dev", help="whose cap to show beside the chat's (default: dev)")
+    status.set_defaults(func=cmd_status)
+
+    reset = commands.add_parser("reset", help="set a cap's spent amount back to zero (usage rows are kept)")
+    reset.add_argument("--scope", required=True, help="'chat' or 'user:<id>'")
+    reset.add_argument("--period", default=None, help="'total' or a month like 2026-11 (default: the current period)")
+    reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    reset.add_argument("--actor", default="operator", help="who is resetting, for the reset log")
+    reset.set_defaults(func=cmd_reset)
+
+    sweep = commands.add_parser("sweep", help="release reservations left by crashed requests once they expire")
+    sweep.set_defaults(func=cmd_sweep)
+    return budget

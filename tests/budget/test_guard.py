@@ -1,0 +1,279 @@
+"""The guard step by step: what each step is charged, and when a request is refused."""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from decimal import Decimal
+
+import pytest
+
+from groundchat.auth_types import Caller
+from groundchat.budget import BudgetGuard, budget_status, estimate_request_tokens, sweep_expired
+from groundchat.guard import SpendCapReached
+from groundchat.loop import LoopLimits, run_exchange
+from groundchat.pricing import UnknownModelPrice
+from groundchat.store import budget_counters as bc
+from groundchat.testing import ScriptedModel, Step
+from groundchat.tools.base import ToolContext
+from groundchat.transcript import Message, ModelRequest, UsageEvent
+
+from .helpers import SYSTEM, ask, counter, first_request, open_reservations, registry, usage_rows
+
+# conftest prices every scripted model at $1 / $2 per million input / output tokens:
+# 100 tokens in and 20 out cost $0.0001 + $0.00004.
+OUR_PRICE = Decimal("0.00014")
+
+
+def one_step(model_id: str = "scripted", **step) -> ScriptedModel:
+    return ScriptedModel([Step(text="An answer.", input_tokens=100, output_tokens=20, **step)], model_id=model_id)
+
+
+async def test_a_step_without_usage_is_charged_its_full_reservation_and_ends_the_request(dynamo, budget_settings):
+    settings = budget_settings()
+    model = ScriptedModel(
+        [Step(tool_calls=[("lookup", {})], report_usage=False), Step(text="never reached")], model_id="scripted"
+    )
+    request = await first_request(registry(), "ann", "How do the contexts compare?", settings.max_output_tokens)
+    worst_case = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted").step_worst_case(request)[0]
+
+    result = await ask(dynamo, settings, model, caller="ann", run_id="run-u", conversation_id="conv-u")
+
+    assert result["done"] == "unmeasurable-cost"
+    assert model.calls == 1  # the tool call it asked for is not run and no second step starts
+    assert [f.type for f in result["frames"]] == ["start", "limit", "done"]
+    [row] = usage_rows(dynamo)
+    assert row["measured"] is False
+    assert row["charged"] == row["reserved"] == worst_case
+    assert worst_case > Decimal("0.006")  # 3,000 output tokens at $2 per million, plus the input
+    assert counter(dynamo, bc.CHAT_SCOPE).spent == worst_case
+    assert counter(dynamo, bc.user_scope("ann")).spent == worst_case
+
+
+async def test_a_failed_step_without_usage_is_charged_in_full(dynamo, budget_settings):
+    settings = budget_settings()
+    model = ScriptedModel([Step(raise_error=ConnectionError("upstream went away"), report_usage=False)], model_id="scripted")
+    result = await ask(dynamo, settings, model, caller="ann", run_id="run-f", conversation_id="conv-f")
+    assert result["done"] == "error"
+    [row] = usage_rows(dynamo)
+    assert row["failed"] is True and row["measured"] is False
+    assert row["charged"] == row["reserved"] > 0
+    assert counter(dynamo, bc.CHAT_SCOPE).committed == row["charged"]
+
+
+@pytest.mark.parametrize(
+    ("provider_cost", "charged"),
+    [(Decimal("0.0005"), Decimal("0.0005")), (Decimal("0.0001"), OUR_PRICE), (None, OUR_PRICE)],
+)
+async def test_the_dearer_of_our_price_and_the_providers_counts(dynamo, budget_settings, provider_cost, charged):
+    settings = budget_settings()
+    model = one_step("scripted-provider", provider_cost=provider_cost)
+    result = await ask(dynamo, settings, model, caller="ann", run_id="run-p", conversation_id="conv-p")
+    assert result["done"] == "complete"
+    [row] = usage_rows(dynamo)
+    assert row["our_cost"] == OUR_PRICE
+    assert row.get("provider_cost") == provider_cost
+    assert row["charged"] == charged
+    assert counter(dynamo, bc.CHAT_SCOPE).spent == charged
+
+
+async def test_an_untrusted_providers_figure_is_recorded_but_ignored(dynamo, budget_settings):
+    settings = budget_settings()
+    model = one_step("scripted-untrusted", provider_cost=Decimal("0.0005"))
+    await ask(dynamo, settings, model, caller="ann", run_id="run-t", conversation_id="conv-t")
+    [row] = usage_rows(dynamo)
+    assert row["provider_cost"] == Decimal("0.0005")
+    assert row["provider_cost_trusted"] is False
+    assert row["charged"] == row["our_cost"] == OUR_PRICE
+    assert counter(dynamo, bc.user_scope("ann")).spent == OUR_PRICE
+
+
+async def test_a_model_missing_from_the_table_fails_before_any_call(dynamo, budget_settings):
+    settings = budget_settings()
+    model = one_step("unpriced-model")
+    with pytest.raises(UnknownModelPrice) as err:
+        await ask(dynamo, settings, model, caller="ann", run_id="run-m", conversation_id="conv-m")
+    assert model.calls == 0
+    assert "groundchat.pricing.BUILTIN_PRICES" in err.value.message
+    assert "GROUNDCHAT_PRICES_FILE" in err.value.message
+    assert str(settings.prices_file) in err.value.message
+    assert usage_rows(dynamo) == []
+    assert counter(dynamo, bc.CHAT_SCOPE).committed == 0
+
+
+async def test_an_expired_reservation_is_released_by_the_sweep(dynamo, budget_settings):
+    settings = budget_settings()
+    clock = [1_800_000_000.0]
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted", reservation_ttl_seconds=600, clock=lambda: clock[0])
+    request = await first_request(registry(), "ann", "q", settings.max_output_tokens)
+    held = await guard.reserve(request, 0)  # a request that crashes here never settles
+    assert counter(dynamo, bc.CHAT_SCOPE).reserved == held.amount
+
+    assert await sweep_expired(dynamo, now=clock[0] + 599) == []  # not expired yet: still held
+    assert counter(dynamo, bc.user_scope("ann")).reserved == held.amount
+
+    [released] = await sweep_expired(dynamo, now=clock[0] + 601)
+    assert released["reservation_id"] == held.id and Decimal(released["amount"]) == held.amount
+    for scope in (bc.CHAT_SCOPE, bc.user_scope("ann")):
+        c = counter(dynamo, scope)
+        assert (c.spent, c.reserved, c.committed) == (0, 0, 0)
+    assert open_reservations(dynamo) == []
+    assert await sweep_expired(dynamo, now=clock[0] + 601) == []  # released once, never twice
+
+
+async def test_a_step_that_settles_after_the_sweep_is_charged_without_a_second_release(dynamo, budget_settings):
+    settings = budget_settings()
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted", reservation_ttl_seconds=1, clock=lambda: 1_800_000_000.0)
+    held = await guard.reserve(await first_request(registry(), "ann", "q", 3000), 0)
+    await sweep_expired(dynamo, now=1_800_000_100)
+    charge = await guard.settle(held, UsageEvent(input_tokens=100, output_tokens=20))
+    assert charge["charged"] == "0.00014" and charge["reservation_expired"] is True
+    c = counter(dynamo, bc.CHAT_SCOPE)
+    assert (c.spent, c.reserved, c.committed) == (OUR_PRICE, 0, OUR_PRICE)
+    [row] = usage_rows(dynamo)
+    assert row["reservation_expired"] is True
+
+
+async def test_settling_twice_charges_once(dynamo, budget_settings):
+    settings = budget_settings()
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted")
+    held = await guard.reserve(await first_request(registry(), "ann", "q", 3000), 0)
+    usage = UsageEvent(input_tokens=100, output_tokens=20)
+    first = await guard.settle(held, usage)
+    again = await guard.settle(held, usage)  # a retry after a lost reply
+    assert first["charged"] == again["charged"] == "0.00014"
+    assert len(usage_rows(dynamo)) == 1
+    c = counter(dynamo, bc.CHAT_SCOPE)
+    assert (c.spent, c.reserved) == (OUR_PRICE, 0)
+
+
+async def test_a_first_step_that_could_pass_a_cap_is_refused_before_any_call(dynamo, budget_settings):
+    settings = budget_settings(chat="1", user="0.005")  # below one step's worst case
+    model = one_step()
+    result = await ask(dynamo, settings, model, caller="ann", run_id="run-c", conversation_id="conv-c")
+    assert result["status"] == 429
+    assert result["scope"] == "user"
+    assert result["message"].startswith("Your spending cap of $0.005 is reached")
+    assert model.calls == 0
+    assert usage_rows(dynamo) == [] and open_reservations(dynamo) == []
+
+
+async def test_a_monthly_cap_says_when_it_resets(dynamo, budget_settings):
+    settings = budget_settings(chat="0.005", user="0.5", period="month")
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted", clock=lambda: dt.datetime(2026, 12, 14, tzinfo=dt.timezone.utc).timestamp())
+    with pytest.raises(SpendCapReached) as refused:
+        await guard.precheck(await first_request(registry(), "ann", "q", 3000))
+    assert refused.value.scope == "chat"
+    assert refused.value.resets_at == "2027-01-01T00:00:00Z"
+    assert "for this month" in refused.value.message and "It resets at 2027-01-01T00:00:00Z." in refused.value.message
+
+
+async def test_monthly_counters_are_kept_per_month(dynamo, budget_settings):
+    settings = budget_settings(period="month")
+    november = dt.datetime(2026, 11, 30, 23, 59, tzinfo=dt.timezone.utc).timestamp()
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted", clock=lambda: november)
+    held = await guard.reserve(await first_request(registry(), "ann", "q", 3000), 0)
+    await guard.settle(held, UsageEvent(input_tokens=100, output_tokens=20))
+    assert counter(dynamo, bc.CHAT_SCOPE, "2026-11").spent == OUR_PRICE
+    assert counter(dynamo, bc.CHAT_SCOPE, "2026-12").committed == 0
+
+
+async def test_a_later_step_that_could_pass_a_cap_ends_with_limit_and_spend_cap(dynamo, budget_settings):
+    probe = await first_request(registry(), "ann", "How do the contexts compare?", 3000)
+    settings = budget_settings()
+    first_worst = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted").step_worst_case(probe)[0]
+    # Room for the first step's worst case, not for what it really spends plus the second's.
+    settings = budget_settings(chat="1", user=str(first_worst + Decimal("0.001")))
+    model = ScriptedModel(
+        [Step(tool_calls=[("lookup", {})], input_tokens=100, output_tokens=2900), Step(text="never reached")], model_id="scripted"
+    )
+    result = await ask(dynamo, settings, model, caller="ann", run_id="run-l", conversation_id="conv-l")
+    assert result["done"] == "spend-cap"
+    [limit] = [f for f in result["frames"] if f.type == "limit"]
+    assert limit.data["scope"] == "user" and limit.data["resets_at"] is None
+    assert model.calls == 1
+    [row] = usage_rows(dynamo)
+    assert row["charged"] == Decimal("0.0059")
+    mine = counter(dynamo, bc.user_scope("ann"))
+    assert (mine.spent, mine.reserved) == (Decimal("0.0059"), 0)
+
+
+async def test_the_precheck_reservation_is_the_first_steps(dynamo, budget_settings):
+    settings = budget_settings()
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted")
+    request = await first_request(registry(), "ann", "q", 3000)
+    held = await guard.precheck(request)
+    assert await guard.reserve(request, 0) is held  # not held twice
+    assert counter(dynamo, bc.CHAT_SCOPE).reserved == held.amount
+    await guard.settle(held, UsageEvent(input_tokens=100, output_tokens=20))
+    assert counter(dynamo, bc.CHAT_SCOPE).reserved == 0
+
+
+async def test_an_unused_precheck_reservation_is_released(dynamo, budget_settings):
+    settings = budget_settings()
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted")
+    await guard.precheck(await first_request(registry(), "ann", "q", 3000))
+    await guard.release_unused()
+    assert counter(dynamo, bc.CHAT_SCOPE).committed == 0 and open_reservations(dynamo) == []
+
+
+async def test_a_search_is_charged_its_embedding_and_the_flat_rerank(dynamo, budget_settings, monkeypatch):
+    monkeypatch.setenv("GROUNDCHAT_EMBEDDING_MODEL", "bedrock:amazon.titan-embed-text-v2:0")
+    settings = budget_settings()
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
+    charge = await guard.charge_search("x" * 300)  # 100 tokens by our estimate
+    # 100 tokens at $0.02 per million, plus $0.0003.
+    assert charge["charged"] == "0.000302"
+    unknown_length = await guard.charge_search()  # charged as the largest embedding there can be
+    assert unknown_length["charged"] == "0.00046384"
+    rows = usage_rows(dynamo)
+    assert {r["kind"] for r in rows} == {"search"}
+    assert sum(r["charged"] for r in rows) == counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.00076584")
+
+
+async def test_a_search_past_the_cap_is_refused_and_not_charged(dynamo, budget_settings):
+    settings = budget_settings(chat="0.0005")
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
+    await guard.charge_search("a question")
+    with pytest.raises(SpendCapReached) as refused:
+        await guard.charge_search("another question")
+    assert refused.value.scope == "chat"
+    assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.0003")
+    assert len(usage_rows(dynamo)) == 1
+
+
+async def test_a_step_dearer_than_its_reservation_is_still_charged_in_full(dynamo, budget_settings, caplog):
+    settings = budget_settings()
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted-provider")
+    held = await guard.reserve(await first_request(registry(), "ann", "q", 3000), 0)
+    with caplog.at_level(logging.WARNING, logger="groundchat.budget"):
+        charge = await guard.settle(held, UsageEvent(input_tokens=100, output_tokens=20, provider_cost=Decimal("0.05")))
+    assert charge["charged"] == "0.05"  # never counted low, even past the estimate
+    assert "exceeded its reservation" in caplog.text
+    assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.05")
+
+
+async def test_budget_status_reports_both_caps_as_decimal_strings(dynamo, budget_settings):
+    settings = budget_settings(chat="1", user="0.50")
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted")
+    request = await first_request(registry(), "ann", "q", 3000)
+    done = await guard.reserve(request, 0)
+    await guard.settle(done, UsageEvent(input_tokens=100, output_tokens=20))
+    held = await guard.reserve(request, 1)
+    status = await budget_status(dynamo, settings, "ann")
+    assert status["chat"]["spent"] == "0.00014"
+    assert status["chat"]["reserved"] == str(held.amount.normalize())
+    assert Decimal(status["chat"]["remaining"]) == Decimal("1") - OUR_PRICE - held.amount
+    assert status["chat"]["cap"] == "1" and status["you"]["cap"] == "0.5"
+    assert Decimal(status["you"]["remaining"]) == Decimal("0.50") - OUR_PRICE - held.amount
+    assert (await budget_status(dynamo, settings, "bob"))["you"] == {
+        "spent": "0", "reserved": "0", "remaining": "0.5", "cap": "0.5", "period": "total", "resets_at": None,
+    }
+
+
+def test_the_input_estimate_counts_everything_sent():
+    bare = ModelRequest(system="", messages=[], tools=[])
+    asked = ModelRequest(system="", messages=[Message(role="user", content="é" * 300)], tools=[])
+    # 300 two-byte characters are 600 bytes, so at least 200 more tokens, plus one message's framing.
+    assert estimate_request_tokens(asked) - estimate_request_tokens(bare) >= 200 + 8
+    with_tools = ModelRequest(system="", messages=[], tools=[t.spec() for t in registry()._tools.values()])
+    assert estimate_request_tokens(with_tools) > estimate_request_tokens(bare)
