@@ -25,6 +25,11 @@ def load_questions(path: Path) -> list[Question]:
     return out
 
 
+def _matches(section: str, gold: list[str]) -> bool:
+    # "Article 2" is answered by any of its paragraphs ("Article 2(1)"); "Article 3(22)" only by itself.
+    return any(section == g or section.startswith(g + "(") for g in gold)
+
+
 def evaluate(service: SearchService, questions: list[Question], *, leg: str = "hybrid", k: int = 5) -> dict[str, Any]:
     """The search is not told the source: a question must find its passage among all three."""
     per: dict[str, list[float]] = {}
@@ -33,7 +38,7 @@ def evaluate(service: SearchService, questions: list[Question], *, leg: str = "h
         result = service.search(question.q, k=k, leg=leg)  # type: ignore[arg-type]
         sections = [p.section for p in result.passages if p.source == question.source]
         ranked = [p.section if p.source == question.source else None for p in result.passages]
-        rank = next((i + 1 for i, s in enumerate(ranked) if s in question.gold), None)
+        rank = next((i + 1 for i, s in enumerate(ranked) if s is not None and _matches(s, question.gold)), None)
         rows.append({"q": question.q, "rank": rank, "top": sections[:3]})
         per.setdefault(question.source, []).append(rank or 0)
     def figures(ranks: list[float]) -> dict[str, float]:

@@ -96,14 +96,25 @@ def convert(pdf: Path) -> list[Chunk]:
         chunks.append(_chunk(f"Recital {num}", f"Recital ({num})", text, f"rct_{num}"))
     for art in doc.articles:
         title = f"Article {art.num}" + (f" {art.title}" if art.title else "")
-        body = [title]
-        for p in art.paragraphs:
-            body.append(f"{p.num}. {p.text}" if p.num is not None else p.text)
-        chunks.append(_chunk(f"Article {art.num}", title, "\n".join(body), f"art_{art.num}",
-                             {"chapter": art.chapter}))
+        head = f"{title} (Chapter {art.chapter})" if art.chapter else title
+        numbered = [p for p in art.paragraphs if p.num is not None]
+        if numbered and art.num != 3:
+            # One chunk per numbered paragraph: a long article as one passage is found by neither
+            # leg (its vector only sees the first 256 tokens) and would be cut by the excerpt ceiling.
+            lead = " ".join(p.text for p in art.paragraphs if p.num is None)
+            for p in numbered:
+                text = f"{head}, paragraph {p.num}\n" + (f"{lead}\n" if lead and p is numbered[0] else "") + f"{p.num}. {p.text}"
+                chunks.append(_chunk(f"Article {art.num}({p.num})", f"{title}, paragraph {p.num}", text,
+                                     f"art_{art.num}", {"chapter": art.chapter, "article": str(art.num)}))
+        else:
+            body = [head, *(f"{p.num}. {p.text}" if p.num is not None else p.text for p in art.paragraphs)]
+            if art.definitions:
+                body = [head, art.paragraphs[0].text.split("(1)")[0].strip()] if art.paragraphs else [head]
+            chunks.append(_chunk(f"Article {art.num}", title, "\n".join(body), f"art_{art.num}",
+                                 {"chapter": art.chapter, "article": str(art.num)}))
         for d in art.definitions:
             chunks.append(_chunk(f"Article {art.num}({d.num})", f"Article {art.num}({d.num}) Definition of ‘{d.term}’",
-                                 f"Article {art.num}({d.num}) {d.text}", f"art_{art.num}", {"term": d.term}))
+                                 f"Article {art.num}({d.num}) {d.text}", f"art_{art.num}", {"term": d.term, "article": str(art.num)}))
     for part in doc.annexes:
         section = f"Annex {part.annex}" + (f" Section {part.section}" if part.section else "")
         title = f"{section}: {part.title}"

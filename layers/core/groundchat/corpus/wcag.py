@@ -128,6 +128,7 @@ def convert(root: Path) -> list[Chunk]:
             url=TR_URL + "#" + p.id, updated_at=UPDATED_AT, meta={"kind": "principle"},
         ))
     by_num = {c.num: c for c in doc.criteria}
+    guideline_of = {g.num: g for g in doc.guidelines}
     for g in doc.guidelines:
         listed = "; ".join(f"{n} {by_num[n].handle}" for n in g.criteria)
         chunks.append(make_chunk(
@@ -137,7 +138,9 @@ def convert(root: Path) -> list[Chunk]:
         ))
     for c in doc.criteria:
         level = f" (Level {c.level})" if c.level else ""
-        body = [f"Success Criterion {c.num} {c.handle}{level}"]
+        g = guideline_of[c.guideline]
+        # The guideline's name gives the criterion its topic words (e.g. "Time-based Media").
+        body = [f"Success Criterion {c.num} {c.handle}{level}, under Guideline {g.num} {g.handle}"]
         if c.text:
             body.append(c.text)
         body.extend(f"Note: {n}" for n in c.notes)
