@@ -1,0 +1,62 @@
+"""`search_docs` through the registry: permission, charging, debug for the trace, the three outcomes."""
+from __future__ import annotations
+
+import pytest
+
+from groundchat.auth_types import DOCS_READ, Caller
+from groundchat.search.embedded import EmbeddedIndex
+from groundchat.search.service import SearchService
+from groundchat.tools.base import ToolContext, ToolRefused, ToolRegistry
+from groundchat.tools.docs_tools import search_docs
+from tests.corpus_support import WordHashEmbedder
+from tests.search.test_embedded import _build
+
+
+def _registry(granted: set[str]) -> ToolRegistry:
+    async def can(permission, caller):
+        return permission in granted
+
+    return ToolRegistry([search_docs], can)
+
+
+@pytest.fixture
+def service(tmp_path):
+    embedder = WordHashEmbedder()
+    _build(tmp_path / "index.sqlite", embedder)
+    return SearchService(EmbeddedIndex(tmp_path / "index.sqlite"), embedder)
+
+
+async def test_hit_with_refs_charged_and_debug_recorded(service):
+    charged = []
+
+    async def charge():
+        charged.append(1)
+
+    ctx = ToolContext(caller=Caller(id="u"), docs=service, charge_search=charge)
+    out = await _registry({DOCS_READ}).execute("search_docs", {"query": "contrast ratio of text", "source": "wcag22"}, ctx)
+    assert out["outcome"] == "hit"
+    first = out["excerpts"][0]
+    assert (first["source"], first["section"]) == ("wcag22", "1.4.3")
+    assert len(first["ref"]) == 8 and first["url"] == "https://x/#1.4.3"
+    assert out["freshness"] == {"oldest_updated_at": "2024-12-12T00:00:00Z", "undated": 0}
+    assert charged == [1]
+    assert ctx.extras["last_debug"]["fusion"] == "rrf"
+
+
+async def test_unavailable_keeps_its_reason_and_has_no_excerpts(tmp_path):
+    svc = SearchService(EmbeddedIndex(tmp_path / "missing.sqlite"), WordHashEmbedder())
+    ctx = ToolContext(caller=Caller(id="u"), docs=svc)
+    out = await _registry({DOCS_READ}).execute("search_docs", {"query": "contrast"}, ctx)
+    assert out == {"outcome": "unavailable", "reason": "index_missing", "excerpts": []}
+
+
+async def test_denied_without_docs_read(service):
+    ctx = ToolContext(caller=Caller(id="u"), docs=service)
+    with pytest.raises(ToolRefused):
+        await _registry(set()).execute("search_docs", {"query": "contrast"}, ctx)
+
+
+def test_the_model_cannot_choose_the_index():
+    props = search_docs.spec().input_schema["properties"]
+    assert set(props) == {"query", "source"}
+    assert search_docs.permission == DOCS_READ
