@@ -55,6 +55,8 @@ class Settings(BaseSettings):
     opensearch_endpoint: str = ""
     opensearch_index_alias: str = "groundchat-corpus"
     opensearch_service: str = "es"  # "es" (managed domain) or "aoss" (Serverless), for SigV4
+    # In AWS, the S3 bucket the ingest may keep fetched sources in (the stack sets it); empty locally.
+    sources_bucket: str = ""
     # "local:minilm-int8" or "bedrock:amazon.titan-embed-text-v2:0".
     embedding_model: str = "local:minilm-int8"
     # "none" or "bedrock:<rerank model id>".
