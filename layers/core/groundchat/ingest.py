@@ -138,7 +138,9 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
                              seconds=time.perf_counter() - started)
     build = store.begin(model_id=embedder.model_id, dimension=embedder.dimension)
     try:
-        summary = _fill(specs, store, embedder, build, hashes, old_hashes, same_model, progress, batch_size)
+        # Forced: every source is converted again (vectors are still reused by chunk id).
+        summary = _fill(specs, store, embedder, build, hashes, {} if force else old_hashes, same_model, progress,
+                        batch_size)
         build.commit({
             "source_hashes": json.dumps(hashes, sort_keys=True),
             "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
