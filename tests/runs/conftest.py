@@ -33,14 +33,28 @@ def queries(dynamo):
     return RunQueries(dynamo)
 
 
-@pytest.fixture
-def loaded(writer, sample_lines):
-    """The whole sample imported; returns its lines, the ground truth the tests compute from."""
+def _load(writer, lines: list[dict]) -> list[dict]:
     from groundchat.runs_import import import_text
 
-    report = import_text(writer, jsonl(sample_lines))
-    assert report.ok and len(report.imported) == len(sample_lines)
-    return sample_lines
+    report = import_text(writer, jsonl(lines))
+    assert report.ok and len(report.imported) == len(lines)
+    return lines
+
+
+@pytest.fixture
+def loaded_full(writer, sample_lines):
+    """The whole sample imported; returns its lines, the ground truth the tests compute from."""
+    return _load(writer, sample_lines)
+
+
+SMALL_TASKS = ("signup-form", "product-grid", "pricing-table", "nav-header")
+
+
+@pytest.fixture
+def loaded(writer, sample_lines):
+    """A slice of the sample (every model and context, 4 tasks, 2 labels: 160 runs). moto spends
+    a few milliseconds serializing each item, so most tests read this rather than all 480."""
+    return _load(writer, [x for x in sample_lines if x["task"] in SMALL_TASKS and x["label"] in ("round-1", "round-2")])
 
 
 def make_registry(permissions: set[str]):

@@ -19,6 +19,7 @@ There is no free-form query: callers name a query and fill its parameters (`RunF
 from __future__ import annotations
 
 import json
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -261,7 +262,7 @@ def _summary_item(run: Run) -> dict[str, Any]:
         "graded": run.graded,
         "violation_count": s.violation_count,
         "node_count": s.node_count,
-        "rules": s.rules,
+        "rules": encode_rules(s.rules),
     }
     if run.finished_at is not None:
         item["finished_at"] = _iso(run.finished_at)
@@ -270,6 +271,17 @@ def _summary_item(run: Run) -> dict[str, Any]:
     if run.axe_version:
         item["axe_version"] = run.axe_version
     return item
+
+
+def encode_rules(rules: dict[str, int]) -> str:
+    # One string ("color-contrast:2,region:1") rather than a map: the aggregates read this attribute
+    # on every run, and a flat string costs far less to (de)serialize than a map of numbers.
+    return ",".join(f"{rule}:{count}" for rule, count in sorted(rules.items()))
+
+
+def decode_rules(text: str) -> dict[str, int]:
+    pairs = (part.rsplit(":", 1) for part in text.split(",") if part)
+    return {rule: int(count) for rule, count in pairs}
 
 
 def _cut(text: str, limit: int) -> str:
@@ -307,7 +319,7 @@ def _detail_item(run: Run) -> dict[str, Any]:
 
 def _summary_from_item(item: dict[str, Any]) -> RunSummary:
     data = {k: v for k, v in item.items() if k not in ("part", "kind", "started_key")}
-    data["rules"] = {k: int(v) for k, v in (item.get("rules") or {}).items()}
+    data["rules"] = decode_rules(item.get("rules", ""))
     for name in ("tokens_in", "tokens_out", "violation_count", "node_count"):
         data[name] = int(item.get(name, 0))
     return RunSummary.model_validate(data)
@@ -384,9 +396,14 @@ def _condition_failed(exc: ClientError) -> bool:
 class RunQueries:
     """Read-only: the named, parameterised queries the data tools may run. Nothing else."""
 
+    # Facets are read to validate every filtered call; they change only when runs are imported, so
+    # a short cache saves a full read per call at the cost of a new value showing up a little late.
+    FACETS_TTL_SECONDS = 30.0
+
     def __init__(self, dynamo: Dynamo) -> None:
         self._dynamo = dynamo
         self._table = dynamo.table(RUNS)
+        self._facets: tuple[float, dict[str, list[str]]] | None = None
 
     async def overview(self, flt: RunFilter | None = None) -> list[OverviewRow]:
         return overview_rows(await self._matching(flt or RunFilter()))
@@ -411,6 +428,9 @@ class RunQueries:
 
     async def facets(self) -> dict[str, list[str]]:
         """The values each filter can take, for telling a caller what exists."""
+        now = time.monotonic()
+        if self._facets is not None and now - self._facets[0] < self.FACETS_TTL_SECONDS:
+            return self._facets[1]
         runs = await self._matching(RunFilter())
         values: dict[str, set[str]] = {name: set() for name in (*FILTER_FIELDS, "rule")}
         for run in runs:
@@ -419,6 +439,8 @@ class RunQueries:
             values["rule"].update(run.rules)
         out = {name: sorted(vals) for name, vals in values.items()}
         out["context"] = sorted(values["context"], key=context_sort_key)
+        # An empty store is not cached: the sample or an import is probably about to fill it.
+        self._facets = (now, out) if runs else None
         return out
 
     async def all_runs(self) -> list[RunSummary]:
