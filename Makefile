@@ -27,5 +27,15 @@ test: $(STAMP)
 bench: $(STAMP)
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
 
+# Deployable artifacts under build/ without Docker (ARCH=arm64 for Graviton); see infra/deploy.md.
+ARCH ?= x86_64
+package: $(STAMP)
+	$(BIN)/python infra/gen_tables.py --check
+	$(BIN)/python infra/package.py --arch $(ARCH)
+
+# Needs an AWS account and the SAM CLI; asks its questions once and saves them in samconfig.toml.
+deploy: package
+	sam deploy --guided --template-file template.yaml --capabilities CAPABILITY_IAM --parameter-overrides Architecture=$(ARCH)
+
 clean:
 	rm -rf $(VENV) .groundchat build *.egg-info

