@@ -137,3 +137,12 @@ async def test_explain_rule_needs_docs_read(ctx, registry_with):
 
     with pytest.raises(ToolRefused):
         await registry_with({RUNS_READ}).execute("explain_rule", {"rule_id": "label"}, ctx)
+
+
+async def test_the_rules_module_serves_as_the_context_rules(registry, ctx):
+    # The app's composition hands the tools the `groundchat.rules` module itself.
+    import groundchat.rules
+
+    ctx.rules = groundchat.rules
+    result = await _explain_tool(registry, ctx, "image-alt")
+    assert [c["number"] for c in result["criteria"]] == ["1.1.1"]
