@@ -13,10 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from chat_function.errors import error
 from chat_function.streaming import ExchangeStream
 from groundchat.auth_types import CHAT_USE, TRACES_READ, Caller
+from groundchat.budget import BudgetGuard, budget_status
+from groundchat.guard import SpendCapReached
 from groundchat.loop import Exchange, LoopLimits, run_exchange
+from groundchat.pricing import PricingError, price_for
 from groundchat.prompts import system_prompt
 from groundchat.services import Services, build_services
 from groundchat.store.conversations import ConversationBusy, new_conversation_id, public_conversation
+from groundchat.transcript import Message, ModelRequest
 
 
 class ChatBody(BaseModel):
@@ -62,6 +66,11 @@ def create_app(services: Services | None = None) -> FastAPI:
         enabled, reason, how = s.model_status()
         if not enabled:
             return error(503, "chat-not-configured", f"The chat is not configured: {reason}", how_to_fix=how)
+        price_id = _price_id(s)
+        try:
+            price_for(price_id, settings)
+        except PricingError as exc:  # an unpriced model is never called: its spending could not be capped
+            return error(503, "chat-not-configured", f"The chat is not configured: {exc}", how_to_fix="Add the model to GROUNDCHAT_PRICES_FILE.")
         caller = await guard(request, CHAT_USE)
         if isinstance(caller, Response):
             return caller
@@ -93,21 +102,47 @@ def create_app(services: Services | None = None) -> FastAPI:
         else:
             conversation_id = new_conversation_id()
             history = []
+        system = system_prompt(settings.bot_name, s.registry.names)
+        # 429 before any model call: the first step's worst case is reserved now, against both
+        # caps, and that reservation is the one step 0 uses.
+        spend = BudgetGuard(s.dynamo, settings, caller.id, conversation_id, run_id, price_id)
+        first_step = ModelRequest(
+            system=system,
+            messages=[*history, Message(role="user", content=question)],
+            tools=[t.spec() for t in await s.registry.offered(caller)],
+            max_output_tokens=settings.max_output_tokens,
+        )
+        try:
+            await spend.precheck(first_step)
+        except SpendCapReached as cap:
+            if existing is not None:
+                await s.conversations.release(conversation_id, run_id)
+            return error(429, "spend-cap", cap.message, scope=cap.scope, resets_at=cap.resets_at)
+        ctx = s.tool_context(caller, run_id, conversation_id)
+        ctx.charge_search = spend.charge_search
         frames = run_exchange(
             model=s.model,
-            system=system_prompt(settings.bot_name, s.registry.names),
+            system=system,
             registry=s.registry,
-            ctx=s.tool_context(caller, run_id, conversation_id),
+            ctx=ctx,
             history=history,
             question=question,
             conversation_id=conversation_id,
             run_id=run_id,
+            guard=spend,
             limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
             after_answer=_after_answer_checks(),
             commit=_committer(s, caller, existing, question),
-            on_finish=_finisher(s, caller, existing),
+            on_finish=_finisher(s, caller, existing, spend),
         )
         return ExchangeStream(frames)  # type: ignore[return-value]
+
+    @app.get("/api/chat/budget")
+    async def budget(request: Request) -> Response:
+        caller = await caller_of(request)
+        if caller is None:
+            return error(401, "unauthenticated", "Sign in to see the budget.")
+        return JSONResponse(await budget_status(svc().dynamo, svc().settings, caller.id))
 
     @app.get("/api/conversations")
     async def list_conversations(request: Request) -> Response:
@@ -189,8 +224,15 @@ def _committer(s: Services, caller: Caller, existing: dict[str, Any] | None, que
     return commit
 
 
-def _finisher(s: Services, caller: Caller, existing: dict[str, Any] | None):
+def _price_id(s: Services) -> str:
+    """The price table key: the configured model string (adapters carry it as `price_id`)."""
+    return getattr(s.model, "price_id", None) or s.settings.model.strip()
+
+
+def _finisher(s: Services, caller: Caller, existing: dict[str, Any] | None, spend: BudgetGuard | None = None):
     async def finish(ex: Exchange) -> None:
+        if spend is not None:
+            await spend.release_unused()  # the precheck's reservation, if the run ended before step 0
         if existing is not None and ex.done_reason == "error":
             await s.conversations.release(ex.conversation_id, ex.run_id)
         await s.traces.put(
