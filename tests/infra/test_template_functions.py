@@ -1,0 +1,327 @@
+"""The functions in the template: code that exists, the variables it needs, the routes the apps
+have, the streaming route, and policies that name what each function touches."""
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+import package
+from groundchat.config import Settings
+from tests.infra.conftest import REPO, TEMPLATE, as_list, function_env, functions_of, statements
+
+FUNCTION_DIRS = {"ChatFunction": "chat", "ShareFunction": "share", "IngestFunction": "ingest"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return package.build_functions(tmp_path_factory.mktemp("build"))
+
+
+def test_each_function_is_one_the_packager_builds(resources):
+    assert set(functions_of(resources)) == set(FUNCTION_DIRS)
+    for logical, name in FUNCTION_DIRS.items():
+        assert resources[logical]["Properties"]["CodeUri"] == f"build/functions/{name}"
+    assert resources["CoreLayer"]["Properties"]["ContentUri"] == "build/layer"
+
+
+def test_every_handler_exists_in_the_built_artifact(resources, built):
+    for logical, name in FUNCTION_DIRS.items():
+        handler = resources[logical]["Properties"]["Handler"]
+        root = built[name]
+        if handler == "run.sh":
+            script = root / "run.sh"
+            assert script.stat().st_mode & stat.S_IXUSR, "the Web Adapter needs run.sh executable"
+            module, attr = re.search(r"(\w+(?:\.\w+)*):(\w+)", script.read_text()).groups()
+        else:
+            module, attr = handler.rsplit(".", 1)
+        path = root / (module.replace(".", "/") + ".py")
+        assert path.exists(), f"{logical}: {path} is missing"
+        assert re.search(rf"^(def {attr}\b|{attr}\s*=)", path.read_text(), re.M), f"{logical}: no {attr} in {path.name}"
+        # The same module imports from the source tree (the layer's groundchat is this one).
+        assert hasattr(importlib.import_module(module), attr) or attr == "app"
+
+
+def test_ingest_carries_the_docs_it_indexes(built, template):
+    assert function_env(template, "IngestFunction")["GROUNDCHAT_DOCS_DIR"] == "/var/task/docs"
+    assert (built["ingest"] / "docs").is_dir()
+    assert sorted(p.name for p in (built["ingest"] / "docs").rglob("*.md")) == sorted(p.name for p in (REPO / "docs").rglob("*.md"))
+
+
+def test_chat_runs_under_the_web_adapter_streaming(template, resources):
+    props = resources["ChatFunction"]["Properties"]
+    env = function_env(template, "ChatFunction")
+    assert props["Handler"] == "run.sh"
+    assert env["AWS_LAMBDA_EXEC_WRAPPER"] == "/opt/bootstrap"
+    assert env["AWS_LWA_INVOKE_MODE"] == "response_stream"
+    assert env["AWS_LWA_READINESS_CHECK_PATH"] == "/healthz"
+    run_sh = (REPO / "functions/chat/run.sh").read_text()
+    assert '"${PORT:-' + env["PORT"] + '}"' in run_sh, "the adapter and uvicorn must agree on the port"
+    layers = props["Layers"][0]["Fn::If"]
+    assert "LambdaAdapterLayerArm64" in layers[1]["Fn::Sub"] and "LambdaAdapterLayerX86" in layers[2]["Fn::Sub"]
+    assert template["Globals"]["Function"]["Runtime"] == "python3.12"
+    assert template["Globals"]["Function"]["Layers"] == [{"Ref": "CoreLayer"}]
+    assert props["Timeout"] * 1000 == props["Events"]["ChatStream"]["Properties"]["TimeoutInMillis"]
+
+
+def test_the_streaming_route(resources):
+    stream = resources["ChatFunction"]["Properties"]["Events"]["ChatStream"]
+    assert stream == {"Type": "Api", "Properties": {
+        "RestApiId": {"Ref": "Api"}, "Path": "/api/chat", "Method": "POST",
+        "ResponseTransferMode": "RESPONSE_STREAM", "TimeoutInMillis": 900000}}
+    others = [e for f in FUNCTIONS_WITH_EVENTS for name, e in resources[f]["Properties"]["Events"].items() if name != "ChatStream"]
+    assert all("ResponseTransferMode" not in e["Properties"] for e in others)
+
+
+FUNCTIONS_WITH_EVENTS = ("ChatFunction", "ShareFunction", "IngestFunction")
+
+
+def _routes(resources, logical: str) -> set[tuple[str, str]]:
+    out = set()
+    for event in resources[logical]["Properties"]["Events"].values():
+        if event["Type"] == "Api":
+            path = re.sub(r"\{[^}+]+\}", "{}", event["Properties"]["Path"])
+            out.add((event["Properties"]["Method"].upper(), path))
+    return out
+
+
+def _app_routes(app) -> set[tuple[str, str]]:
+    out = set()
+    for route in app.router.routes:
+        if route.path in ("/openapi.json", "/docs", "/redoc"):
+            continue
+        for method in getattr(route, "methods", None) or []:
+            if method != "HEAD":
+                out.add((method, re.sub(r"\{[^}]+\}", "{}", route.path)))
+    return out
+
+
+def test_every_chat_route_is_routed_to_the_chat_function(resources):
+    from unittest.mock import MagicMock
+
+    from chat_function.app import create_app
+
+    routed = _routes(resources, "ChatFunction")
+    missing = _app_routes(create_app(MagicMock())) - routed
+    assert not missing, f"chat routes API Gateway does not send to the chat function: {sorted(missing)}"
+    assert ("ANY", "/{proxy+}") in routed and ("OPTIONS", "/api/chat") in routed
+
+
+def test_every_share_route_is_routed_to_the_share_function(resources):
+    from unittest.mock import MagicMock
+
+    from share_function.app import create_share_app
+
+    share_routes = _app_routes(create_share_app(MagicMock())) - {("GET", "/static/transcript.js")}
+    assert share_routes == _routes(resources, "ShareFunction")
+    assert share_routes == {("GET", "/chat/shared/{}"), ("GET", "/api/shared/{}"), ("GET", "/api/shared")}
+
+
+def test_ingest_runs_on_a_schedule(resources):
+    events = resources["IngestFunction"]["Properties"]["Events"]
+    assert [e["Type"] for e in events.values()] == ["Schedule"]
+    assert next(iter(events.values()))["Properties"]["Schedule"] == {"Ref": "IngestSchedule"}
+
+
+# ------------------------------------------------------------------ environment
+
+SETTINGS_FIELDS = {f"GROUNDCHAT_{name.upper()}" for name in Settings.model_fields}
+NEEDED = {
+    # Local defaults that would be wrong in AWS must be overridden; the rest must be present.
+    "ChatFunction": {
+        "GROUNDCHAT_MODEL", "GROUNDCHAT_AWS_REGION", "GROUNDCHAT_TABLE_PREFIX", "GROUNDCHAT_AUTH_MODE",
+        "GROUNDCHAT_OIDC_ISSUER", "GROUNDCHAT_OIDC_JWKS_URL", "GROUNDCHAT_OIDC_AUDIENCE", "GROUNDCHAT_BUDGET_USD",
+        "GROUNDCHAT_USER_BUDGET_USD", "GROUNDCHAT_RETENTION_DAYS", "GROUNDCHAT_HOME", "GROUNDCHAT_OPENSEARCH_ENDPOINT",
+        "GROUNDCHAT_OPENSEARCH_SERVICE", "GROUNDCHAT_SEARCH_BACKEND", "GROUNDCHAT_EMBEDDING_MODEL",
+        "GROUNDCHAT_RERANK", "GROUNDCHAT_ALLOWED_ORIGINS"},
+    "ShareFunction": {"GROUNDCHAT_AWS_REGION", "GROUNDCHAT_TABLE_PREFIX", "GROUNDCHAT_HOME"},
+    "IngestFunction": {
+        "GROUNDCHAT_AWS_REGION", "GROUNDCHAT_HOME", "GROUNDCHAT_CORPUS_SOURCE", "GROUNDCHAT_DOCS_DIR",
+        "GROUNDCHAT_OPENSEARCH_ENDPOINT", "GROUNDCHAT_OPENSEARCH_SERVICE", "GROUNDCHAT_SEARCH_BACKEND",
+        "GROUNDCHAT_EMBEDDING_MODEL", "GROUNDCHAT_SOURCES_BUCKET"},
+}
+
+
+def test_every_variable_a_function_needs_is_set(template):
+    for logical, needed in NEEDED.items():
+        env = function_env(template, logical)
+        assert needed <= set(env), f"{logical} lacks {sorted(needed - set(env))}"
+
+
+def test_every_groundchat_variable_set_is_one_the_code_reads(template):
+    for logical in NEEDED:
+        unknown = {k for k in function_env(template, logical) if k.startswith("GROUNDCHAT_")} - SETTINGS_FIELDS
+        assert not unknown, f"{logical} sets variables no setting reads: {sorted(unknown)}"
+
+
+def test_every_groundchat_variable_named_in_code_is_a_setting():
+    # Settings is the one list the template is checked against; a variable read elsewhere would escape it.
+    named = set()
+    for root in (REPO / "layers/core/groundchat", REPO / "functions"):
+        for path in root.rglob("*.py"):
+            named |= set(re.findall(r"\bGROUNDCHAT_[A-Z0-9_]+\b", path.read_text(encoding="utf-8")))
+    named = {n for n in named if not n.endswith("_")}
+    assert named - SETTINGS_FIELDS == set(), sorted(named - SETTINGS_FIELDS)
+
+
+def test_aws_values_replace_the_local_defaults(template):
+    chat = function_env(template, "ChatFunction")
+    ingest = function_env(template, "IngestFunction")
+    defaults = Settings()
+    assert chat["GROUNDCHAT_AUTH_MODE"] == "oidc" != defaults.auth_mode
+    assert chat["GROUNDCHAT_MODEL"] == {"Fn::Sub": "bedrock:${ModelId}"}
+    assert chat["GROUNDCHAT_EMBEDDING_MODEL"] == {"Fn::Sub": "bedrock:${EmbeddingModelId}"}
+    assert chat["GROUNDCHAT_HOME"].startswith("/tmp/"), "Lambda can write only under /tmp"
+    assert chat["GROUNDCHAT_BUDGET_USD"] == {"Ref": "BudgetUsd"}
+    assert chat["GROUNDCHAT_USER_BUDGET_USD"] == {"Ref": "UserBudgetUsd"}
+    assert ingest["GROUNDCHAT_CORPUS_SOURCE"] == "official" != defaults.corpus_source
+    assert chat["GROUNDCHAT_OPENSEARCH_SERVICE"] == {"Fn::If": ["UseServerless", "aoss", "es"]}
+    parameters = template["Parameters"]
+    assert parameters["BudgetUsd"]["Default"] == str(defaults.budget_usd)
+    assert parameters["UserBudgetUsd"]["Default"] == str(defaults.user_budget_usd)
+    assert parameters["RetentionDays"]["Default"] == defaults.retention_days
+
+
+def test_metrics_namespace_matches_the_cap_alarm(template, resources):
+    namespace = template["Globals"]["Function"]["Environment"]["Variables"]["POWERTOOLS_METRICS_NAMESPACE"]
+    alarm = resources["CapRefusalsAlarm"]["Properties"]
+    assert alarm["Namespace"] == namespace
+    assert alarm["MetricName"] == "CapRefusals"
+    assert alarm["Dimensions"] == [{"Name": "service", "Value": template["Globals"]["Function"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"]}]
+
+
+# ------------------------------------------------------------------ policies
+
+# Statements that need "*" somewhere, each explained by a comment right above it in the template.
+EXPLAINED_WILDCARDS = {"ModelThroughInferenceProfile", "RerankSearchResults", "DenyPlainHttp"}
+
+
+def _all_statements(resources) -> list[dict]:
+    out = []
+    for logical in functions_of(resources):
+        out += statements(resources, logical)
+    for resource in resources.values():
+        props = resource.get("Properties", {})
+        for key in ("PolicyDocument", "AccessPolicies"):
+            if isinstance(props.get(key), dict):
+                out += props[key]["Statement"]
+    return out
+
+
+def _has_wildcard(statement: dict) -> bool:
+    values = as_list(statement.get("Action", [])) + as_list(statement.get("Resource", []))
+    values += as_list(statement.get("Principal", {}) if isinstance(statement.get("Principal"), str) else [])
+    return any(isinstance(v, str) and "*" in v.split(":")[-1] for v in values) or any(
+        isinstance(v, dict) and "Fn::Sub" in v and re.search(r":\*:|bedrock:\*|::\*$", str(v["Fn::Sub"])) for v in values)
+
+
+def test_no_wildcard_without_a_comment(resources):
+    text = TEMPLATE.read_text(encoding="utf-8").splitlines()
+    for statement in _all_statements(resources):
+        if not _has_wildcard(statement):
+            continue
+        sid = statement.get("Sid")
+        assert sid in EXPLAINED_WILDCARDS, f"unexplained wildcard in {statement}"
+        line = next(i for i, l in enumerate(text) if re.search(rf"Sid: {sid}\b", l))
+        window = [l.strip() for l in text[max(0, line - 4):line]]
+        assert any(l.startswith("#") for l in window), f"{sid} has no comment saying why it needs '*'"
+
+
+def test_no_policy_allows_every_action(resources):
+    for statement in _all_statements(resources):
+        if statement.get("Effect") == "Allow":
+            for action in as_list(statement["Action"]):
+                assert action != "*" and not str(action).endswith(":*"), statement
+
+
+def _dynamodb(resources, logical) -> tuple[set[str], set[str]]:
+    actions, tables = set(), set()
+    for statement in statements(resources, logical):
+        acts = {a for a in as_list(statement["Action"]) if a.startswith("dynamodb:")}
+        if acts:
+            actions |= acts
+            for r in as_list(statement["Resource"]):
+                ref = r.get("Fn::GetAtt", [None])[0] if "Fn::GetAtt" in r else re.match(r"\$\{(\w+)\.Arn\}", r["Fn::Sub"]).group(1)
+                tables.add(ref)
+    return actions, tables
+
+
+def test_share_function_only_reads_two_tables(resources):
+    actions, tables = _dynamodb(resources, "ShareFunction")
+    assert actions == {"dynamodb:GetItem", "dynamodb:Query"}
+    assert tables == {"ConversationsTable", "MessagesTable"}
+    assert all(not a.startswith(("bedrock", "es:", "aoss", "s3")) for s in statements(resources, "ShareFunction") for a in as_list(s["Action"]))
+
+
+def test_chat_function_names_each_table_it_uses(resources):
+    import gen_tables
+
+    actions, tables = _dynamodb(resources, "ChatFunction")
+    assert tables == {gen_tables.logical_id(t.logical) for t in gen_tables.all_tables()}
+    assert "dynamodb:DeleteItem" not in actions and "dynamodb:Scan" not in actions
+    # Grants and benchmark runs are written by operators' CLI, never by the chat.
+    for statement in statements(resources, "ChatFunction"):
+        if statement.get("Sid") == "GrantsAndRunsReadOnly":
+            assert set(statement["Action"]) <= {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"}
+
+
+def test_ingest_touches_no_table_and_only_its_bucket(resources):
+    actions, _ = _dynamodb(resources, "IngestFunction")
+    assert actions == set()
+    s3 = [s for s in statements(resources, "IngestFunction") if any(a.startswith("s3:") for a in as_list(s["Action"]))]
+    assert {str(r) for s in s3 for r in as_list(s["Resource"])} == {
+        str({"Fn::Sub": "${SourcesBucket.Arn}/*"}), str({"Fn::GetAtt": ["SourcesBucket", "Arn"]})}
+
+
+# ------------------------------------------------------------------ the rest of the stack
+
+def test_api_is_regional_throttled_and_without_cors_wildcard(resources):
+    api = resources["Api"]["Properties"]
+    assert api["EndpointConfiguration"] == {"Type": "REGIONAL"}
+    assert api["MethodSettings"][0]["ThrottlingRateLimit"] == {"Ref": "ThrottleRateLimit"}
+    assert api["MethodSettings"][0]["ThrottlingBurstLimit"] == {"Ref": "ThrottleBurstLimit"}
+    assert "Cors" not in api
+    assert "'*'" not in TEMPLATE.read_text(encoding="utf-8")
+
+
+def test_opensearch_is_encrypted_and_reached_by_iam_roles(resources, template):
+    domain = resources["CorpusDomain"]
+    props = domain["Properties"]
+    assert domain["Condition"] == "UseManagedDomain"
+    assert props["EncryptionAtRestOptions"] == {"Enabled": True}
+    assert props["NodeToNodeEncryptionOptions"] == {"Enabled": True}
+    assert props["DomainEndpointOptions"]["EnforceHTTPS"] is True
+    assert props["AdvancedSecurityOptions"]["Enabled"] is True
+    assert props["AdvancedSecurityOptions"]["InternalUserDatabaseEnabled"] is False
+    assert props["AdvancedSecurityOptions"]["MasterUserOptions"] == {"MasterUserARN": {"Fn::GetAtt": ["IngestFunctionRole", "Arn"]}}
+    for name in ("CorpusCollection", "CorpusEncryptionPolicy", "CorpusNetworkPolicy", "CorpusDataAccessPolicy"):
+        assert resources[name]["Condition"] == "UseServerless"
+    assert template["Parameters"]["SearchMode"]["Default"] == "managed"
+
+
+def test_alarms_cover_errors_throttles_and_cap_refusals(resources):
+    alarms = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+    watched = {(a["MetricName"], str(a["Dimensions"][0]["Value"])) for a in alarms}
+    for fn in ("ChatFunction", "ShareFunction"):
+        assert ("Errors", str({"Ref": fn})) in watched and ("Throttles", str({"Ref": fn})) in watched
+    assert ("Errors", str({"Ref": "IngestFunction"})) in watched
+    assert any(a["MetricName"] == "CapRefusals" for a in alarms)
+    assert all(a["AlarmActions"] == [{"Ref": "AlarmTopic"}] for a in alarms)
+
+
+def test_every_function_logs_to_a_group_with_retention(resources):
+    for logical in FUNCTION_DIRS:
+        group = resources[logical]["Properties"]["LoggingConfig"]["LogGroup"]["Ref"]
+        assert resources[group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+
+
+def test_sign_in_and_sources_bucket(resources):
+    assert resources["UserPool"]["Properties"]["AdminCreateUserConfig"]["AllowAdminCreateUserOnly"] is True
+    assert resources["UserPoolClient"]["Properties"]["GenerateSecret"] is False
+    bucket = resources["SourcesBucket"]["Properties"]
+    assert all(bucket["PublicAccessBlockConfiguration"].values())
+    assert bucket["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
