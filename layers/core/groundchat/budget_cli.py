@@ -12,10 +12,11 @@ from typing import Any, Callable
 
 
 def _dynamo() -> tuple[Any, Any]:
-    from groundchat.config import get_settings
+    from groundchat.localstack import use_running_stack
     from groundchat.store.dynamo import Dynamo
 
-    settings = get_settings()
+    # Beside `groundchat serve`, the operator means the running stack's DynamoDB.
+    settings = use_running_stack()
     return Dynamo(settings), settings
 
 
