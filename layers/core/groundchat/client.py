@@ -75,7 +75,8 @@ def print_answer(n: int, question: str, answer: dict[str, Any]) -> None:
         print("citations: none")
     for s in sources:
         print(f"citation [{s['ref']}] verified: a tool returned {s.get('source')} {s.get('section')} ({s.get('url')})")
-    for ref in unverified:
+    for item in unverified:
+        ref = item["ref"] if isinstance(item, dict) else item
         print(f"citation [{ref}] UNVERIFIED: no tool in this answer returned it")
     print(f"done: {answer['done']}   conversation: {answer['conversation_id']}\n")
 

@@ -29,24 +29,33 @@ def use_running_stack() -> Settings:
     settings = get_settings()
     if not settings.dynamodb_endpoint and endpoint_file(settings).exists():
         os.environ["GROUNDCHAT_DYNAMODB_ENDPOINT"] = endpoint_file(settings).read_text().strip()
+        _local_credentials()
         reset_settings_cache()
         settings = get_settings()
     return settings
+
+
+def _local_credentials() -> None:
+    # moto accepts any credentials; boto3 still needs some to sign with.
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
 
 
 def start_dynamodb(settings: Settings):
     from moto.server import ThreadedMotoServer
 
     port = free_port()
+    import logging
+
+    # moto's server logs every request; the local stack's own output is what a user needs to see.
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     endpoint = f"http://127.0.0.1:{port}"
     Path(settings.home).mkdir(parents=True, exist_ok=True)
     endpoint_file(settings).write_text(endpoint)
     os.environ["GROUNDCHAT_DYNAMODB_ENDPOINT"] = endpoint
-    # moto accepts any credentials; boto3 still needs some to sign with.
-    os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
-    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+    _local_credentials()
     reset_settings_cache()
     return server, endpoint
 
@@ -70,10 +79,26 @@ def prepare(settings: Settings, say=print) -> None:
 
     loaded = asyncio.run(load_sample_if_empty(dynamo))
     say(f"benchmark runs: {'sample of ' + str(loaded) + ' runs loaded' if loaded else 'already present'}")
-    from groundchat.ingest import ingest_if_needed
+    ingest_if_needed(settings, say)
 
-    summary = ingest_if_needed(settings, say=say)
-    say(f"corpus index: {summary}")
+
+def ingest_if_needed(settings: Settings, say=print) -> None:
+    """Build the search index from the sources present; unchanged sources do no work."""
+    from groundchat.corpus_cli import _store
+    from groundchat.embeddings import make_embedder
+    from groundchat.ingest import run_ingest, specs_for
+
+    specs = specs_for(settings)
+    present = [s for s in specs if s.path.exists()]
+    for spec in specs:
+        if spec not in present:
+            say(f"corpus: {spec.name} is not at {spec.path}; set GROUNDCHAT_CORPUS_DIR to index it")
+    if not present:
+        return
+    say("corpus: checking the search index (the first build embeds every chunk and takes a minute or two)")
+    summary = run_ingest(present, _store(settings), make_embedder(settings.embedding_model, region=settings.aws_region))
+    for line in summary.lines():
+        say(f"corpus: {line}")
 
 
 def serve(port: int | None = None) -> int:

@@ -6,6 +6,6 @@ from groundchat.tools.base import Tool
 
 def all_tools() -> list[Tool]:
     from groundchat.tools.data_tools import DATA_TOOLS
-    from groundchat.tools.docs_tools import DOCS_TOOLS
+    from groundchat.tools.docs_tools import search_docs
 
-    return [*DATA_TOOLS, *DOCS_TOOLS]
+    return [*DATA_TOOLS, search_docs]

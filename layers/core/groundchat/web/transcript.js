@@ -87,7 +87,10 @@
         box.appendChild(li);
       }
       a.appendChild(box);
-      for (const ref of unverified) a.appendChild(el("p", "unverified", "[" + ref + "] unverified: no tool returned this source"));
+      for (const item of unverified) {
+        const ref = typeof item === "string" ? item : item.ref;
+        a.appendChild(el("p", "unverified", "[" + ref + "] unverified: no tool returned this source in this answer"));
+      }
     }
 
     // Stored messages (as /api/conversations/{id} and /api/shared/{id} return them) drawn as frames.
