@@ -195,6 +195,36 @@ def create_app(services: Services | None = None) -> FastAPI:
         found = await svc().traces.get(run_id, caller.id)
         return JSONResponse(found) if found else error(404, "not-found", "No such run.")
 
+    @app.get("/api/runs")
+    async def runs(request: Request) -> Response:
+        """The run list every result links to: the `list_runs` tool, through the same check."""
+        return await _tool_route(request, "list_runs", dict(request.query_params))
+
+    @app.get("/api/runs/{run_id}")
+    async def run(run_id: str, request: Request) -> Response:
+        return await _tool_route(request, "get_run", {"run_id": run_id})
+
+    async def _tool_route(request: Request, tool_name: str, args: dict[str, Any]) -> Response:
+        from groundchat.tools.base import ToolError, ToolRefused
+
+        caller = await caller_of(request)
+        if caller is None:
+            return error(401, "unauthenticated", "Sign in: send a bearer token (locally: `groundchat token USER`).")
+        if "limit" in args:
+            args["limit"] = int(args["limit"]) if str(args["limit"]).isdigit() else args["limit"]
+        try:
+            result = await svc().registry.execute(tool_name, args, svc().tool_context(caller, run_id="page"))
+        except ToolRefused:
+            return error(403, "forbidden", "You do not have the permission to read the benchmark's runs.")
+        except ToolError as exc:
+            return error(400, "bad-request", str(exc))
+        return JSONResponse(result)
+
+    @app.get("/chat/runs", response_class=HTMLResponse)
+    async def runs_page() -> HTMLResponse:
+        html = resources.files("chat_function").joinpath("static/runs.html").read_text()
+        return HTMLResponse(html.replace("{{BOT_NAME}}", svc().settings.bot_name))
+
     @app.get("/chat", response_class=HTMLResponse)
     async def page() -> HTMLResponse:
         html = resources.files("chat_function").joinpath("static/chat.html").read_text()

@@ -44,7 +44,10 @@ class OfflineAnswerer:
         for run_id in RUN_ID.findall(question):
             calls.append(("get_run", {"run_id": run_id}))
         for token in dict.fromkeys(RULE_TOKEN.findall(q)):
-            if token in self._rules:
+            # One-word rule ids ("list", "region", "label") are everyday words too: they count as
+            # rules only when the question speaks of a rule or quotes the id.
+            plain_word = "-" not in token
+            if token in self._rules and (not plain_word or "rule" in q or f"`{token}`" in q or f"'{token}'" in q or f'"{token}"' in q):
                 calls.append(("explain_rule", {"rule_id": token}))
         if not calls:
             if any(w in q for w in LIST_WORDS):
@@ -53,9 +56,10 @@ class OfflineAnswerer:
                 calls.append(("top_rules", {"limit": 10}))
             elif any(w in q for w in COST_WORDS) and not any(w in q for w in DOC_WORDS):
                 calls.append(("compare_contexts", {}))
-        if not calls or any(w in q for w in DOC_WORDS):
+        calls = [(name, args) for name, args in calls if name in offered]
+        if (not calls or any(w in q for w in DOC_WORDS)) and "search_docs" in offered:
             calls.append(("search_docs", {"query": question[:500]}))
-        return [(name, args) for name, args in calls if name in offered][:4]
+        return calls[:4]
 
     async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
         offered = {t.name for t in request.tools}

@@ -30,20 +30,37 @@ def _rows(value: Any, *keys: str) -> list[dict[str, Any]]:
     return []
 
 
+def _percent(fraction: Any) -> str:
+    try:
+        return f"{float(fraction) * 100:.1f}%"
+    except (TypeError, ValueError):
+        return str(fraction)
+
+
 def _compare_contexts(value: Any) -> str:
-    rows = _rows(value, "rows", "groups", "results")
-    if not rows:
-        return "compare_contexts returned no rows."
-    best = min(rows, key=lambda r: float(r.get("mean_violations", 1e9) or 0))
-    lines = ["Results by model and context level (from compare_contexts):"]
-    for r in rows:
-        lines.append(
-            f"- {r.get('model')} · {r.get('context')}: {r.get('runs')} runs, "
-            f"completion {r.get('completion_rate_text', r.get('completion_rate'))}, "
-            f"{r.get('mean_violations')} violations per run, {r.get('mean_cost_text', r.get('cost_text', r.get('mean_cost')))} per run"
-        )
-    lines.insert(1, f"Fewest violations per run: {best.get('model')} with context '{best.get('context')}' "
-                    f"({best.get('mean_violations')} per run at {best.get('mean_cost_text', best.get('cost_text'))} per run).")
+    by_context = _rows(value, "by_context")
+    rows = _rows(value, "rows")
+    if not rows and not by_context:
+        return "compare_contexts found no runs under this filter."
+    lines = []
+    if by_context:
+        best = min(by_context, key=lambda r: float(r.get("mean_violations") or 0))
+        lines.append(f"Fewest violations per run: the '{best.get('context')}' context, with {best.get('mean_violations')} "
+                     f"violations per graded run at {best.get('mean_cost_text')} per run "
+                     f"(completion {_percent(best.get('completion_rate'))}, {best.get('runs')} runs).")
+        lines.append("By context level, over every model (from compare_contexts):")
+        for r in by_context:
+            lines.append(f"- {r.get('context')}: {r.get('mean_violations')} violations per run, {r.get('mean_cost_text')} per run, "
+                         f"completion {_percent(r.get('completion_rate'))} ({r.get('runs')} runs)")
+    if rows:
+        best = min(rows, key=lambda r: float(r.get("mean_violations") or 0))
+        lines.append(f"Best single model and context: {best.get('model')} with '{best.get('context')}' "
+                     f"({best.get('mean_violations')} violations per run at {best.get('mean_cost_text')} per run).")
+        if not by_context or len(rows) <= 8:
+            lines.append("By model and context (from compare_contexts):")
+            for r in rows:
+                lines.append(f"- {r.get('model')} · {r.get('context')}: {r.get('mean_violations')} violations per run, "
+                             f"{r.get('mean_cost_text')} per run, completion {_percent(r.get('completion_rate'))} ({r.get('runs')} runs)")
     return "\n".join(lines)
 
 
@@ -51,10 +68,13 @@ def _top_rules(value: Any) -> str:
     rows = _rows(value, "rules", "rows")
     if not rows:
         return "top_rules found no violations under this filter."
-    lines = ["The rules broken most often (from top_rules):"]
+    graded = value.get("graded_runs") if isinstance(value, dict) else None
+    lines = [f"The rules broken most often (from top_rules, over {graded} graded runs):" if graded else
+             "The rules broken most often (from top_rules):"]
     for r in rows:
-        lines.append(f"- {r.get('rule_id', r.get('rule'))}: {r.get('count', r.get('violations'))} violations"
-                     + (f" in {r['runs']} runs" if r.get("runs") is not None else ""))
+        wcag = ", ".join(r.get("wcag") or []) or "no WCAG criterion (best practice)"
+        lines.append(f"- {r.get('rule_id')} ({r.get('impact')}): broken in {r.get('count')} runs "
+                     f"({_percent(r.get('share_of_graded_runs'))}), {r.get('nodes')} elements; WCAG {wcag}")
     return "\n".join(lines)
 
 
@@ -64,8 +84,8 @@ def _list_runs(value: Any) -> str:
         return "list_runs found no runs under this filter."
     lines = ["The latest runs (from list_runs):"]
     for r in rows:
-        lines.append(f"- {r.get('run_id', r.get('id'))}: {r.get('model')} · {r.get('context')} · {r.get('task')}, "
-                     f"{r.get('outcome')}, {r.get('violation_count', r.get('violations'))} violations, {r.get('cost_text')}")
+        lines.append(f"- {r.get('run_id')}: {r.get('model')} · {r.get('context')} · {r.get('task')}, "
+                     f"{r.get('outcome')}, {r.get('violation_count')} violations, {r.get('cost_text')}")
     return "\n".join(lines)
 
 
@@ -76,7 +96,7 @@ def _get_run(value: Any) -> str:
     lines = [f"Run {run.get('run_id', run.get('id'))}: {run.get('model')} with context '{run.get('context')}' on task "
              f"{run.get('task')}: {run.get('outcome')}, cost {run.get('cost_text')}."]
     for v in _rows(run, "violations", "broken_rules")[:5]:
-        lines.append(f"- {v.get('rule_id', v.get('id'))} ({v.get('impact')}): {v.get('node_count', v.get('nodes'))} nodes")
+        lines.append(f"- {v.get('rule_id')} ({v.get('impact')}): {v.get('node_count')} elements")
     return "\n".join(lines)
 
 
@@ -91,7 +111,14 @@ def _explain_rule(value: Any) -> str:
     for c in criteria:
         ref = f" [{c['ref']}]" if c.get("ref") else ""
         lines.append(f"- {c.get('number')} {c.get('handle')} (Level {c.get('level')}), {c.get('url')}{ref}")
+        text = " ".join(str(c.get("text") or "").split())
+        if text:
+            lines.append(f"  It says: {_shorten(text, 400)}{ref}")
     return "\n".join(lines)
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def _search_docs(value: Any) -> str:

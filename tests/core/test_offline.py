@@ -1,0 +1,75 @@
+"""The offline answerer: routes questions to tools, answers from their results, says what it is."""
+import json
+
+import pytest
+
+from groundchat.auth_types import Caller
+from groundchat.loop import run_exchange
+from groundchat.models.offline import DISCLAIMER, OfflineAnswerer
+from groundchat.tools.base import ToolContext, ToolRegistry
+
+ALL = {"compare_contexts", "list_runs", "get_run", "top_rules", "explain_rule", "search_docs"}
+
+
+@pytest.mark.parametrize("question,first_tool", [
+    ("Which context level is best, and what does it cost?", "compare_contexts"),
+    ("How expensive is the guidelines context compared to none?", "compare_contexts"),
+    ("What do agents get wrong most often?", "top_rules"),
+    ("Show me run-round-1-signup-form-atlas-large-none", "get_run"),
+    ("Why does color-contrast matter?", "explain_rule"),
+    ("What does the European Accessibility Act require of e-commerce services?", "search_docs"),
+    ("Tell me something about keyboards", "search_docs"),
+    ("list runs please", "list_runs"),
+])
+def test_routing(question, first_tool):
+    plan = OfflineAnswerer().plan(question, ALL)
+    assert plan[0][0] == first_tool
+
+
+def test_only_offered_tools_are_planned():
+    assert OfflineAnswerer().plan("Which context level is best?", {"search_docs"}) == [
+        ("search_docs", {"query": "Which context level is best?"})]
+    assert OfflineAnswerer().plan("Which context level is best?", set()) == []
+
+
+async def test_answer_copies_figures_from_the_sample_runs_and_says_it_is_offline(dynamo):
+    from groundchat.sample import load_sample_if_empty
+    from groundchat.services import Services
+    from groundchat.tools.data_tools import DATA_TOOLS
+
+    await load_sample_if_empty(dynamo)
+    services = Services(settings=dynamo.settings, dynamo=dynamo)
+
+    async def allow(permission, caller):
+        return True
+
+    registry = ToolRegistry(DATA_TOOLS, allow)
+    frames = [f async for f in run_exchange(
+        model=OfflineAnswerer(), system="s", registry=registry, ctx=services.tool_context(Caller(id="u")),
+        history=[], question="What do agents get wrong most often?", conversation_id="c", run_id="r")]
+    result = next(f.data["result"] for f in frames if f.type == "tool-result")
+    text = "".join(f.data["text"] for f in frames if f.type == "text")
+    top = result["rules"][0]
+    assert f"- {top['rule_id']} ({top['impact']}): broken in {top['count']} runs" in text
+    assert f"{top['nodes']} elements" in text
+    assert DISCLAIMER in text
+    assert frames[-1].data["reason"] == "complete"
+
+
+async def test_search_answer_cites_refs_the_tool_returned_and_never_says_no_when_unavailable():
+    from groundchat.models.offline_answers import compose
+
+    hit = {"outcome": "hit", "excerpts": [{"ref": "3f9a1b2c", "source": "eaa", "section": "Article 4", "title": "Accessibility requirements", "text": "Member States shall ensure ..."}]}
+    text = compose("q", [("search_docs", hit, False)])
+    assert "[3f9a1b2c]" in text and "Article 4" in text
+    down = compose("q", [("search_docs", {"outcome": "unavailable", "reason": "index_missing", "excerpts": []}, False)])
+    assert "could not look this up" in down and "index_missing" in down
+    empty = compose("q", [("search_docs", {"outcome": "empty", "excerpts": []}, False)])
+    assert "found nothing" in empty
+
+
+async def test_tool_error_is_reported_not_hidden():
+    from groundchat.models.offline_answers import compose
+
+    text = compose("q", [("get_run", "error: no run with id 'run-x'", True)])
+    assert "could not answer" in text and "run-x" in text
