@@ -209,6 +209,9 @@ def _all_statements(resources) -> list[dict]:
         for key in ("PolicyDocument", "AccessPolicies"):
             if isinstance(props.get(key), dict):
                 out += props[key]["Statement"]
+        if resource["Type"] == "AWS::IAM::Role":
+            out += props["AssumeRolePolicyDocument"]["Statement"]
+            out += [st for policy in props.get("Policies", []) for st in policy["PolicyDocument"]["Statement"]]
     return out
 
 
@@ -297,7 +300,9 @@ def test_opensearch_is_encrypted_and_reached_by_iam_roles(resources, template):
     assert props["DomainEndpointOptions"]["EnforceHTTPS"] is True
     assert props["AdvancedSecurityOptions"]["Enabled"] is True
     assert props["AdvancedSecurityOptions"]["InternalUserDatabaseEnabled"] is False
-    assert props["AdvancedSecurityOptions"]["MasterUserOptions"] == {"MasterUserARN": {"Fn::GetAtt": ["IngestFunctionRole", "Arn"]}}
+    # The master is an operator role, so no function can change who may read the index.
+    assert props["AdvancedSecurityOptions"]["MasterUserOptions"] == {"MasterUserARN": {"Fn::GetAtt": ["SearchAdminRole", "Arn"]}}
+    assert resources["SearchAdminRole"]["Condition"] == "UseManagedDomain"
     for name in ("CorpusCollection", "CorpusEncryptionPolicy", "CorpusNetworkPolicy", "CorpusDataAccessPolicy"):
         assert resources[name]["Condition"] == "UseServerless"
     assert template["Parameters"]["SearchMode"]["Default"] == "managed"
