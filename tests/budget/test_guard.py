@@ -277,3 +277,52 @@ def test_the_input_estimate_counts_everything_sent():
     assert estimate_request_tokens(asked) - estimate_request_tokens(bare) >= 200 + 8
     with_tools = ModelRequest(system="", messages=[], tools=[t.spec() for t in registry()._tools.values()])
     assert estimate_request_tokens(with_tools) > estimate_request_tokens(bare)
+
+
+class ConflictingClient:
+    """Cancels the first `conflicts` transactions as real DynamoDB does when two meet on an item."""
+
+    def __init__(self, conflicts: int, then: str | None = None) -> None:
+        self.conflicts = conflicts
+        self.then = then
+        self.calls = 0
+
+    def transact_write_items(self, TransactItems):
+        from botocore.exceptions import ClientError
+
+        self.calls += 1
+        if self.calls <= self.conflicts or self.then:
+            code = "TransactionConflict" if self.calls <= self.conflicts else self.then
+            raise ClientError(
+                {"Error": {"Code": "TransactionCanceledException", "Message": "cancelled"},
+                 "CancellationReasons": [{"Code": code}, {"Code": "None"}]},
+                "TransactWriteItems",
+            )
+        return {}
+
+
+def test_transaction_conflicts_are_retried_and_condition_failures_are_not():
+    from groundchat.budget import TransactionBusy, TransactionRefused, _transact_sync
+
+    settles = ConflictingClient(conflicts=2)
+    _transact_sync(settles, [])
+    assert settles.calls == 3
+
+    refused = ConflictingClient(conflicts=0, then="ConditionalCheckFailed")
+    with pytest.raises(TransactionRefused) as err:
+        _transact_sync(refused, [])
+    assert refused.calls == 1 and err.value.failed(0) and not err.value.failed(1)
+
+    with pytest.raises(TransactionBusy):
+        _transact_sync(ConflictingClient(conflicts=99), [], attempts=3)
+
+
+async def test_a_reservation_that_keeps_conflicting_is_refused_not_waved_through(dynamo, budget_settings, monkeypatch):
+    import groundchat.budget as budget
+
+    settings = budget_settings()
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted")
+    monkeypatch.setattr(budget, "MAX_TRANSACTION_ATTEMPTS", 2)
+    monkeypatch.setattr(guard.dynamo, "client", ConflictingClient(conflicts=99))
+    with pytest.raises(SpendCapReached, match="too busy"):
+        await guard.reserve(await first_request(registry(), "ann", "q", 3000), 0)

@@ -50,6 +50,9 @@ RESERVATION_TTL_SECONDS = 20 * 60
 # Real DynamoDB cancels a transaction that meets another one on the same counter
 # (TransactionConflict); those are retried with jittered backoff before giving up.
 MAX_TRANSACTION_ATTEMPTS = 10
+# A settle records money already spent, so it keeps trying far longer than a reservation, which
+# can simply be refused.
+SETTLE_ATTEMPTS = 40
 
 
 class TransactionRefused(Exception):
@@ -71,7 +74,8 @@ class TransactionBusy(Exception):
     """The transaction kept meeting others on the same items; nothing was written."""
 
 
-def _transact_sync(client: Any, items: list[dict[str, Any]], attempts: int = MAX_TRANSACTION_ATTEMPTS) -> None:
+def _transact_sync(client: Any, items: list[dict[str, Any]], attempts: int | None = None) -> None:
+    attempts = attempts or MAX_TRANSACTION_ATTEMPTS
     for attempt in range(attempts):
         try:
             client.transact_write_items(TransactItems=items)
@@ -264,7 +268,7 @@ class BudgetGuard:
         ]
         expired = False
         try:
-            await self.dynamo.run(_transact_sync, self.dynamo.client, items)
+            await self.dynamo.run(_transact_sync, self.dynamo.client, items, SETTLE_ATTEMPTS)
         except TransactionRefused as refused:
             if refused.failed(len(items) - 1):
                 # The row exists: an earlier attempt of this very settle went through.
@@ -280,7 +284,7 @@ class BudgetGuard:
                 us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True)),
             ]
             try:
-                await self.dynamo.run(_transact_sync, self.dynamo.client, late)
+                await self.dynamo.run(_transact_sync, self.dynamo.client, late, SETTLE_ATTEMPTS)
             except TransactionRefused as again:
                 if again.failed(len(late) - 1):
                     return await self._already_settled(row_args["entry"], reservation)
