@@ -63,6 +63,16 @@ async def test_compare_contexts_numbers_equal_a_direct_computation(loaded_full, 
         assert query(row["links"]["context"]) == {"context": row["context"]}
     # Rows read in context order within each model.
     assert [r["context"] for r in result["rows"][:4]] == ["none", "checklist", "guidelines", "guidelines-axe"]
+    # Per context level over every model: the same arithmetic on the lines grouped by context only.
+    by_context = expected_rows([{**line, "model": "all models"} for line in loaded])
+    assert [r["context"] for r in result["by_context"]] == ["none", "checklist", "guidelines", "guidelines-axe"]
+    for row in result["by_context"]:
+        exp = by_context[("all models", row["context"])]
+        for name in ("runs", "completed", "completion_rate", "graded_runs", "mean_violations"):
+            assert row[name] == exp[name], (row["context"], name)
+        assert Decimal(row["mean_cost"]) == exp["mean_cost"]
+        assert row["mean_cost_text"] == cost_text(exp["mean_cost"])
+        assert query(row["link"]) == {"context": row["context"]}
 
 
 @pytest.mark.parametrize("flt", [{"task": "signup-form"}, {"label": "round-2"}, {"model": "cedar-mini", "task": "nav-header"},

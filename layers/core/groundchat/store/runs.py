@@ -185,11 +185,15 @@ def mean_cost(total: Decimal, runs: int) -> Decimal:
     return (total / runs).quantize(_MEAN_COST_QUANTUM, rounding=ROUND_CEILING) if runs else Decimal(0)
 
 
-def overview_rows(runs: list[RunSummary]) -> list[OverviewRow]:
-    """Per model × context aggregates. Pure, so tests can hold the store to the same arithmetic."""
+ALL_MODELS = "all models"
+
+
+def overview_rows(runs: list[RunSummary], per_model: bool = True) -> list[OverviewRow]:
+    """Per model × context aggregates (or per context over every model). Pure, so tests can hold
+    the store to the same arithmetic."""
     groups: dict[tuple[str, str], list[RunSummary]] = defaultdict(list)
     for run in runs:
-        groups[(run.model, run.context)].append(run)
+        groups[(run.model if per_model else ALL_MODELS, run.context)].append(run)
     rows = []
     for (model, context), members in groups.items():
         completed = sum(r.outcome == "completed" for r in members)
@@ -407,6 +411,10 @@ class RunQueries:
 
     async def overview(self, flt: RunFilter | None = None) -> list[OverviewRow]:
         return overview_rows(await self._matching(flt or RunFilter()))
+
+    async def overview_by_context(self, flt: RunFilter | None = None) -> list[OverviewRow]:
+        """The same aggregates per context level, over every model the filter admits."""
+        return overview_rows(await self._matching(flt or RunFilter()), per_model=False)
 
     async def list_runs(self, flt: RunFilter | None = None, limit: int = 20) -> tuple[list[RunSummary], bool]:
         """Newest first. Returns the runs and whether more matched than the limit."""

@@ -116,7 +116,8 @@ class ContextRow(BaseModel):
 class CompareContextsResult(BaseModel):
     filter: dict[str, str]
     total_runs: int
-    rows: list[ContextRow]
+    by_context: list[ContextRow] = Field(description="per context level over every model the filter admits")
+    rows: list[ContextRow] = Field(description="per model and context level")
     note: str = "mean_violations counts axe violations (rules failed) per graded run; failed and timed-out runs have no page to grade but their cost counts."
 
 
@@ -295,8 +296,20 @@ async def compare_contexts(ctx: ToolContext, args: FilterArgs) -> CompareContext
     await _check_filter(ctx, flt)
     links = _links(ctx)
     rows = await _runs(ctx).overview(flt)
+    by_context = await _runs(ctx).overview_by_context(flt)
     base = flt.as_params()
-    out = [
+    return CompareContextsResult(filter=base, total_runs=sum(r.runs for r in rows),
+                                 by_context=_context_rows(by_context, base, links), rows=_context_rows(rows, base, links))
+
+
+def _context_rows(rows: list[Any], base: dict[str, str], links: Any) -> list[ContextRow]:
+    from groundchat.store.runs import ALL_MODELS
+
+    def list_link(r: Any) -> str:
+        scope = {"context": r.context} if r.model == ALL_MODELS else {"model": r.model, "context": r.context}
+        return links.run_list(**{**base, **scope})
+
+    return [
         ContextRow(
             model=r.model,
             context=r.context,
@@ -311,12 +324,12 @@ async def compare_contexts(ctx: ToolContext, args: FilterArgs) -> CompareContext
             mean_cost_text=cost_text(r.mean_cost_usd),
             total_cost=r.total_cost_usd,
             total_cost_text=cost_text(r.total_cost_usd),
-            link=links.run_list(**{**base, "model": r.model, "context": r.context}),
-            links=Links(model=links.run_list(model=r.model), context=links.run_list(context=r.context)),
+            link=list_link(r),
+            links=Links(model=links.run_list(**({} if r.model == ALL_MODELS else {"model": r.model})),
+                        context=links.run_list(context=r.context)),
         )
         for r in rows
     ]
-    return CompareContextsResult(filter=base, total_runs=sum(r.runs for r in rows), rows=out)
 
 
 @define_tool(
