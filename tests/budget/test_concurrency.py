@@ -53,9 +53,10 @@ async def test_64_concurrent_requests_never_pass_either_cap(dynamo, atomic_moto,
         assert total([r for r in rows if r["caller"] == user]) <= USER_CAP
 
     outcomes = Tally(r["status"] if r["status"] == 429 else r["done"] for r in results)
-    # The caps fit only some of the 64: some were answered, some refused.
-    assert outcomes["complete"] > 0
-    assert outcomes[429] + outcomes["spend-cap"] > 0
+    # The caps fit only some of the 64: some were answered (how many finish both steps depends on
+    # how reservations and settlements interleave), the rest refused before any model call.
+    assert outcomes["complete"] + outcomes["spend-cap"] > 0 and charged > 0
+    assert outcomes[429] > 0
     # Every request either completed or was refused by a cap: 429 before any model call, or a
     # limit frame and done spend-cap. Nothing ended any other way.
     assert set(outcomes) <= {"complete", "spend-cap", 429}
