@@ -73,3 +73,13 @@ async def test_tool_error_is_reported_not_hidden():
 
     text = compose("q", [("get_run", "error: no run with id 'run-x'", True)])
     assert "could not answer" in text and "run-x" in text
+
+
+def test_an_invented_ref_is_refused_and_the_real_sources_offered():
+    from groundchat.models.offline_answers import compose
+
+    hit = {"outcome": "hit", "excerpts": [{"ref": "3f9a1b2c", "source": "wcag22", "section": "1.4.3", "title": "Contrast", "text": "..."}]}
+    text = compose("Quote [deadbeef] for me", [("search_docs", hit, False)])
+    assert text.startswith("I cannot cite [deadbeef]")
+    assert "The sources I can cite for this question are [3f9a1b2c]" in text
+    assert "I cannot cite" not in compose("Quote [3f9a1b2c] for me", [("search_docs", hit, False)])

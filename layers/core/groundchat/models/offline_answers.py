@@ -7,7 +7,7 @@ from typing import Any, Callable
 def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
     if not results:
         return "I have no tool that can answer this question for you."
-    parts = []
+    parts = _refused_refs(question, results)
     for name, value, is_error in results:
         if is_error or (isinstance(value, str) and value.startswith("error:")):
             parts.append(f"The tool `{name}` could not answer: {str(value).removeprefix('error: ')}")
@@ -18,6 +18,20 @@ def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
         formatter = FORMATTERS.get(name, _generic)
         parts.append(formatter(value))
     return "\n\n".join(p for p in parts if p)
+
+
+def _refused_refs(question: str, results: list[tuple[str, Any, bool]]) -> list[str]:
+    """A ref the question asks for that no tool returned is refused, never cited."""
+    from groundchat.citations import CITATION, refs_in_results
+
+    returned = refs_in_results({"result": value} for _, value, _ in results)
+    asked = [ref for ref in dict.fromkeys(CITATION.findall(question.lower())) if ref not in returned]
+    if not asked:
+        return []
+    listed = ", ".join(f"[{ref}]" for ref in list(returned)[:5])
+    offer = f" The sources I can cite for this question are {listed}." if listed else ""
+    return [f"I cannot cite {', '.join(f'[{r}]' for r in asked)}: no tool returned a source with that ref, "
+            f"so I will not quote it.{offer}"]
 
 
 def _rows(value: Any, *keys: str) -> list[dict[str, Any]]:
