@@ -117,6 +117,12 @@ async def test_explain_adds_criterion_text_and_ref_from_the_docs(registry, ctx):
     assert result["criteria"][0]["text"] == "normative text of 1.4.3"
     assert result["criteria"][0]["ref"] == "3f9a1b2c"
     assert result["criterion_text"] == "added"
+    # Citable like a search excerpt: the citation check names the source it verified.
+    from groundchat.citations import check_citations
+
+    report = check_citations("Contrast matters [3f9a1b2c].", [{"id": "1", "name": "explain_rule", "result": result}])
+    assert report["sources"][0] | {} == {"n": 1, "ref": "3f9a1b2c", "status": "verified", "source": "wcag22",
+                                        "section": "1.4.3", "title": "1.4.3 Contrast (Minimum)", "url": "https://www.w3.org/TR/WCAG22/#contrast-minimum"}
 
 
 async def test_explain_still_answers_when_the_docs_are_down_or_absent(registry, ctx):

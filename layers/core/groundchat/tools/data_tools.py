@@ -196,6 +196,10 @@ class CriterionOut(BaseModel):
     tag: str
     text: str | None = None
     ref: str | None = None
+    # With a ref, the passage is citable: these name it the way search_docs excerpts do.
+    source: str | None = None
+    section: str | None = None
+    title: str | None = None
 
 
 class ExplainRuleResult(BaseModel):
@@ -480,6 +484,7 @@ async def _add_criterion_text(docs: Any, criteria: list[CriterionOut]) -> str:
                 text, ref = found
                 c.text = text if len(text) <= _CRITERION_TEXT_CHARS else text[:_CRITERION_TEXT_CHARS].rstrip() + " …"
                 c.ref = ref
+                c.source, c.section, c.title = "wcag22", c.number, f"{c.number} {c.handle}"
     except Exception as exc:  # an index that is down or missing must not break the exact lookup
         return f"unavailable: {type(exc).__name__}"
     if any(c.text is None for c in criteria):
