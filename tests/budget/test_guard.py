@@ -7,17 +7,14 @@ from decimal import Decimal
 
 import pytest
 
-from groundchat.auth_types import Caller
 from groundchat.budget import BudgetGuard, budget_status, estimate_request_tokens, sweep_expired
 from groundchat.guard import SpendCapReached
-from groundchat.loop import LoopLimits, run_exchange
 from groundchat.pricing import UnknownModelPrice
 from groundchat.store import budget_counters as bc
 from groundchat.testing import ScriptedModel, Step
-from groundchat.tools.base import ToolContext
 from groundchat.transcript import Message, ModelRequest, UsageEvent
 
-from .helpers import SYSTEM, ask, counter, first_request, open_reservations, registry, usage_rows
+from .helpers import ask, counter, first_request, open_reservations, registry, usage_rows
 
 # conftest prices every scripted model at $1 / $2 per million input / output tokens:
 # 100 tokens in and 20 out cost $0.0001 + $0.00004.
