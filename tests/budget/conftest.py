@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import json
 import threading
-from decimal import Decimal
 
 import pytest
-
-from groundchat.transcript import ToolSpec
 
 SCRIPTED_PRICE = {"input_per_mtok": "1.00", "output_per_mtok": "2.00"}
 
@@ -68,9 +65,3 @@ def budget_settings(prices_file, monkeypatch):
 
     return make
 
-
-def d(text: str) -> Decimal:
-    return Decimal(text)
-
-
-LOOKUP_SPEC = ToolSpec(name="lookup", description="Looks a thing up.", input_schema={"type": "object", "properties": {}})
