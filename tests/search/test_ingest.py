@@ -68,6 +68,28 @@ def test_another_model_rebuilds_everything(tmp_path):
     assert store.serving_meta()["model_id"] == "m2"
 
 
+def test_a_new_converter_version_reconverts_and_new_index_text_reembeds(tmp_path, monkeypatch):
+    import groundchat.ingest as ingest_module
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha\n\n## B\n\nbeta\n")
+    specs = [s for s in manifest(tmp_path / "no-corpus", docs) if s.name == "docs"]
+    store = EmbeddedStore(tmp_path / "i.sqlite")
+    run_ingest(specs, store, WordHashEmbedder("m1"))
+    assert store.serving_meta()["index_text"] == ingest_module.INDEX_TEXT_VERSION
+    # Same files, a converter that now writes different chunks: the source is converted again.
+    bumped = [dataclasses.replace(s, version=s.version + "-next") for s in specs]
+    again = run_ingest(bumped, store, WordHashEmbedder("m1"))
+    assert again.changed and again.sources[0].status == "converted"
+    assert again.sources[0].embedded == 0  # same chunk ids, same derived text: vectors reused
+    # The text derived for the index changed: every vector is computed again, none reused.
+    monkeypatch.setattr(ingest_module, "INDEX_TEXT_VERSION", "test-next")
+    third = run_ingest(bumped, store, WordHashEmbedder("m1"))
+    assert third.changed and third.sources[0].embedded == 2
+    assert store.serving_meta()["index_text"] == "test-next"
+
+
 class _Counting:
     def __init__(self, inner):
         self.inner, self.texts = inner, 0

@@ -103,7 +103,8 @@ def test_both_legs_in_one_msearch_with_the_exact_body(fake):
     assert lines == [
         {},
         {"size": 30, "_source": fields, "query": {"bool": {
-            "must": [{"multi_match": {"query": "contrast ratio", "fields": ["title^3", "section^2", "text"]}}],
+            "must": [{"multi_match": {"query": "contrast ratio",
+                                      "fields": ["keyword_heading^3", "section^2", "keyword_body"]}}],
             "filter": [{"terms": {"source": ["wcag22"]}}]}}},
         {},
         {"size": 30, "_source": fields, "query": {"knn": {"embedding": {
@@ -158,11 +159,13 @@ def test_build_template_bulk_and_alias_swap_exact_requests(fake):
     assert calls[0] == ("PUT", f"/_index_template/{ALIAS}", template)
     assert template["template"]["mappings"]["properties"]["embedding"]["type"] == "knn_vector"
     assert template["template"]["mappings"]["properties"]["text"]["analyzer"] == "english"
+    assert template["template"]["mappings"]["properties"]["keyword_body"]["analyzer"] == "english"
     assert calls[1] == ("PUT", f"/{ALIAS}-new", {"mappings": {"_meta": {"model_id": "m", "dimension": "3"}}})
     assert calls[2][:2] == ("POST", "/_bulk")
     bulk = [json.loads(x) for x in calls[2][2].decode().strip().split("\n")]
     assert bulk == [{"index": {"_index": f"{ALIAS}-new", "_id": CHUNK.id}},
-                    {**CHUNK.model_dump(), "embedding": [0.5, 0.25, 0.125]}]
+                    {**CHUNK.model_dump(), "keyword_heading": "1.4.3 Contrast (Minimum)",
+                     "keyword_body": "contrast ratio 4.5:1", "embedding": [0.5, 0.25, 0.125]}]
     assert calls[3] == ("PUT", f"/{ALIAS}-new/_mapping",
                         {"_meta": {"model_id": "m", "dimension": "3", "source_hashes": "{}"}})
     assert calls[4][:2] == ("POST", f"/{ALIAS}-new/_refresh")
@@ -185,3 +188,32 @@ def test_msearch_vector_leg_only_when_a_vector_is_given():
     body = msearch_body("q", QueryVector("m", np.array([1.0], dtype=np.float32)), 3, None, ["vector"])
     assert body == [{}, {"size": 3, "_source": ["id", "ref", "source", "section", "title", "text", "url", "updated_at", "meta"],
                          "query": {"knn": {"embedding": {"vector": [1.0], "k": 3}}}}]
+
+
+def test_the_packaged_template_is_the_deployable_one():
+    """The code reads the template from package data (there inside a Lambda); infra/ keeps the copy
+    that is deployed. They must not drift apart."""
+    from groundchat.search.opensearch import TEMPLATE_PATH
+    from tests.corpus_support import REPO_ROOT
+
+    assert TEMPLATE_PATH.is_relative_to(REPO_ROOT / "layers" / "core" / "groundchat")
+    assert TEMPLATE_PATH.read_bytes() == (REPO_ROOT / "infra" / "opensearch" / "index-template.json").read_bytes()
+
+
+def test_the_bm25_leg_searches_topic_words_not_the_question_frame():
+    from groundchat.search.opensearch import msearch_body
+
+    body = msearch_body("Which criterion covers the contrast of text?", None, 3, None, ["bm25"])
+    assert body[1]["query"]["bool"]["must"][0]["multi_match"]["query"] == "covers contrast text"
+
+
+def test_the_template_is_declared_package_data():
+    import fnmatch
+    import tomllib
+
+    from groundchat.search.opensearch import TEMPLATE_PATH
+    from tests.corpus_support import REPO_ROOT
+
+    globs = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["groundchat"]
+    relative = TEMPLATE_PATH.relative_to(REPO_ROOT / "layers" / "core" / "groundchat").as_posix()
+    assert any(fnmatch.fnmatch(relative, g) for g in globs)

@@ -8,6 +8,7 @@ away and leaves the serving one as it was.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -23,6 +24,7 @@ import numpy as np
 
 from groundchat.corpus import eaa, markdown_docs, wcag
 from groundchat.corpus.chunk import Chunk
+from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
 from groundchat.embeddings import Embedder
 
 Progress = Callable[[str, int, int], None]
@@ -36,6 +38,9 @@ class SourceSpec:
     convert: Callable[[Path], list[Chunk]]
     files: Callable[[Path], list[Path]]
     official_url: str | None = None
+    # The converter's version, part of the source hash: a converter that writes different chunks
+    # from the same files makes the next ingest convert that source again.
+    version: str = ""
 
 
 WCAG_TARBALL = "https://github.com/w3c/wcag/archive/refs/tags/WCAG22-20241212.tar.gz"
@@ -45,9 +50,12 @@ EAA_PDF = "https://eur-lex.europa.eu/legal-content/EN/TXT/PDF/?uri=CELEX:32019L0
 def manifest(corpus_dir: Path, docs_dir: Path) -> list[SourceSpec]:
     """The sources, read from a local folder (`GROUNDCHAT_CORPUS_DIR`)."""
     return [
-        SourceSpec("wcag22", corpus_dir / "wcag22" / "guidelines", wcag.convert, wcag.source_files, WCAG_TARBALL),
-        SourceSpec("eaa", corpus_dir / "eaa" / "CELEX_32019L0882_EN_TXT.pdf", eaa.convert, eaa.source_files, EAA_PDF),
-        SourceSpec("docs", docs_dir, markdown_docs.convert, markdown_docs.source_files),
+        SourceSpec("wcag22", corpus_dir / "wcag22" / "guidelines", wcag.convert, wcag.source_files, WCAG_TARBALL,
+                   version=wcag.CONVERTER_VERSION),
+        SourceSpec("eaa", corpus_dir / "eaa" / "CELEX_32019L0882_EN_TXT.pdf", eaa.convert, eaa.source_files, EAA_PDF,
+                   version=eaa.CONVERTER_VERSION),
+        SourceSpec("docs", docs_dir, markdown_docs.convert, markdown_docs.source_files,
+                   version=markdown_docs.CONVERTER_VERSION),
     ]
 
 
@@ -67,16 +75,18 @@ def fetch_official(specs: Sequence[SourceSpec], workdir: Path, client: Any = Non
             with tarfile.open(fileobj=io.BytesIO(response.content), mode="r:gz") as tar:
                 tar.extractall(workdir / "wcag", filter="data")
             root = next((workdir / "wcag").iterdir()) / "guidelines"
-            out.append(SourceSpec(spec.name, root, spec.convert, spec.files, spec.official_url))
+            out.append(dataclasses.replace(spec, path=root))
         else:
             target = workdir / f"{spec.name}.pdf"
             target.write_bytes(response.content)
-            out.append(SourceSpec(spec.name, target, spec.convert, spec.files, spec.official_url))
+            out.append(dataclasses.replace(spec, path=target))
     return out
 
 
 def source_hash(spec: SourceSpec) -> str:
     digest = hashlib.sha256()
+    digest.update(f"converter {spec.version}".encode())
+    digest.update(b"\0")
     base = spec.path if spec.path.is_dir() else spec.path.parent
     for f in spec.files(spec.path):
         digest.update(f.relative_to(base).as_posix().encode())
@@ -131,7 +141,9 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
     progress = progress or (lambda stage, done, total: None)
     hashes = {spec.name: source_hash(spec) for spec in specs}
     serving = store.serving_meta()
-    same_model = bool(serving) and serving.get("model_id") == embedder.model_id
+    # Stored vectors are reusable only if the same model embedded the same derived text.
+    same_model = (bool(serving) and serving.get("model_id") == embedder.model_id
+                  and serving.get("index_text") == INDEX_TEXT_VERSION)
     old_hashes: dict[str, str] = json.loads(serving.get("source_hashes", "{}")) if same_model and serving else {}
     if not force and same_model and old_hashes == hashes:
         return IngestSummary(changed=False, model_id=embedder.model_id, reason="every source hash and the model match",
@@ -143,6 +155,7 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
                         batch_size)
         build.commit({
             "source_hashes": json.dumps(hashes, sort_keys=True),
+            "index_text": INDEX_TEXT_VERSION,
             "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "chunks": str(summary.total_chunks),
         })
@@ -178,7 +191,7 @@ def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: 
         missing = [c for c in chunks if c.id not in known_vectors]
         for start in range(0, len(missing), batch_size):
             batch = missing[start:start + batch_size]
-            for c, v in zip(batch, embedder.embed([_embedding_text(c) for c in batch])):
+            for c, v in zip(batch, embedder.embed([embedding_text(c) for c in batch])):
                 known_vectors[c.id] = v
             progress("embed", min(start + batch_size, len(missing)), len(missing))
         if chunks:
@@ -190,11 +203,6 @@ def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: 
         ))
         summary.total_chunks += len(chunks)
     return summary
-
-
-def _embedding_text(chunk: Chunk) -> str:
-    # The title leads so that a long text's truncated tail never loses what the passage is about.
-    return chunk.text if chunk.text.startswith(chunk.title) else f"{chunk.title}\n{chunk.text}"
 
 
 def _unique(chunks: list[Chunk]) -> list[Chunk]:

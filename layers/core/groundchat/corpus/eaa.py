@@ -14,6 +14,9 @@ from pypdf import PdfReader
 
 from groundchat.corpus.chunk import Chunk, make_chunk
 
+# Part of the ingest's source hash: bump it whenever this converter writes different chunks from the
+# same files, so the next ingest converts the source again instead of keeping the old chunks.
+CONVERTER_VERSION = "1"
 HTML_URL = "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:32019L0882"
 # The Official Journal issue date (OJ L 151, 7.6.2019).
 UPDATED_AT = "2019-06-07T00:00:00Z"

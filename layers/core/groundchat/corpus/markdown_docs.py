@@ -10,6 +10,9 @@ from markdown_it import MarkdownIt
 
 from groundchat.corpus.chunk import Chunk, make_chunk
 
+# Part of the ingest's source hash: bump it whenever this converter writes different chunks from the
+# same files, so the next ingest converts the source again instead of keeping the old chunks.
+CONVERTER_VERSION = "1"
 _PARSER = MarkdownIt("commonmark")
 
 

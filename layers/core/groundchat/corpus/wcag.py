@@ -13,6 +13,9 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from groundchat.corpus.chunk import Chunk, make_chunk
 from groundchat.corpus.text import collapse
 
+# Part of the ingest's source hash: bump it whenever this converter writes different chunks from the
+# same files, so the next ingest converts the source again instead of keeping the old chunks.
+CONVERTER_VERSION = "1"
 TR_URL = "https://www.w3.org/TR/WCAG22/"
 # The Recommendation's date (respec-config.js publishDate of the WCAG22-20241212 tag).
 UPDATED_AT = "2024-12-12T00:00:00Z"

@@ -1,5 +1,9 @@
 """The embedded index: one SQLite file with an FTS5 table (porter stemming, BM25) and the vectors.
 
+The FTS table is contentless: it indexes the keyword fields derived from each chunk
+(corpus/index_text.py: a heading in the `title` column, the body in `text`), and a search joins
+its rowids to `chunks` for what is shown and cited.
+
 Serving and building are separate files: a build writes `<name>.building-<id>` and, only when it
 is complete, renames it over the serving file (an atomic rename is the alias swap). A reader
 notices the new file on its next search; a failed build leaves the serving file untouched.
@@ -17,6 +21,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from groundchat.corpus.chunk import Chunk
+from groundchat.corpus.index_text import keyword_fields
 from groundchat.embeddings import EmbeddingModelMismatch, QueryVector
 from groundchat.search.query_text import terms
 from groundchat.search.types import BackendUnavailable, LegHit
@@ -30,7 +35,7 @@ CREATE TABLE chunks (
 );
 CREATE INDEX chunks_source_section ON chunks(source, section);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
-  title, section, text, content='chunks', content_rowid='rowid', tokenize='porter unicode61'
+  title, section, text, content='', tokenize='porter unicode61'
 );
 """
 _COLUMNS = "c.id, c.ref, c.source, c.section, c.title, c.text, c.url, c.updated_at, c.meta"
@@ -195,8 +200,9 @@ class EmbeddedBuild:
                 (chunk.id, chunk.ref, chunk.source, chunk.section, chunk.title, chunk.text, chunk.url,
                  chunk.updated_at, json.dumps(chunk.meta), np.asarray(vec, dtype=np.float32).tobytes()),
             )
+            heading, body = keyword_fields(chunk)
             self._conn.execute("INSERT INTO chunks_fts (rowid, title, section, text) VALUES (?, ?, ?, ?)",
-                               (cur.lastrowid, chunk.title, chunk.section, chunk.text))
+                               (cur.lastrowid, heading, chunk.section, body))
             self.count += 1
 
     def commit(self, meta: dict[str, str]) -> None:

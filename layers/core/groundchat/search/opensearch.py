@@ -1,5 +1,10 @@
 """The OpenSearch backend: both legs in one `_msearch`, documents loaded with `helpers.bulk` into a
-new index created from the template in infra/opensearch, then the alias swapped in one request.
+new index created from the index template, then the alias swapped in one request.
+
+The template is package data (`opensearch_template.json` beside this module), so it is there inside
+a Lambda; `infra/opensearch/index-template.json` is the deployable copy, kept identical by a test.
+Each document also carries the keyword fields derived from its chunk (corpus/index_text.py), which
+the BM25 leg searches instead of the cited title and text.
 
 The index's mapping `_meta` records the embedding model and the source hashes, so the ingest and
 the query side read them from the index itself.
@@ -15,10 +20,12 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from groundchat.corpus.chunk import Chunk
+from groundchat.corpus.index_text import keyword_fields
 from groundchat.embeddings import EmbeddingModelMismatch, QueryVector
+from groundchat.search.query_text import terms
 from groundchat.search.types import BackendUnavailable, LegHit
 
-TEMPLATE_PATH = Path(__file__).resolve().parents[4] / "infra" / "opensearch" / "index-template.json"
+TEMPLATE_PATH = Path(__file__).resolve().parent / "opensearch_template.json"
 TEMPLATE_NAME = "groundchat-corpus"
 _FIELDS = ["id", "ref", "source", "section", "title", "text", "url", "updated_at", "meta"]
 
@@ -50,7 +57,9 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
         lines += [{}, {
             "size": k, "_source": _FIELDS,
             "query": {"bool": {
-                "must": [{"multi_match": {"query": query, "fields": ["title^3", "section^2", "text"]}}],
+                # The same topic words as the embedded backend's OR query (question frame dropped).
+                "must": [{"multi_match": {"query": " ".join(terms(query)) or query,
+                                          "fields": ["keyword_heading^3", "section^2", "keyword_body"]}}],
                 "filter": filters,
             }},
         }]
@@ -141,9 +150,14 @@ class OpenSearchIndex:
 def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[dict[str, Any]]:
     return [
         {"_op_type": "index", "_index": index, "_id": c.id,
-         "_source": {**c.model_dump(), "embedding": [float(x) for x in v]}}
+         "_source": {**c.model_dump(), **_keyword_doc(c), "embedding": [float(x) for x in v]}}
         for c, v in zip(chunks, vectors)
     ]
+
+
+def _keyword_doc(chunk: Chunk) -> dict[str, str]:
+    heading, body = keyword_fields(chunk)
+    return {"keyword_heading": heading, "keyword_body": body}
 
 
 class OpenSearchBuild:

@@ -10,12 +10,26 @@ STOPWORDS = frozenset(
     "our should so that the their them there these they this to us was we what when where which who "
     "why will with would you your".split()
 )
+# The frame of a question about the corpus rather than its topic: "which criterion …", "what does the
+# directive say about …". Nearly every passage of a source contains these words, so in an OR query
+# they only add noise from passages that share the frame and nothing else.
+QUESTION_FRAME = frozenset(
+    "which what how criterion criteria requirement requirements rule rules wcag guideline guidelines "
+    "directive act law accessibility must need needs should have has say says about under there any all "
+    "also more such like".split()
+)
 
 
 def terms(query: str) -> list[str]:
+    """The query's topic words; the question frame is dropped unless it is all the query has."""
+    words = _words(query, STOPWORDS | QUESTION_FRAME)
+    return words or _words(query, STOPWORDS)
+
+
+def _words(query: str, drop: frozenset[str]) -> list[str]:
     seen: list[str] = []
     for term in _TERM.findall(query.lower()):
-        if term in STOPWORDS or term in seen:
+        if term in drop or term in seen:
             continue
         seen.append(term)
     return seen

@@ -7,6 +7,7 @@ from typing import Any, Iterable, Protocol
 from groundchat.corpus.chunk import SOURCES, Chunk
 from groundchat.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.fusion import RRF_K, rrf
+from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
 
@@ -79,6 +80,9 @@ class SearchService:
             debug["legs"][name] = {"hits": len(hits), "top": [h.chunk.ref for h in hits[:5]]}
         t = time.perf_counter()
         fused = rrf(legs, weights=self.weights) if leg == "hybrid" else legs.get(leg, [])
+        # The kind prior (see search/prior.py) orders whatever list is served, fused or one leg.
+        fused = apply_prior(query, fused)
+        debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "factor": DEMOTE}
         timings["fuse"] = _ms(t)
         t = time.perf_counter()
         try:

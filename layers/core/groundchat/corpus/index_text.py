@@ -1,0 +1,98 @@
+"""What each chunk contributes to the keyword leg and to the embedding, apart from the text it cites.
+
+The chunk's own text (what is cited, and what its id hashes) stays as the converters wrote it; the
+search sees a derived form of it:
+
+- keyword fields: a heading (e.g. criterion number and handle plus its guideline, an article's
+  title plus its chapter, "<term> definition") weighted above the body, and the body without the
+  header line the heading already carries, so those words are not counted twice;
+- embedding text: what a passage is about first, without boilerplate that every passage of its kind
+  shares ("Success Criterion … (Level AA), under Guideline …", "Article 3(n)"), which otherwise pulls
+  all passages of a kind together in the vector space; a definition reads as one.
+
+`INDEX_TEXT_VERSION` is recorded in the index: change it whenever either derivation changes, and
+the next ingest rebuilds every vector instead of reusing those stored under an unchanged chunk id.
+"""
+from __future__ import annotations
+
+import re
+
+from groundchat.corpus.chunk import Chunk
+
+INDEX_TEXT_VERSION = "2"
+
+_UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
+_CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
+_ARTICLE_REF = re.compile(r"^Article \d+\(\d+\) ")
+
+
+def kind(chunk: Chunk) -> str:
+    """`success-criterion`, `guideline`, `principle`, `term` (WCAG glossary), `recital`, `article`,
+    `definition` (an EAA Article 3 definition), `annex` or `doc`."""
+    if chunk.source == "wcag22":
+        return chunk.meta.get("kind", "success-criterion")
+    if chunk.source == "eaa":
+        if chunk.section.startswith("Recital"):
+            return "recital"
+        if chunk.section.startswith("Annex"):
+            return "annex"
+        if "term" in chunk.meta:
+            return "definition"
+        return "article"
+    return "doc"
+
+
+def _lines(chunk: Chunk) -> list[str]:
+    return chunk.text.split("\n")
+
+
+def _titled(chunk: Chunk) -> str:
+    # The title leads so that a long text's truncated tail never loses what the passage is about.
+    return chunk.text if chunk.text.startswith(chunk.title) else f"{chunk.title}\n{chunk.text}"
+
+
+def keyword_heading(chunk: Chunk) -> str:
+    k = kind(chunk)
+    first = _lines(chunk)[0]
+    if k == "success-criterion":
+        m = _UNDER_GUIDELINE.search(first)
+        return f"{chunk.title} {m.group(1)}" if m else chunk.title
+    if k == "term":
+        return f"{chunk.section.removeprefix('Glossary: ')} definition"
+    if k == "definition":
+        return f"{chunk.meta['term']} definition"
+    if k == "article":
+        m = _CHAPTER.search(first)
+        return f"{chunk.title} {m.group(1)}" if m else chunk.title
+    return chunk.title
+
+
+def keyword_body(chunk: Chunk) -> str:
+    k = kind(chunk)
+    lines = _lines(chunk)
+    if k in ("success-criterion", "guideline", "principle", "article", "annex") and len(lines) > 1:
+        return "\n".join(lines[1:])  # the first line is the header the heading already carries
+    if k == "definition":
+        return _ARTICLE_REF.sub("", chunk.text)
+    return chunk.text
+
+
+def keyword_fields(chunk: Chunk) -> tuple[str, str]:
+    """(heading, body) for the keyword leg; the section is indexed as it is."""
+    return keyword_heading(chunk), keyword_body(chunk)
+
+
+def embedding_text(chunk: Chunk) -> str:
+    k = kind(chunk)
+    if k == "success-criterion":
+        lines = _lines(chunk)
+        handle = chunk.meta.get("handle") or chunk.title
+        return "\n".join([handle, *lines[1:]])
+    if k == "term":
+        return f"Definition of {chunk.text}"
+    if k == "definition":
+        return f"Definition of {chunk.meta['term']}: {_ARTICLE_REF.sub('', chunk.text)}"
+    return _titled(chunk)
+
+
+__all__ = ["INDEX_TEXT_VERSION", "embedding_text", "keyword_fields", "kind"]

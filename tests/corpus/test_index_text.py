@@ -1,0 +1,45 @@
+"""The text each chunk contributes to the keyword leg and the embedding, beside the text it cites."""
+from __future__ import annotations
+
+from groundchat.corpus.chunk import make_chunk
+from groundchat.corpus.index_text import embedding_text, keyword_fields, kind
+
+CRITERION = make_chunk(
+    source="wcag22", section="2.5.8", title="2.5.8 Target Size (Minimum)",
+    text="Success Criterion 2.5.8 Target Size (Minimum) (Level AA), under Guideline 2.5 Input Modalities\n"
+         "Pointer targets are no smaller than 24 by 24 CSS pixels\nNote: a note",
+    url="u", meta={"kind": "success-criterion", "handle": "Target Size (Minimum)", "level": "AA"})
+DEFINITION = make_chunk(source="eaa", section="Article 3(23)", title="Article 3(23) Definition of ‘microenterprise’",
+                        text="Article 3(23) ‘microenterprise’ means a firm with under ten staff",
+                        url="u", meta={"term": "microenterprise", "article": "3"})
+PARAGRAPH = make_chunk(source="eaa", section="Article 9(4)", title="Article 9 Obligations of importers, paragraph 4",
+                       text="Article 9 Obligations of importers (Chapter III Obligations of economic operators dealing "
+                            "with products), paragraph 4\n4. Importers shall indicate their name.",
+                       url="u", meta={"article": "9"})
+
+
+def test_criterion_heading_carries_number_handle_and_guideline_and_the_body_is_not_repeated():
+    heading, body = keyword_fields(CRITERION)
+    assert heading == "2.5.8 Target Size (Minimum) Guideline 2.5 Input Modalities"
+    assert body.startswith("Pointer targets are") and "Note: a note" in body
+    assert embedding_text(CRITERION).splitlines()[0] == "Target Size (Minimum)"
+
+
+def test_a_definition_reads_as_one():
+    assert kind(DEFINITION) == "definition"
+    assert keyword_fields(DEFINITION) == ("microenterprise definition",
+                                          "‘microenterprise’ means a firm with under ten staff")
+    assert embedding_text(DEFINITION).startswith("Definition of microenterprise: ‘microenterprise’ means")
+
+
+def test_an_article_paragraph_heading_has_its_chapter():
+    heading, body = keyword_fields(PARAGRAPH)
+    assert heading == ("Article 9 Obligations of importers, paragraph 4 "
+                       "III Obligations of economic operators dealing with products")
+    assert body == "4. Importers shall indicate their name."
+
+
+def test_the_cited_text_and_ref_are_untouched():
+    before = CRITERION.model_dump()
+    keyword_fields(CRITERION), embedding_text(CRITERION)
+    assert CRITERION.model_dump() == before

@@ -1,0 +1,31 @@
+"""The kind prior: glossary terms and recitals move below the rules unless the question asks for them."""
+from __future__ import annotations
+
+from groundchat.corpus.chunk import make_chunk
+from groundchat.search.prior import apply_prior, demoted_kinds
+from groundchat.search.query_text import terms
+from groundchat.search.types import LegHit
+
+TERM = make_chunk(source="wcag22", section="Glossary: target", title="Definition of target",
+                  text="target: the part of the screen a pointer can act on", url="u", meta={"kind": "term"})
+RULE = make_chunk(source="wcag22", section="2.5.8", title="2.5.8 Target Size (Minimum)",
+                  text="Success Criterion 2.5.8 Target Size (Minimum) (Level AA), under Guideline 2.5 Input Modalities\n"
+                       "Pointer targets are no smaller than 24 by 24 CSS pixels",
+                  url="u", meta={"kind": "success-criterion", "handle": "Target Size (Minimum)"})
+RECITAL = make_chunk(source="eaa", section="Recital 8", title="Recital (8)", text="harmonisation of the market", url="u")
+
+
+def test_a_term_ranks_below_a_criterion_unless_its_meaning_is_asked():
+    hits = [LegHit(TERM, 0.0330), LegHit(RULE, 0.0320)]
+    assert [h.chunk.section for h in apply_prior("how big must a target be", hits)] == ["2.5.8", "Glossary: target"]
+    assert [h.chunk.section for h in apply_prior("what is a target?", hits)] == ["Glossary: target", "2.5.8"]
+
+
+def test_recitals_are_demoted_unless_the_question_asks_why():
+    assert "recital" in demoted_kinds("rules on market harmonisation")
+    assert "recital" not in demoted_kinds("why harmonise the market?")
+
+
+def test_question_frame_words_are_dropped_but_never_everything():
+    assert terms("Which criterion covers the contrast of text?") == ["covers", "contrast", "text"]
+    assert terms("what does the directive say about accessibility") == ["directive", "say", "about", "accessibility"]
