@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import statistics
 import sys
 import tempfile
@@ -28,27 +27,6 @@ USER_CAP = Decimal("0.025")
 USERS = [f"bench-user-{i}" for i in range(8)]
 MODEL_ID = "bench-scripted"
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def serialize_moto_requests() -> None:
-    """moto checks and writes a transaction item by item with no lock, so concurrent requests can
-    interleave inside one transaction, which DynamoDB never allows. One request at a time gives
-    moto DynamoDB's atomicity; the figures are then about our code, not moto's thread-safety."""
-    from moto.dynamodb.responses import DynamoHandler
-
-    lock = threading.RLock()
-    original = DynamoHandler.call_action
-
-    def call_action(self):
-        with lock:
-            return original(self)
-
-    DynamoHandler.call_action = call_action
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -159,18 +137,16 @@ def stack(prefix: str, chat_cap: Decimal, user_cap: Decimal):
 
 
 def main() -> int:
-    from moto.server import ThreadedMotoServer
+    from groundchat.config import get_settings, reset_settings_cache
+    from groundchat.localstack import start_dynamodb
 
-    import logging
-
-    # moto's server logs every request; the figures are what this prints.
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    serialize_moto_requests()
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["GROUNDCHAT_HOME"] = tmp
+        reset_settings_cache()
+        # The same moto server the local stack runs, serialized the same way.
+        server, endpoint = start_dynamodb(get_settings())
+        port = endpoint.rsplit(":", 1)[1]
+        try:
             prices = Path(tmp) / "prices.json"
             prices.write_text(json.dumps({MODEL_ID: {"input_per_mtok": "1.00", "output_per_mtok": "2.00"}}))
             os.environ.update({
@@ -190,8 +166,8 @@ def main() -> int:
             print(f"    charged ${result['charged']} of ${CHAT_CAP}")
             print(f"    overspend: chat ${result['overspend_chat']}, worst person ${result['overspend_user']}")
             print(f"    chat counter minus the sum of usage rows: ${money_text(result['counter_minus_rows'])}")
-    finally:
-        server.stop()
+        finally:
+            server.stop()
     return 0
 
 

@@ -21,15 +21,11 @@ SCRIPTED_PRICE = {"input_per_mtok": "1.00", "output_per_mtok": "2.00"}
 def atomic_moto(monkeypatch):
     from moto.dynamodb.responses import DynamoHandler
 
-    lock = threading.RLock()
-    original = DynamoHandler.call_action
+    from groundchat.localstack import serialize_moto_requests
 
-    def call_action(self):
-        with lock:
-            return original(self)
-
-    monkeypatch.setattr(DynamoHandler, "call_action", call_action)
-    return lock
+    original = serialize_moto_requests()
+    yield
+    DynamoHandler.call_action = original
 
 
 @pytest.fixture

@@ -29,8 +29,8 @@ def service(tmp_path):
 async def test_hit_with_refs_charged_and_debug_recorded(service):
     charged = []
 
-    async def charge():
-        charged.append(1)
+    async def charge(query):
+        charged.append(query)
 
     ctx = ToolContext(caller=Caller(id="u"), docs=service, charge_search=charge)
     out = await _registry({DOCS_READ}).execute("search_docs", {"query": "contrast ratio of text", "source": "wcag22"}, ctx)
@@ -39,7 +39,7 @@ async def test_hit_with_refs_charged_and_debug_recorded(service):
     assert (first["source"], first["section"]) == ("wcag22", "1.4.3")
     assert len(first["ref"]) == 8 and first["url"] == "https://x/#1.4.3"
     assert out["freshness"] == {"oldest_updated_at": "2024-12-12T00:00:00Z", "undated": 0}
-    assert charged == [1]
+    assert charged == ["contrast ratio of text"]  # charged by the query's own size, before it ran
     assert ctx.extras["last_debug"]["fusion"] == "rrf"
 
 

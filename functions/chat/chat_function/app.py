@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import json
 import uuid
+from decimal import Decimal
 from importlib import resources
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -15,6 +17,7 @@ from chat_function.streaming import ExchangeStream
 from groundchat.auth_types import CHAT_USE, TRACES_READ, Caller
 from groundchat.budget import BudgetGuard, budget_status
 from groundchat.guard import SpendCapReached
+from groundchat.observability import record_answer, record_refusal
 from groundchat.loop import Exchange, LoopLimits, run_exchange
 from groundchat.pricing import PricingError, price_for
 from groundchat.prompts import system_prompt
@@ -34,6 +37,11 @@ class ChatBody(BaseModel):
 def create_app(services: Services | None = None) -> FastAPI:
     app = FastAPI(title="groundchat", docs_url=None, redoc_url=None)
     app.state.services = services or build_services()
+    origins = [o.strip() for o in app.state.services.settings.allowed_origins.split(",") if o.strip()]
+    if origins:
+        # Only the configured origins; the page itself is same-origin and needs none.
+        app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["authorization", "content-type"], max_age=600)
 
     def svc() -> Services:
         return app.state.services
@@ -269,8 +277,19 @@ def _finisher(s: Services, caller: Caller, existing: dict[str, Any] | None, spen
             run_id=ex.run_id, caller=caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
             outcome=ex.done_reason, steps=ex.steps, failure=ex.failure, question=ex.question,
         )
+        _record_metrics(ex)
 
     return finish
+
+
+def _record_metrics(ex: Exchange) -> None:
+    model_steps = [step for step in ex.steps if step.get("kind") == "model"]
+    cost = sum((Decimal(str(step["cost"])) for step in model_steps if step.get("cost") is not None), Decimal(0))
+    input_tokens = sum(step.get("input_tokens") or 0 for step in model_steps)
+    output_tokens = sum(step.get("output_tokens") or 0 for step in model_steps)
+    record_answer(cost, input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens)
+    if ex.done_reason in ("spend-cap", "unmeasurable-cost", "error", "too-large"):
+        record_refusal(ex.done_reason)
 
 
 def _message_json(item: dict[str, Any]) -> dict[str, Any]:

@@ -41,6 +41,29 @@ def _local_credentials() -> None:
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
 
 
+def serialize_moto_requests():
+    """moto checks and writes a transaction item by item with no lock, so concurrent requests can
+    interleave inside one transaction, which DynamoDB never allows: concurrent chats could then
+    pass a spending cap locally. One request at a time gives moto DynamoDB's atomicity; the
+    requests still race as they would against AWS. Returns the original handler, to undo."""
+    import threading
+
+    from moto.dynamodb.responses import DynamoHandler
+
+    original = DynamoHandler.call_action
+    if getattr(original, "_serialized", False):
+        return original
+    lock = threading.RLock()
+
+    def call_action(self):
+        with lock:
+            return original(self)
+
+    call_action._serialized = True  # type: ignore[attr-defined]
+    DynamoHandler.call_action = call_action
+    return original
+
+
 def start_dynamodb(settings: Settings):
     from moto.server import ThreadedMotoServer
 
@@ -49,6 +72,7 @@ def start_dynamodb(settings: Settings):
 
     # moto's server logs every request; the local stack's own output is what a user needs to see.
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    serialize_moto_requests()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     endpoint = f"http://127.0.0.1:{port}"

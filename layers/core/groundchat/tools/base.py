@@ -30,8 +30,8 @@ class ToolContext:
     docs: Any = None
     rules: Any = None
     links: Any = None
-    # Charged for a search before it runs (spending); None where nothing is charged.
-    charge_search: Callable[[], Awaitable[None]] | None = None
+    # Charged for a search (given its query) before it runs; None where nothing is charged.
+    charge_search: Callable[[str], Awaitable[Any]] | None = None
     # Numbers data tools returned in this answer (views are grounded against them).
     extras: dict[str, Any] = field(default_factory=dict)
 

@@ -32,7 +32,7 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> dict[str, Any]
     if ctx.docs is None:
         return {"outcome": "unavailable", "reason": "search_not_configured", "excerpts": []}
     if ctx.charge_search is not None:
-        await ctx.charge_search()
+        await ctx.charge_search(args.query)
     try:
         # Embedding the query is CPU work; it runs off the event loop that streams other answers.
         result = await asyncio.to_thread(ctx.docs.search, args.query, sources=[args.source] if args.source else None)

@@ -1,0 +1,38 @@
+"""CORS only for configured origins; every refusal and answer is counted."""
+import httpx
+
+from groundchat.testing import ScriptedModel, Step
+from tests.api.conftest import parse_sse
+
+
+async def test_cors_allows_only_configured_origins(dynamo, settings, monkeypatch):
+    from chat_function.app import create_app
+    from groundchat.services import Services
+
+    monkeypatch.setattr(settings, "allowed_origins", "https://chat.example.org")
+    app = create_app(Services(settings=settings, dynamo=dynamo, model_override=ScriptedModel([])))
+    preflight = {"access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type"}
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        ok = await c.options("/api/chat", headers={"origin": "https://chat.example.org", **preflight})
+        other = await c.options("/api/chat", headers={"origin": "https://evil.example", **preflight})
+    assert ok.headers["access-control-allow-origin"] == "https://chat.example.org"
+    assert "access-control-allow-origin" not in other.headers
+
+
+async def test_refusals_and_answers_are_recorded_as_metrics(make_env, monkeypatch):
+    import chat_function.app as app_module
+    import chat_function.errors as errors_module
+
+    refusals, answers = [], []
+    monkeypatch.setattr(errors_module, "record_refusal", lambda code, **kw: refusals.append(code))
+    monkeypatch.setattr(app_module, "record_refusal", lambda code, **kw: refusals.append(code))
+    monkeypatch.setattr(app_module, "record_answer", lambda cost, tokens, **kw: answers.append((cost, tokens, kw)))
+    env = make_env(ScriptedModel([Step(text="fine", input_tokens=120, output_tokens=30)]))
+    async with env.client() as c:
+        await c.post("/api/chat", json={"message": "q"})
+        r = await c.post("/api/chat", json={"message": "q"}, headers=env.token("alice"))
+    assert parse_sse(r.text)[-1][1]["reason"] == "complete"
+    assert refusals == ["unauthenticated"]
+    assert len(answers) == 1
+    cost, tokens, kw = answers[0]
+    assert tokens == 150 and kw == {"input_tokens": 120, "output_tokens": 30}
