@@ -17,6 +17,7 @@ from chat_function.streaming import ExchangeStream
 from groundchat.auth_types import CHAT_USE, TRACES_READ, Caller
 from groundchat.budget import BudgetGuard, budget_status
 from groundchat.guard import SpendCapReached
+from groundchat.history import policy_for, shorten
 from groundchat.observability import record_answer, record_refusal
 from groundchat.loop import Exchange, LoopLimits, run_exchange
 from groundchat.pricing import PricingError, price_for
@@ -114,14 +115,18 @@ def create_app(services: Services | None = None) -> FastAPI:
         # 429 before any model call: the first step's worst case is reserved now, against both
         # caps, and that reservation is the one step 0 uses.
         spend = BudgetGuard(s.dynamo, settings, caller.id, conversation_id, run_id, price_id)
+        offered = [t.spec() for t in await s.registry.offered(caller)]
+        # What of the history the model will see: the reservation is for that, not for all of it.
+        shaped = shorten(history, Message(role="user", content=question), system, offered, policy_for(settings.history_profile))
         first_step = ModelRequest(
             system=system,
-            messages=[*history, Message(role="user", content=question)],
-            tools=[t.spec() for t in await s.registry.offered(caller)],
+            messages=[*shaped.messages, Message(role="user", content=question)],
+            tools=offered,
             max_output_tokens=settings.max_output_tokens,
         )
         try:
-            await spend.precheck(first_step)
+            if shaped.outcome != "failed":  # a request too large to send calls no model: nothing to reserve
+                await spend.precheck(first_step)
         except SpendCapReached as cap:
             if existing is not None:
                 await s.conversations.release(conversation_id, run_id)
@@ -142,6 +147,7 @@ def create_app(services: Services | None = None) -> FastAPI:
             after_answer=_after_answer_checks(),
             commit=_committer(s, caller, existing, question),
             on_finish=_finisher(s, caller, existing, spend),
+            history_shortening=shaped,
         )
         return ExchangeStream(frames)  # type: ignore[return-value]
 
@@ -271,7 +277,9 @@ def _finisher(s: Services, caller: Caller, existing: dict[str, Any] | None, spen
     async def finish(ex: Exchange) -> None:
         if spend is not None:
             await spend.release_unused()  # the precheck's reservation, if the run ended before step 0
-        if existing is not None and ex.done_reason == "error":
+        if existing is not None:
+            # A commit already cleared this run's claim; any other ending must not leave the
+            # conversation blocked. The release is conditional on the claim, so it is safe either way.
             await s.conversations.release(ex.conversation_id, ex.run_id)
         await s.traces.put(
             run_id=ex.run_id, caller=caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,

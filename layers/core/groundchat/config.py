@@ -64,6 +64,8 @@ class Settings(BaseSettings):
     search_max_excerpts: int = 8
     search_max_excerpt_chars: int = 1200
 
+    # How long conversations are shortened for the model: visitor-qa | standard | long-authoring.
+    history_profile: str = "standard"
     max_steps: int = 6
     max_output_tokens: int = 3000
     max_question_chars: int = 2000

@@ -72,7 +72,10 @@ async def run_exchange(
     after_answer: list[AfterAnswer] | None = None,
     commit: Commit | None = None,
     on_finish: Commit | None = None,
+    history_shortening: Any = None,
 ) -> AsyncIterator[Frame]:
+    """`history_shortening` (a `groundchat.history.Shortened`) says what of `history` to send; its
+    outcome goes out as a `history` frame, and a failed one ends the answer as `too-large`."""
     limits = limits or LoopLimits()
     guard = guard or NoSpendGuard()
     run_id = run_id or ctx.run_id or uuid.uuid4().hex
@@ -83,8 +86,14 @@ async def run_exchange(
         yield Frame(type="start", data={"conversation_id": conversation_id, "run_id": run_id})
         tools = await registry.offered(ctx.caller)
         specs = [t.spec() for t in tools]
-        reason = "max-steps"
-        for step in range(limits.max_steps):
+        too_large = False
+        if history_shortening is not None:
+            if history or history_shortening.outcome != "unchanged":
+                yield Frame(type="history", data=history_shortening.frame_data())
+            too_large = history_shortening.outcome == "failed"
+            history = history_shortening.messages
+        reason = "too-large" if too_large else "max-steps"
+        for step in range(0 if too_large else limits.max_steps):
             request = ModelRequest(
                 system=system,
                 messages=[*history, *ex.new_messages],
