@@ -4,37 +4,52 @@ from __future__ import annotations
 import json
 from typing import Any
 
+NOTE_KEY = "_truncated"
+
 
 def _size(value: Any) -> int:
     return len(json.dumps(value, default=str, ensure_ascii=False))
 
 
 def fit_result(value: Any, max_chars: int) -> Any:
-    """Return `value` unchanged if it fits; else drop items from its longest lists (last first)
-    and long strings, recording what was dropped under `_truncated`."""
+    """`value` unchanged if its JSON fits in `max_chars`. Otherwise items are dropped from the end
+    of its longest lists (the first rows of a ranked or newest-first result matter most), then long
+    strings are shortened, and `_truncated` says exactly what went."""
     if _size(value) <= max_chars:
         return value
     if isinstance(value, str):
-        return value[: max(0, max_chars - 80)] + f" … [cut: {len(value) - max_chars + 80} characters dropped]"
+        keep = max(0, max_chars - 60)
+        return value[:keep] + f" … [cut: {len(value) - keep} characters dropped]"
     if not isinstance(value, dict):
-        return {"value": str(value)[: max_chars - 200], "_truncated": "result over the size ceiling, cut"}
+        return {"value": str(value)[: max(0, max_chars - 200)], NOTE_KEY: "result over the size ceiling, cut"}
     result = dict(value)
     notes: list[str] = []
-    list_keys = sorted((k for k, v in result.items() if isinstance(v, list)), key=lambda k: -_size(result[k]))
-    for key in list_keys:
-        items = list(result[key])
+
+    def with_notes(extra: list[str]) -> dict[str, Any]:
+        return {**result, NOTE_KEY: "; ".join([*notes, *extra])}
+
+    for key in sorted((k for k, v in result.items() if isinstance(v, list)), key=lambda k: -_size(result[k])):
+        items = result[key]
         total = len(items)
-        while items and _size({**result, key: items, "_truncated": notes}) > max_chars:
-            items.pop()
-        result[key] = items
-        if len(items) < total:
-            notes.append(f"dropped {total - len(items)} of {total} items from '{key}'")
-        if _size({**result, "_truncated": notes}) <= max_chars:
-            break
-    if _size({**result, "_truncated": notes}) > max_chars:
-        for key, val in list(result.items()):
-            if isinstance(val, str) and len(val) > 200:
-                result[key] = val[:200] + " …"
-                notes.append(f"shortened '{key}' from {len(val)} characters")
-    result["_truncated"] = "; ".join(notes) or "result over the size ceiling"
-    return result
+
+        def fits(n: int) -> bool:
+            note = [f"dropped {total - n} of {total} items from '{key}'"] if n < total else []
+            return _size({**with_notes(note), key: items[:n]}) <= max_chars
+
+        low, high = 0, total  # the largest n that fits, by bisection
+        while low < high:
+            mid = (low + high + 1) // 2
+            if fits(mid):
+                low = mid
+            else:
+                high = mid - 1
+        result[key] = items[:low]
+        if low < total:
+            notes.append(f"dropped {total - low} of {total} items from '{key}'")
+        if _size(with_notes([])) <= max_chars:
+            return with_notes([])
+    for key, val in list(result.items()):
+        if isinstance(val, str) and len(val) > 200:
+            result[key] = val[:200] + " …"
+            notes.append(f"shortened '{key}' from {len(val)} characters")
+    return with_notes([]) if notes else {**result, NOTE_KEY: "result over the size ceiling"}

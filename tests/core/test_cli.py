@@ -1,0 +1,52 @@
+"""The CLI against a store: grants, tokens, one tool call through the permission check."""
+import json
+
+import pytest
+
+from groundchat.cli import main
+
+
+@pytest.fixture
+def stack(dynamo, monkeypatch):
+    """The CLI's commands read the stack's DynamoDB; here it is moto in-process."""
+    import groundchat.cli as cli
+    from groundchat.services import Services
+
+    monkeypatch.setattr(cli, "_services", lambda: Services(settings=dynamo.settings, dynamo=dynamo))
+    return dynamo
+
+
+def test_users_grant_and_list(stack, capsys):
+    assert main(["users", "grant", "alice", "chat.use", "runs.read"]) == 0
+    assert main(["users", "grant", "bob", "docs.read"]) == 0
+    capsys.readouterr()
+    assert main(["users", "list"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["alice: chat.use, runs.read", "bob: docs.read"]
+
+
+def test_unknown_permission_is_refused_and_nothing_written(stack, capsys):
+    assert main(["users", "grant", "alice", "runs.write"]) == 2
+    assert "unknown permission" in capsys.readouterr().err
+    main(["users", "list"])
+    assert capsys.readouterr().out == ""
+
+
+def test_token_verifies_as_that_user(settings, capsys):
+    from groundchat.auth import TokenVerifier
+
+    assert main(["token", "carol"]) == 0
+    assert TokenVerifier(settings).verify(capsys.readouterr().out.strip()).id == "carol"
+
+
+def test_tool_goes_through_the_same_permission_check(stack, capsys):
+    from groundchat.sample import load_sample_if_empty_sync
+
+    load_sample_if_empty_sync(stack)
+    main(["users", "grant", "alice", "runs.read"])
+    capsys.readouterr()
+    assert main(["tool", "top_rules", '{"limit": 3}', "--as", "alice"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert len(result["rules"]) == 3 and result["rules"][0]["count"] >= result["rules"][1]["count"]
+    assert main(["tool", "top_rules", '{"limit": 3}', "--as", "mallory"]) == 1
+    assert "not available" in json.loads(capsys.readouterr().out)["error"]
+    assert main(["tool", "top_rules", "{not json", "--as", "alice"]) == 2
