@@ -15,8 +15,11 @@ from groundchat.config import get_settings
 from groundchat.corpus_cli import _store
 from groundchat.embeddings import make_embedder
 from groundchat.ingest import run_ingest, specs_for
+from groundchat.observability import logger, tracer
 
 
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler
 def handler(event: dict[str, Any] | None, context: Any) -> dict[str, Any]:
     settings = get_settings()
     force = bool((event or {}).get("force"))
@@ -26,6 +29,11 @@ def handler(event: dict[str, Any] | None, context: Any) -> dict[str, Any]:
             make_embedder(settings.embedding_model, region=settings.aws_region),
             force=force,
         )
-    return {"changed": summary.changed, "total_chunks": summary.total_chunks, "model_id": summary.model_id,
-            "sources": [asdict(s) for s in summary.sources], "seconds": round(summary.seconds, 2),
-            "summary": summary.lines()}
+    result = {"changed": summary.changed, "total_chunks": summary.total_chunks, "model_id": summary.model_id,
+              "sources": [asdict(s) for s in summary.sources], "seconds": round(summary.seconds, 2),
+              "summary": summary.lines()}
+    logger.info(
+        "ingest finished" if summary.changed else "ingest finished: nothing changed",
+        extra={k: result[k] for k in ("changed", "total_chunks", "model_id", "seconds", "summary", "sources")},
+    )
+    return result
