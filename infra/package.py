@@ -11,6 +11,7 @@ Output (the paths template.yaml's CodeUri and ContentUri name):
     build/functions/chat/        chat_function/ and run.sh (executable: the Web Adapter runs it)
     build/functions/share/       share_function/
     build/functions/ingest/      ingest_function/ and the project's docs/ (a corpus source)
+    build/functions/sweep/       sweep_function/ (releases expired spending reservations)
 
 Then prints each artifact's size, unzipped and zipped, and fails when a function with its layers
 is over Lambda's 250 MB unzipped limit.
@@ -60,6 +61,7 @@ FUNCTIONS = (
     FunctionSource("chat", "chat_function", (("functions/chat/run.sh", "run.sh"),)),
     FunctionSource("share", "share_function"),
     FunctionSource("ingest", "ingest_function", (("docs", "docs"),)),
+    FunctionSource("sweep", "sweep_function"),
 )
 
 

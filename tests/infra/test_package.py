@@ -17,6 +17,8 @@ def test_code_only_build_lays_out_layer_and_functions(tmp_path):
     # A function's artifact holds its own package only: none imports another function.
     assert sorted(p.name for p in functions["share"].iterdir()) == ["share_function"]
     assert sorted(p.name for p in functions["chat"].iterdir()) == ["chat_function", "run.sh"]
+    assert sorted(p.name for p in functions["sweep"].iterdir()) == ["sweep_function"]
+    assert (functions["sweep"] / "sweep_function" / "handler.py").exists()
 
 
 def test_size_report_passes_under_and_fails_over_the_limit(tmp_path):
@@ -24,7 +26,7 @@ def test_size_report_passes_under_and_fails_over_the_limit(tmp_path):
     layer = package.build_layer("x86_64", tmp_path, with_dependencies=False)
     report = package.size_report(layer, functions)
     assert report.over_limit == []
-    assert len([line for line in report.lines if "limit 250 MB unzipped: ok" in line]) == 3
+    assert len([line for line in report.lines if "limit 250 MB unzipped: ok" in line]) == len(package.FUNCTIONS) == 4
     (layer / "python" / "big.bin").write_bytes(b"\0" * (package.UNZIPPED_LIMIT - package.WEB_ADAPTER_ALLOWANCE))
     assert package.size_report(layer, functions).over_limit == ["chat"]
 

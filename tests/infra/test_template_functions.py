@@ -14,7 +14,7 @@ import package
 from groundchat.config import Settings
 from tests.infra.conftest import REPO, TEMPLATE, as_list, function_env, functions_of, statements
 
-FUNCTION_DIRS = {"ChatFunction": "chat", "ShareFunction": "share", "IngestFunction": "ingest"}
+FUNCTION_DIRS = {"ChatFunction": "chat", "ShareFunction": "share", "IngestFunction": "ingest", "SweepFunction": "sweep"}
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_the_streaming_route(resources):
     assert all("ResponseTransferMode" not in e["Properties"] for e in others)
 
 
-FUNCTIONS_WITH_EVENTS = ("ChatFunction", "ShareFunction", "IngestFunction")
+FUNCTIONS_WITH_EVENTS = ("ChatFunction", "ShareFunction", "IngestFunction", "SweepFunction")
 
 
 def _routes(resources, logical: str) -> set[tuple[str, str]]:
@@ -127,6 +127,14 @@ def test_ingest_runs_on_a_schedule(resources):
     assert next(iter(events.values()))["Properties"]["Schedule"] == {"Ref": "IngestSchedule"}
 
 
+def test_sweep_runs_every_fifteen_minutes(resources):
+    events = resources["SweepFunction"]["Properties"]["Events"]
+    assert [e["Type"] for e in events.values()] == ["Schedule"]
+    assert next(iter(events.values()))["Properties"]["Schedule"] == "rate(15 minutes)"
+    # Longer than one run could take, shorter than the next run's start.
+    assert resources["SweepFunction"]["Properties"]["Timeout"] <= 15 * 60
+
+
 # ------------------------------------------------------------------ environment
 
 SETTINGS_FIELDS = {f"GROUNDCHAT_{name.upper()}" for name in Settings.model_fields}
@@ -143,6 +151,8 @@ NEEDED = {
         "GROUNDCHAT_AWS_REGION", "GROUNDCHAT_HOME", "GROUNDCHAT_CORPUS_SOURCE", "GROUNDCHAT_DOCS_DIR",
         "GROUNDCHAT_OPENSEARCH_ENDPOINT", "GROUNDCHAT_OPENSEARCH_SERVICE", "GROUNDCHAT_SEARCH_BACKEND",
         "GROUNDCHAT_EMBEDDING_MODEL", "GROUNDCHAT_SOURCES_BUCKET"},
+    # The sweep reads the budget table only; each reservation names the counters it holds.
+    "SweepFunction": {"GROUNDCHAT_AWS_REGION", "GROUNDCHAT_TABLE_PREFIX"},
 }
 
 
@@ -253,6 +263,17 @@ def _dynamodb(resources, logical) -> tuple[set[str], set[str]]:
     return actions, tables
 
 
+def _dynamodb_grants(resources, logical) -> set[tuple[str, str]]:
+    """(action, resource) pairs, the resource as written (a table ARN or an index path)."""
+    grants = set()
+    for statement in statements(resources, logical):
+        for action in as_list(statement["Action"]):
+            if action.startswith("dynamodb:"):
+                for r in as_list(statement["Resource"]):
+                    grants.add((action, "{}.Arn".format(r["Fn::GetAtt"][0]) if "Fn::GetAtt" in r else r["Fn::Sub"].replace("${", "").replace("}", "")))
+    return grants
+
+
 def test_share_function_only_reads_two_tables(resources):
     actions, tables = _dynamodb(resources, "ShareFunction")
     assert actions == {"dynamodb:GetItem", "dynamodb:Query"}
@@ -265,7 +286,9 @@ def test_chat_function_names_each_table_it_uses(resources):
 
     actions, tables = _dynamodb(resources, "ChatFunction")
     assert tables == {gen_tables.logical_id(t.logical) for t in gen_tables.all_tables()}
-    assert "dynamodb:DeleteItem" not in actions and "dynamodb:Scan" not in actions
+    assert "dynamodb:Scan" not in actions
+    # The one delete: a settle or release closes its reservation item (a transaction's Delete).
+    assert {r for a, r in _dynamodb_grants(resources, "ChatFunction") if a == "dynamodb:DeleteItem"} == {"BudgetTable.Arn"}
     # Grants and benchmark runs are written by operators' CLI, never by the chat.
     for statement in statements(resources, "ChatFunction"):
         if statement.get("Sid") == "GrantsAndRunsReadOnly":
@@ -278,6 +301,18 @@ def test_ingest_touches_no_table_and_only_its_bucket(resources):
     s3 = [s for s in statements(resources, "IngestFunction") if any(a.startswith("s3:") for a in as_list(s["Action"]))]
     assert {str(r) for s in s3 for r in as_list(s["Resource"])} == {
         str({"Fn::Sub": "${SourcesBucket.Arn}/*"}), str({"Fn::GetAtt": ["SourcesBucket", "Arn"]})}
+
+
+def test_sweep_may_only_find_and_release_reservations(resources):
+    # sweep_expired: a Query on the by_expiry index, then per reservation one TransactWriteItems of
+    # a Delete (the reservation) and Updates (its counters), which IAM checks as DeleteItem and
+    # UpdateItem. tests/budget/test_sweep_handler.py records the calls the handler makes.
+    assert _dynamodb_grants(resources, "SweepFunction") == {
+        ("dynamodb:Query", "BudgetTable.Arn/index/by_expiry"),
+        ("dynamodb:DeleteItem", "BudgetTable.Arn"),
+        ("dynamodb:UpdateItem", "BudgetTable.Arn"),
+    }
+    assert all(a.startswith("dynamodb:") for s in statements(resources, "SweepFunction") for a in as_list(s["Action"]))
 
 
 # ------------------------------------------------------------------ the rest of the stack
@@ -314,6 +349,7 @@ def test_alarms_cover_errors_throttles_and_cap_refusals(resources):
     for fn in ("ChatFunction", "ShareFunction"):
         assert ("Errors", str({"Ref": fn})) in watched and ("Throttles", str({"Ref": fn})) in watched
     assert ("Errors", str({"Ref": "IngestFunction"})) in watched
+    assert ("Errors", str({"Ref": "SweepFunction"})) in watched
     assert any(a["MetricName"] == "CapRefusals" for a in alarms)
     assert all(a["AlarmActions"] == [{"Ref": "AlarmTopic"}] for a in alarms)
 

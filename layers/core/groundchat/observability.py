@@ -97,3 +97,15 @@ def record_search(outcome: str) -> None:
 def record_count(name: str, **dimensions: str) -> None:
     """Any other count a function reports (e.g. shared reads by outcome)."""
     _emit([(name, MetricUnit.Count, 1)], dimensions)
+
+
+def record_released_reservations(count: int, amount: Decimal | float | int) -> None:
+    """One sweep of expired reservations: how many were released and the USD they gave back.
+
+    Both are written every run, zeros included, so a graph of them is continuous and a rise (many
+    requests crashing mid-step) stands out.
+    """
+    _emit([
+        ("ReservationsReleased", MetricUnit.Count, int(count)),
+        ("ReleasedUSD", MetricUnit.NoUnit, float(Decimal(str(amount)))),
+    ])

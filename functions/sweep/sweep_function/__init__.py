@@ -1,0 +1,1 @@
+"""The scheduled sweep: gives back the budget held by reservations whose request crashed."""
