@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from groundchat.services import Services
-from share_function.app import NOT_FOUND_JSON, create_share_app, message_json
+from share_function.app import NOT_FOUND_JSON, create_share_app
 
 SHARED = "a" * 32
 PRIVATE = "b" * 32
@@ -118,12 +118,14 @@ async def test_no_write_methods_are_routed(client):
         assert r.status_code == 405
 
 
-def test_message_json_matches_the_chat_apps():
-    from chat_function.app import _message_json
+def test_stored_messages_render_as_the_chat_renders_them():
+    from groundchat.store.conversations import public_message
 
     item = {"conversation_id": "x", "seq": 3, "role": "assistant", "content": "hi",
             "tool_calls": json.dumps([{"id": "t", "name": "get_run", "args": {"run_id": "r1"}}]),
             "annotations": json.dumps({"citations": {"sources": []}}), "run_id": "r", "created_at": "2025-01-01T00:00:00Z"}
-    assert message_json(item) == _message_json(item)
-    bare = {"seq": 0, "role": "user"}
-    assert message_json(bare) == _message_json(bare)
+    assert public_message(item) == {
+        "seq": 3, "role": "assistant", "content": "hi", "tool_calls": [{"id": "t", "name": "get_run", "args": {"run_id": "r1"}}],
+        "tool_call_id": None, "name": None, "is_error": False, "annotations": {"citations": {"sources": []}},
+        "run_id": "r", "created_at": "2025-01-01T00:00:00Z"}
+    assert public_message({"seq": 0, "role": "user"})["content"] == ""

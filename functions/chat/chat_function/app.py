@@ -23,7 +23,7 @@ from groundchat.loop import Exchange, LoopLimits, run_exchange
 from groundchat.pricing import PricingError, price_for
 from groundchat.prompts import system_prompt
 from groundchat.services import Services, build_services
-from groundchat.store.conversations import ConversationBusy, new_conversation_id, public_conversation
+from groundchat.store.conversations import ConversationBusy, new_conversation_id, public_conversation, public_message
 from groundchat.transcript import Message, ModelRequest
 
 
@@ -174,7 +174,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         if item is None:
             return error(404, "not-found", "No such conversation.")
         items = await svc().conversations.read_items(conversation_id)
-        return JSONResponse({"conversation": public_conversation(item), "messages": [_message_json(i) for i in items]})
+        return JSONResponse({"conversation": public_conversation(item), "messages": [public_message(i) for i in items]})
 
     @app.post("/api/conversations/{conversation_id}/share")
     async def share(conversation_id: str, request: Request) -> Response:
@@ -298,21 +298,6 @@ def _record_metrics(ex: Exchange) -> None:
     record_answer(cost, input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens)
     if ex.done_reason in ("spend-cap", "unmeasurable-cost", "error", "too-large"):
         record_refusal(ex.done_reason)
-
-
-def _message_json(item: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "seq": int(item["seq"]),
-        "role": item["role"],
-        "content": item.get("content", ""),
-        "tool_calls": json.loads(item["tool_calls"]) if item.get("tool_calls") else [],
-        "tool_call_id": item.get("tool_call_id"),
-        "name": item.get("name"),
-        "is_error": bool(item.get("is_error", False)),
-        "annotations": json.loads(item["annotations"]) if item.get("annotations") else None,
-        "run_id": item.get("run_id"),
-        "created_at": item.get("created_at"),
-    }
 
 
 def _body_problem(exc: Exception) -> str:

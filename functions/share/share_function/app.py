@@ -16,7 +16,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from groundchat.services import Services, build_services
-from groundchat.store.conversations import public_conversation
+from groundchat.store.conversations import public_conversation, public_message
 
 # Conversation ids are 32 hex characters; anything far from that shape is answered without a read.
 _ID_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -30,22 +30,6 @@ NOT_FOUND_HTML = (
     "<p>It was never shared, or its owner has stopped sharing it.</p>"
     "<p><a href=\"/chat\">Open the chat</a></p></body></html>"
 )
-
-
-def message_json(item: dict[str, Any]) -> dict[str, Any]:
-    """A stored message as the chat app's conversation endpoint renders it (tested to match)."""
-    return {
-        "seq": int(item["seq"]),
-        "role": item["role"],
-        "content": item.get("content", ""),
-        "tool_calls": json.loads(item["tool_calls"]) if item.get("tool_calls") else [],
-        "tool_call_id": item.get("tool_call_id"),
-        "name": item.get("name"),
-        "is_error": bool(item.get("is_error", False)),
-        "annotations": json.loads(item["annotations"]) if item.get("annotations") else None,
-        "run_id": item.get("run_id"),
-        "created_at": item.get("created_at"),
-    }
 
 
 def _day(stamp: Any) -> str:
@@ -69,7 +53,7 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
         items = await services.conversations.read_items(conversation_id)
         return {
             "conversation": public_conversation(item),
-            "messages": [message_json(i) for i in sorted(items, key=lambda i: int(i["seq"]))],
+            "messages": [public_message(i) for i in sorted(items, key=lambda i: int(i["seq"]))],
             "answered_on": _day(item.get("updated_at") or item.get("created_at")),
         }
 

@@ -282,3 +282,19 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
 
 def public_conversation(item: dict[str, Any]) -> dict[str, Any]:
     return _public(item)
+
+
+def public_message(item: dict[str, Any]) -> dict[str, Any]:
+    """A stored message as every route renders it (the chat's conversation view and the share)."""
+    return {
+        "seq": int(item["seq"]),
+        "role": item["role"],
+        "content": item.get("content", ""),
+        "tool_calls": json.loads(item["tool_calls"]) if item.get("tool_calls") else [],
+        "tool_call_id": item.get("tool_call_id"),
+        "name": item.get("name"),
+        "is_error": bool(item.get("is_error", False)),
+        "annotations": json.loads(item["annotations"]) if item.get("annotations") else None,
+        "run_id": item.get("run_id"),
+        "created_at": item.get("created_at"),
+    }
