@@ -109,8 +109,10 @@ def read_counter_sync(client: Any, table_name: str, scope: str, period: str) -> 
     return Counter.from_item(scope, period, got.get("Item"))
 
 
-def hold_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> dict[str, Any]:
-    """Add `amount` to reserved and committed, only if committed stays within the cap."""
+def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal, *, into: str) -> dict[str, Any]:
+    """Add `amount` to `into` ("reserved" for a hold, "spent" for a charge known in advance) and to
+    committed, only if committed stays within the cap."""
+    other = {"reserved": "spent", "spent": "reserved"}[into]
     return {
         "Update": {
             "TableName": table_name,
@@ -118,7 +120,7 @@ def hold_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Deci
             # A counter that does not exist yet has committed nothing; the caller has already
             # refused amounts larger than the cap, so the bound is never negative here.
             "ConditionExpression": "attribute_not_exists(committed) OR committed <= :bound",
-            "UpdateExpression": "SET cap = :cap, spent = if_not_exists(spent, :zero) ADD committed :amount, reserved :amount",
+            "UpdateExpression": f"SET cap = :cap, {other} = if_not_exists({other}, :zero) ADD committed :amount, {into} :amount",
             "ExpressionAttributeValues": {":bound": n(cap - amount), ":cap": n(cap), ":zero": n(0), ":amount": n(amount)},
             # On refusal the counter as it stood says how much was left.
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
@@ -126,18 +128,12 @@ def hold_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Deci
     }
 
 
+def hold_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> dict[str, Any]:
+    return within_cap_op(table_name, scope, period, amount, cap, into="reserved")
+
+
 def charge_within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> dict[str, Any]:
-    """Add `amount` straight to spent (a charge known in advance), only within the cap."""
-    return {
-        "Update": {
-            "TableName": table_name,
-            "Key": key(scope, period),
-            "ConditionExpression": "attribute_not_exists(committed) OR committed <= :bound",
-            "UpdateExpression": "SET cap = :cap, reserved = if_not_exists(reserved, :zero) ADD committed :amount, spent :amount",
-            "ExpressionAttributeValues": {":bound": n(cap - amount), ":cap": n(cap), ":zero": n(0), ":amount": n(amount)},
-            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-        }
-    }
+    return within_cap_op(table_name, scope, period, amount, cap, into="spent")
 
 
 def settle_op(table_name: str, scope: str, period: str, charged: Decimal, released: Decimal) -> dict[str, Any]:

@@ -80,7 +80,9 @@ class Violation(BaseModel):
     nodes: list[Node] = Field(default_factory=list)
 
 
-class Run(BaseModel):
+class RunFields(BaseModel):
+    """What a run and its summary both say of it."""
+
     run_id: str
     model: str
     context: str
@@ -96,6 +98,9 @@ class Run(BaseModel):
     # A run is graded when axe checked what it built; failed runs may have nothing to check.
     graded: bool
     axe_version: str | None = None
+
+
+class Run(RunFields):
     violations: list[Violation] = Field(default_factory=list)
 
     def summary(self) -> "RunSummary":
@@ -107,21 +112,7 @@ class Run(BaseModel):
         )
 
 
-class RunSummary(BaseModel):
-    run_id: str
-    model: str
-    context: str
-    task: str
-    label: str
-    started_at: datetime
-    finished_at: datetime | None = None
-    outcome: Outcome
-    cost_usd: Decimal
-    tokens_in: int = 0
-    tokens_out: int = 0
-    duration_seconds: Decimal | None = None
-    graded: bool
-    axe_version: str | None = None
+class RunSummary(RunFields):
     violation_count: int  # axe violations = rules the page failed
     node_count: int  # elements failing, summed over those rules
     rules: dict[str, int] = Field(default_factory=dict)
