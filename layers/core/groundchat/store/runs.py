@@ -403,9 +403,11 @@ class RunQueries:
     async def overview(self, flt: RunFilter | None = None) -> list[OverviewRow]:
         return overview_rows(await self._matching(flt or RunFilter()))
 
-    async def overview_by_context(self, flt: RunFilter | None = None) -> list[OverviewRow]:
-        """The same aggregates per context level, over every model the filter admits."""
-        return overview_rows(await self._matching(flt or RunFilter()), per_model=False)
+    async def overview_with_contexts(self, flt: RunFilter | None = None) -> tuple[list[OverviewRow], list[OverviewRow]]:
+        """Per model × context, and per context level over every model the filter admits: the
+        same aggregates from one read of the runs."""
+        runs = await self._matching(flt or RunFilter())
+        return overview_rows(runs), overview_rows(runs, per_model=False)
 
     async def list_runs(self, flt: RunFilter | None = None, limit: int = 20) -> tuple[list[RunSummary], bool]:
         """Newest first. Returns the runs and whether more matched than the limit."""

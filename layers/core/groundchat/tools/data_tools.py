@@ -299,8 +299,7 @@ async def compare_contexts(ctx: ToolContext, args: FilterArgs) -> CompareContext
     flt = args.to_filter()
     await _check_filter(ctx, flt)
     links = _links(ctx)
-    rows = await _runs(ctx).overview(flt)
-    by_context = await _runs(ctx).overview_by_context(flt)
+    rows, by_context = await _runs(ctx).overview_with_contexts(flt)
     base = flt.as_params()
     return CompareContextsResult(filter=base, total_runs=sum(r.runs for r in rows),
                                  by_context=_context_rows(by_context, base, links), rows=_context_rows(rows, base, links))
