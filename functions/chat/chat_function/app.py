@@ -111,11 +111,11 @@ def create_app(services: Services | None = None) -> FastAPI:
         else:
             conversation_id = new_conversation_id()
             history = []
-        system = system_prompt(settings.bot_name, s.registry.names)
+        offered = [t.spec() for t in await s.registry.offered(caller)]
+        system = system_prompt(settings.bot_name, [t.name for t in offered])
         # 429 before any model call: the first step's worst case is reserved now, against both
         # caps, and that reservation is the one step 0 uses.
         spend = BudgetGuard(s.dynamo, settings, caller.id, conversation_id, run_id, price_id)
-        offered = [t.spec() for t in await s.registry.offered(caller)]
         # What of the history the model will see: the reservation is for that, not for all of it.
         shaped = shorten(history, Message(role="user", content=question), system, offered, policy_for(settings.history_profile))
         first_step = ModelRequest(

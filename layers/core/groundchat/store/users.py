@@ -1,6 +1,8 @@
 """Users and their grants. `can(permission, caller)` reads these for every route and tool."""
 from __future__ import annotations
 
+import time
+
 from groundchat.auth_types import ALL_PERMISSIONS, Caller
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.tables import USERS
@@ -10,10 +12,16 @@ class UnknownPermission(ValueError):
     pass
 
 
+# One answer asks `can` many times (every tool offered, every call, every route); grants are read
+# once per user for this long. A revoked grant stops working within this time on every instance.
+GRANTS_TTL_SECONDS = 5.0
+
+
 class UserStore:
     def __init__(self, dynamo: Dynamo) -> None:
         self.dynamo = dynamo
         self.table = dynamo.table(USERS)
+        self._cache: dict[str, tuple[float, set[str]]] = {}
 
     async def grant(self, user_id: str, permissions: list[str]) -> list[str]:
         bad = [p for p in permissions if p not in ALL_PERMISSIONS]
@@ -26,6 +34,7 @@ class UserStore:
             ExpressionAttributeValues={":g": set(permissions)},
             ReturnValues="ALL_NEW",
         )
+        self._cache.pop(user_id, None)
         return sorted(resp["Attributes"].get("grants", set()))
 
     async def revoke(self, user_id: str, permissions: list[str]) -> list[str]:
@@ -36,6 +45,7 @@ class UserStore:
             ExpressionAttributeValues={":g": set(permissions)},
             ReturnValues="ALL_NEW",
         )
+        self._cache.pop(user_id, None)
         return sorted(resp.get("Attributes", {}).get("grants", set()))
 
     async def grants(self, user_id: str) -> set[str]:
@@ -53,4 +63,9 @@ class UserStore:
         return sorted(({"user_id": i["user_id"], "grants": sorted(i.get("grants", set()))} for i in items), key=lambda u: u["user_id"])
 
     async def can(self, permission: str, caller: Caller) -> bool:
-        return permission in await self.grants(caller.id)
+        now = time.monotonic()
+        cached = self._cache.get(caller.id)
+        if cached is None or now - cached[0] > GRANTS_TTL_SECONDS:
+            cached = (now, await self.grants(caller.id))
+            self._cache[caller.id] = cached
+        return permission in cached[1]
