@@ -81,6 +81,10 @@ async def run_exchange(
     run_id = run_id or ctx.run_id or uuid.uuid4().hex
     ex = Exchange(conversation_id=conversation_id, run_id=run_id, question=question)
     ex.new_messages.append(Message(role="user", content=question))
+    # What a tool may see of this answer: the results so far (views are grounded against them)
+    # and the annotations committed with it.
+    ctx.extras["answer_results"] = ex.tool_results
+    ctx.extras["annotations"] = ex.annotations
     reason = "error"
     try:
         yield Frame(type="start", data={"conversation_id": conversation_id, "run_id": run_id})
@@ -186,6 +190,9 @@ async def _run_tool(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, ex
         ex.tool_results.append({"id": call.id, "name": call.name, "result": value})
         ex.new_messages.append(Message(role="tool", tool_call_id=call.id, name=call.name, content=tool_result_text(value)))
         yield Frame(type="tool-result", data={"id": call.id, "name": call.name, "result": value})
+        # Frames a tool asked for (e.g. a `view`) follow its result.
+        for extra in ctx.extras.pop("frames", []):
+            yield extra
     except (ToolRefused, ToolError) as exc:
         outcome = "refused" if isinstance(exc, ToolRefused) else "invalid"
         message = str(exc)
@@ -196,6 +203,7 @@ async def _run_tool(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, ex
         message = f"{type(exc).__name__}: {exc}"
         ex.new_messages.append(Message(role="tool", tool_call_id=call.id, name=call.name, content=f"error: {message}", is_error=True))
         yield Frame(type="tool-result", data={"id": call.id, "name": call.name, "error": message})
+    ctx.extras.pop("frames", None)  # a tool that failed shows nothing
     ex.steps.append({
         "kind": "tool",
         "id": call.id,

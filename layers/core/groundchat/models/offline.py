@@ -66,7 +66,7 @@ class OfflineAnswerer:
         last_user = max(i for i, m in enumerate(request.messages) if m.role == "user")
         turn = request.messages[last_user:]
         question = turn[0].content
-        called = any(m.role == "assistant" and m.tool_calls for m in turn)
+        called = [c.name for m in turn if m.role == "assistant" for c in m.tool_calls]
         if not called:
             plan = self.plan(question, offered)
             if plan:
@@ -76,6 +76,14 @@ class OfflineAnswerer:
                 yield StopEvent(reason="tool_use")
                 return
         results = _tool_results(turn)
+        # Step 2, where the caller may be shown views: one view of the figures, tried once; a
+        # refused view changes nothing, the text answer follows either way.
+        view = answers.compose_view(results) if "show_view" in offered and "show_view" not in called else None
+        if view is not None:
+            yield ToolCallEvent(id=f"offline_{last_user}_view", name="show_view", args=view)
+            yield UsageEvent(input_tokens=0, output_tokens=0)
+            yield StopEvent(reason="tool_use")
+            return
         text = answers.compose(question, results) + "\n\n" + DISCLAIMER
         yield TextDelta(text=text)
         yield UsageEvent(input_tokens=0, output_tokens=0)

@@ -9,6 +9,8 @@ def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
         return "I have no tool that can answer this question for you."
     parts = _refused_refs(question, results)
     for name, value, is_error in results:
+        if name == "show_view":  # the view speaks for itself; the text answer stays the same
+            continue
         if is_error or (isinstance(value, str) and value.startswith("error:")):
             parts.append(f"The tool `{name}` could not answer: {str(value).removeprefix('error: ')}")
             continue
@@ -76,6 +78,28 @@ def _compare_contexts(value: Any) -> str:
                 lines.append(f"- {r.get('model')} · {r.get('context')}: {r.get('mean_violations')} violations per run, "
                              f"{r.get('mean_cost_text')} per run, completion {_percent(r.get('completion_rate'))} ({r.get('runs')} runs)")
     return "\n".join(lines)
+
+
+def compose_view(results: list[tuple[str, Any, bool]]) -> dict[str, Any] | None:
+    """A view of compare_contexts' per-context figures, copied from its result; None if there is
+    nothing to show. The form lets the reader open the runs of one context."""
+    value = next((v for name, v, is_error in results if name == "compare_contexts" and not is_error), None)
+    by_context = _rows(value, "by_context")
+    if not by_context:
+        return None
+    rows = [[r.get("context"), r.get("runs"), _percent(r.get("completion_rate")), r.get("mean_violations"),
+             r.get("mean_cost_text")] for r in by_context]
+    contexts = [r.get("context") for r in by_context if r.get("context")]
+    return {
+        "title": "Context levels compared",
+        "parts": [
+            {"type": "table", "caption": "By context level, over every model (from compare_contexts)",
+             "columns": ["Context", "Runs", "Completion", "Violations per run", "Cost per run"], "rows": rows},
+            {"type": "form", "action": "open-runs", "title": "Open the runs of one context level", "submit_label": "Open runs",
+             "fields": [{"name": "context", "label": "Context level",
+                         "options": [{"label": c, "value": c} for c in contexts]}]},
+        ],
+    }
 
 
 def _top_rules(value: Any) -> str:

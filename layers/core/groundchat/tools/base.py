@@ -32,7 +32,8 @@ class ToolContext:
     links: Any = None
     # Charged for a search (given its query) before it runs; None where nothing is charged.
     charge_search: Callable[[str], Awaitable[Any]] | None = None
-    # Numbers data tools returned in this answer (views are grounded against them).
+    # Per-answer state shared with the loop: `answer_results` (this answer's tool results, set by
+    # the loop), `annotations` (committed with the answer), `frames` (sent after a tool's result).
     extras: dict[str, Any] = field(default_factory=dict)
 
 

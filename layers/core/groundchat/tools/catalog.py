@@ -7,5 +7,6 @@ from groundchat.tools.base import Tool
 def all_tools() -> list[Tool]:
     from groundchat.tools.data_tools import DATA_TOOLS
     from groundchat.tools.docs_tools import search_docs
+    from groundchat.tools.view_tool import show_view
 
-    return [*DATA_TOOLS, search_docs]
+    return [*DATA_TOOLS, search_docs, show_view]

@@ -1,0 +1,70 @@
+"""`show_view`: the model proposes a view; it is shown only if it renders and every number in it
+came from a data tool in this same answer. A refusal lists what to fix; after two refusals in one
+answer the model is told to answer in words.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from groundchat.auth_types import VIEWS_SHOW
+from groundchat.frames import Frame
+from groundchat.tools.base import ToolContext, ToolError, define_tool
+from groundchat.views.actions import ACTIONS
+from groundchat.views.catalog import View
+from groundchat.views.review import review
+
+MAX_REFUSALS = 2
+IN_WORDS = "answer in words instead"
+
+
+class ShowViewInput(BaseModel):
+    """Takes the view as it comes and checks it in the handler, not at the registry's door: a
+    schema problem must be counted as a refusal and listed together with ungrounded numbers."""
+
+    model_config = ConfigDict(extra="allow")
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return View.model_json_schema(*args, **kwargs)
+
+
+_DESCRIPTION = (
+    "Show the reader a view of numbers: a title and parts from the catalog (stats, table, alert, bar_chart, "
+    "and optionally a form as the last part). Call it after the data tools, in the same answer: every number "
+    "in the view must be one they returned (rounding to fewer places and percentages of returned fractions, "
+    "marked with %, are fine; sums and differences are not). A form names an action ("
+    + "; ".join(f"{a.name}: {a.description}, fields {', '.join(f.name for f in a.fields)}" for a in ACTIONS.values())
+    + ") and offers option values the data tools returned; never write an address."
+)
+
+
+@define_tool(name="show_view", description=_DESCRIPTION, input_model=ShowViewInput, permission=VIEWS_SHOW)
+async def show_view(ctx: ToolContext, args: ShowViewInput) -> dict[str, Any]:
+    # Set by the loop to this answer's results; without a loop (a single tool call) there are none.
+    results = ctx.extras.setdefault("answer_results", [])
+    refusals = _refusals(ctx, results)
+    if refusals["count"] >= MAX_REFUSALS:
+        raise ToolError(f"view refused: {MAX_REFUSALS} views were already refused in this answer; {IN_WORDS}.")
+    view, problems = review(dict(args.model_extra or {}), results)
+    if view is None:
+        refusals["count"] += 1
+        last = refusals["count"] >= MAX_REFUSALS
+        ending = f"That was the last try: {IN_WORDS}." if last else "Fix these and call show_view again, or answer in words."
+        raise ToolError("view refused, nothing was shown:\n" + "\n".join(f"- {p}" for p in problems) + "\n" + ending)
+    shown = view.model_dump(mode="json", exclude_none=True)
+    # The loop sends these after this call's result, and commits the annotations with the answer.
+    ctx.extras.setdefault("frames", []).append(Frame(type="view", data=shown))
+    ctx.extras.setdefault("annotations", {}).setdefault("views", []).append(shown)
+    return {"accepted": True}
+
+
+def _refusals(ctx: ToolContext, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The refusal count of this answer. It is tied to this answer's results list, so a context
+    used for more than one answer (the CLI, tests) starts each answer at zero."""
+    state = ctx.extras.get("view_refusals")
+    if state is None or state["answer"] is not results:
+        state = {"answer": results, "count": 0}
+        ctx.extras["view_refusals"] = state
+    return state
