@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test install clean bench package deploy
+.PHONY: run test install clean bench package deploy browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,15 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/groundchat serve
 
-test: $(STAMP)
+# The page tests drive Debian's Chromium. As root (CI, a fresh dev machine) it is installed here;
+# otherwise those tests skip and say why.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is not installed and this is not root: the browser tests will skip"; fi; }
+
+test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest -q -ra; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
 

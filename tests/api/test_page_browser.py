@@ -1,0 +1,89 @@
+"""The /chat page in a real headless Chromium: a question streams in and is drawn as it arrives.
+
+Chromium comes from Debian's package (`make test` installs it where it may); without it these
+tests skip and say so.
+"""
+import shutil
+
+import pytest
+
+from groundchat.testing import ScriptedModel, Step
+from tests.api.test_disconnect import serve_in_thread
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it when run as root)")
+
+# Flags for a machine with no network beyond loopback: no background fetches, no sandbox as root.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def served(make_env):
+    started = []
+
+    def serve(model):
+        env = make_env(model)
+        server, thread, url = serve_in_thread(env.app)
+        started.append((server, thread))
+        return env, url
+
+    yield serve
+    for server, thread in started:
+        server.should_exit = True
+        thread.join(5)
+
+
+def test_a_question_streams_into_the_transcript_with_tools_and_citations(browser, served, tmp_path):
+    model = ScriptedModel([
+        Step(tool_calls=[("compare_contexts", {"context": "full"})]),
+        Step(text="Full context is best: 3.5 violations per run [deadbeef]."),
+        Step(text="It costs $0.0126 per run."),
+    ])
+    env, url = served(model)
+    page = browser.new_page()
+    page.goto(f"{url}/chat")
+    page.fill("#token", env.token("alice")["authorization"].split(" ", 1)[1])
+    page.dispatch_event("#token", "change")
+    page.fill("#question", "Which context level is best?")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=15_000)
+    answer = page.inner_text(".msg.assistant")
+    assert "Full context is best: 3.5 violations per run [deadbeef]." in answer
+    assert "compare_contexts" in answer and "→ ok" in answer
+    assert "[deadbeef] unverified" in answer
+    # The second question continues the same conversation.
+    page.fill("#question", "And what does it cost?")
+    page.click("button[type=submit]")
+    page.wait_for_function("document.querySelectorAll(\".msg.assistant[data-done='complete']\").length === 2", timeout=15_000)
+    assert "It costs $0.0126 per run." in page.inner_text("#transcript")
+    assert [m.content for m in model.requests[2].messages if m.role == "user"] == ["Which context level is best?", "And what does it cost?"]
+    page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
+
+
+def test_the_form_is_disabled_and_says_why_when_the_chat_is_not_configured(browser, dynamo, settings, monkeypatch):
+    from chat_function.app import create_app
+    from groundchat.services import Services
+
+    monkeypatch.setattr(settings, "model", "openai:gpt-4.1-mini")
+    server, thread, url = serve_in_thread(create_app(Services(settings=settings, dynamo=dynamo)))
+    try:
+        page = browser.new_page()
+        page.goto(f"{url}/chat")
+        page.wait_for_function("document.getElementById('status').textContent.length > 0", timeout=10_000)
+        assert "disabled" in page.inner_text("#status")
+        assert "GROUNDCHAT_OPENAI" in page.inner_text("#status")
+        assert page.is_disabled("#question") and page.is_disabled("button[type=submit]")
+    finally:
+        server.should_exit = True
+        thread.join(5)
