@@ -1,0 +1,60 @@
+"""The sample runs on moto, every tool, and a helper that runs one answer through the loop."""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+import pytest
+
+from groundchat.auth_types import ALL_PERMISSIONS, Caller
+from groundchat.loop import run_exchange
+from groundchat.tools.base import ToolRegistry
+from groundchat.tools.catalog import all_tools
+
+
+@dataclass
+class Answer:
+    conversation_id: str
+    frames: list = field(default_factory=list)
+    exchange: object = None
+
+    def of(self, kind: str) -> list[dict]:
+        return [f.data for f in self.frames if f.type == kind]
+
+    def results(self, name: str) -> list[dict]:
+        return [d for d in self.of("tool-result") if d["name"] == name]
+
+
+@pytest.fixture
+async def sample(dynamo):
+    from groundchat.sample import load_sample_if_empty
+    from groundchat.services import Services
+
+    await load_sample_if_empty(dynamo)
+    return Services(settings=dynamo.settings, dynamo=dynamo)
+
+
+@pytest.fixture
+def ask(sample):
+    """Runs one question with `model` for a caller holding `grants`; commits into the real store."""
+
+    async def run(model, question="Which context level is best?", grants=ALL_PERMISSIONS) -> Answer:
+        async def can(permission, caller):
+            return permission in grants
+
+        answer = Answer(conversation_id=uuid.uuid4().hex)
+
+        async def commit(ex):
+            answer.exchange = ex
+            await sample.conversations.commit_exchange(
+                conversation_id=ex.conversation_id, owner="u", run_id=ex.run_id, existing=None,
+                messages=ex.new_messages, annotations=ex.annotations, title=question)
+
+        async for frame in run_exchange(
+            model=model, system="s", registry=ToolRegistry(all_tools(), can), ctx=sample.tool_context(Caller(id="u")),
+            history=[], question=question, conversation_id=answer.conversation_id, commit=commit,
+        ):
+            answer.frames.append(frame)
+        return answer
+
+    return run
