@@ -154,3 +154,30 @@ async def test_show_view_is_not_offered_without_views_show(ask):
     assert "compare_contexts" in [t.name for t in model.requests[0].tools]
     assert answer.results("show_view")[0]["error"] == "tool 'show_view' is not available to this caller"
     assert answer.of("view") == []
+
+
+async def test_compare_runs_takes_two_run_ids_a_data_tool_returned(ask):
+    async def allow(permission, caller):
+        return True
+
+    view = lambda run_ids: {"title": "Two runs", "parts": [{"type": "form", "action": "compare-runs", "fields": [
+        {"name": "run_a", "label": "First run", "values": run_ids[:1]},
+        {"name": "run_b", "label": "Second run", "values": run_ids[1:2]}]}]}
+    first = await ask(ScriptedModel([Step(tool_calls=[("list_runs", {"limit": 2})]), Step(tool_calls=[("show_view", view(["?"]))]), Step(text="x")]))
+    run_ids = [r["run_id"] for r in first.results("list_runs")[0]["result"]["runs"]]
+    assert "options[0].value: '?' is not a run_id a data tool returned in this answer" in first.results("show_view")[0]["error"]
+    answer = await ask(ScriptedModel([Step(tool_calls=[("list_runs", {"limit": 2})]), Step(tool_calls=[("show_view", view(run_ids))]), Step(text="x")]))
+    assert answer.results("show_view")[0]["result"] == {"accepted": True}
+    fields = answer.of("view")[0]["parts"][0]["fields"]
+    assert [f["options"][0]["value"] for f in fields] == run_ids
+
+
+def test_the_model_is_offered_the_catalog_as_the_tool_schema():
+    from groundchat.tools.view_tool import show_view
+    from groundchat.views.catalog import View
+
+    schema = show_view.spec().input_schema
+    expected = View.model_json_schema()
+    expected.pop("title")
+    assert schema == expected
+    assert set(schema["$defs"]) >= {"Stats", "Table", "Alert", "BarChart", "Form"}
