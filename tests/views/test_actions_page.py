@@ -5,7 +5,6 @@ import shutil
 import subprocess
 from importlib import resources
 
-import httpx
 import pytest
 
 from groundchat.views.actions import build_address, page_registry, returned_values
@@ -56,14 +55,3 @@ def test_valid_option_values_are_the_names_data_tools_returned():
     assert returned_values(results) == {"model": {"atlas-large"}, "context": {"none", "checklist"},
                                         "task": {"signup-form"}, "label": {"round-1"}, "run_id": {"run-1"}}
 
-
-async def test_the_chat_app_serves_the_registry(dynamo, settings):
-    from chat_function.app import create_app
-    from groundchat.services import Services
-    from groundchat.testing import ScriptedModel
-
-    app = create_app(Services(settings=settings, dynamo=dynamo, model_override=ScriptedModel([])))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-        response = await client.get("/api/views/actions")
-    assert response.status_code == 200
-    assert response.json() == {"actions": page_registry()}

@@ -234,13 +234,6 @@ def create_app(services: Services | None = None) -> FastAPI:
             return error(400, "bad-request", str(exc))
         return JSONResponse(result)
 
-    @app.get("/api/views/actions")
-    async def view_actions() -> dict[str, Any]:
-        """What a view's form may run and how the page builds its address (no data: no sign-in)."""
-        from groundchat.views.actions import page_registry
-
-        return {"actions": page_registry()}
-
     @app.get("/chat/runs", response_class=HTMLResponse)
     async def runs_page() -> HTMLResponse:
         html = resources.files("chat_function").joinpath("static/runs.html").read_text()

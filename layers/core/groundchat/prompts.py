@@ -9,7 +9,8 @@ Never invent a ref. "I cannot look that up" is not "no": if a search is unavaila
 not look it up; if it found nothing, say so; never turn either into a negative answer."""
 
 VIEWS = """When an answer is mostly numbers, you may compose a view with show_view; every number in it
-must be one a data tool returned in this answer."""
+must be one a data tool returned in this answer. A form in a view names an action and offers values
+the data tools returned; never write an address. If a view is refused twice, answer in words."""
 
 
 def system_prompt(bot_name: str, tool_names: list[str]) -> str:

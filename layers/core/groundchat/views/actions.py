@@ -2,7 +2,7 @@
 the page builds the address from the registry below, so the model never writes one.
 
 The page's copy of this registry (VIEW_ACTIONS in web/transcript.js) is tested to match
-`page_registry()`, and the chat app serves it at GET /api/views/actions.
+`page_registry()`: embedded, so the live chat and the shared pages need no extra request.
 """
 from __future__ import annotations
 

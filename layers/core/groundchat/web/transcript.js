@@ -42,6 +42,7 @@
     ".view-alert { padding: .5rem; border-left: 4px solid #0a58ca; background: #f2f6ff; }",
     ".view-alert.warning { border-color: #8a5300; background: #fff8e6; }",
     ".view-alert.error { border-color: #b02a37; background: #fdf0f1; }",
+    ".view-bars svg { max-width: 32rem; height: auto; display: block; }",
     ".view-bars svg text { font: 12px system-ui, sans-serif; fill: #1a1a1a; }",
     ".view-form { display: block; } .view-form select { font: inherit; }",
   ].join("\n");
@@ -86,7 +87,8 @@
       const tr = el("tr");
       row.forEach((cell, i) => {
         // The first cell names the row: a row header, so each figure is read with its row.
-        const td = el(i === 0 ? "th" : "td", typeof cell === "number" ? "num" : null, shownValue(cell));
+        const figure = typeof cell === "number" || (typeof cell === "string" && /^\$?[\d.,]+%?$/.test(cell));
+        const td = el(i === 0 ? "th" : "td", figure && i > 0 ? "num" : null, shownValue(cell));
         if (i === 0) td.scope = "row";
         tr.appendChild(td);
       });
