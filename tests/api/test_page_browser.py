@@ -87,3 +87,34 @@ def test_the_form_is_disabled_and_says_why_when_the_chat_is_not_configured(brows
     finally:
         server.should_exit = True
         thread.join(5)
+
+
+def test_offline_view_is_drawn_and_its_form_opens_the_run_list(browser, served, dynamo):
+    """The offline answerer composes a view from compare_contexts; the page draws it as a table and
+    its form, submitted, opens the run list the registered action names."""
+    from groundchat.models.offline import OfflineAnswerer
+    from groundchat.sample import load_sample_if_empty_sync
+    from groundchat.tools.data_tools import DATA_TOOLS
+    from groundchat.tools.view_tool import show_view
+
+    load_sample_if_empty_sync(dynamo)
+    env, url = served(OfflineAnswerer())
+    env.services.tools_override = [*DATA_TOOLS, show_view]
+    env.services.__dict__.pop("registry", None)
+    env.services.users.table.put_item(Item={"user_id": "vera", "grants": {"chat.use", "runs.read", "views.show"}})
+    page = browser.new_page()
+    page.goto(f"{url}/chat")
+    page.fill("#token", env.token("vera")["authorization"].split(" ", 1)[1])
+    page.dispatch_event("#token", "change")
+    page.fill("#question", "Which context level is best, and what does it cost?")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=20_000)
+    table = page.inner_text(".msg.assistant table")
+    assert "guidelines-axe" in table and "$" in table
+    assert "offline answerer" in page.inner_text(".msg.assistant")
+    form = page.locator(".msg.assistant form")
+    form.locator("select").first.select_option("checklist")
+    form.locator("button, input[type=submit]").first.click()
+    page.wait_for_url("**/chat/runs?**context=checklist**", timeout=10_000)
+    page.wait_for_selector("#rows tr", timeout=10_000)
+    assert all(cells.split("\t")[2] == "checklist" for cells in page.locator("#rows tr").all_inner_texts())
