@@ -240,7 +240,10 @@
           a.textBox.textContent += data.text;
           break;
         case "tool-call": {
-          const li = el("li", "tool", "⚙ " + data.name + " " + JSON.stringify(data.args));
+          // Arguments can be a whole view: show the start; the trace has them in full.
+          let args = JSON.stringify(data.args || {});
+          if (args.length > 140) args = args.slice(0, 140) + " …";
+          const li = el("li", "tool", "⚙ " + data.name + " " + args);
           this.tools.set(data.id, li);
           a.toolsBox.appendChild(li);
           break;
