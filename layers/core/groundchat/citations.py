@@ -9,6 +9,7 @@ import re
 from typing import Any, Iterable
 
 from groundchat.frames import Frame
+from groundchat.results import result_nodes
 
 CITATION = re.compile(r"\[([0-9a-f]{8})\]")
 
@@ -16,20 +17,11 @@ CITATION = re.compile(r"\[([0-9a-f]{8})\]")
 def refs_in_results(tool_results: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every passage carrying a `ref` anywhere in the tool results, by ref (first one wins)."""
     found: dict[str, dict[str, Any]] = {}
-
-    def walk(value: Any) -> None:
+    for _, value in result_nodes(tool_results):
         if isinstance(value, dict):
             ref = value.get("ref")
             if isinstance(ref, str) and re.fullmatch(r"[0-9a-f]{8}", ref):
                 found.setdefault(ref, value)
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    for result in tool_results:
-        walk(result.get("result"))
     return found
 
 

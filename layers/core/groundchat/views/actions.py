@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from groundchat.store.runs import ALL_MODELS
 from groundchat.views.grounding import DATA_TOOLS
+from groundchat.results import result_nodes
 
 RUN_LIST_PATH = "/chat/runs"
 
@@ -72,20 +73,10 @@ def returned_values(tool_results: Iterable[dict[str, Any]]) -> dict[str, set[str
     keys = {f.source for a in ACTIONS.values() for f in a.fields}
     found: dict[str, set[str]] = {k: set() for k in keys}
 
-    def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                # "all models" labels an aggregate row; it is not a model the run list can filter by.
-                if k in found and isinstance(v, str) and v and v != ALL_MODELS:
-                    found[k].add(v)
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    for result in tool_results:
-        if result.get("name") in DATA_TOOLS:
-            walk(result.get("result"))
+    for key, value in result_nodes(tool_results, DATA_TOOLS):
+        # "all models" labels an aggregate row; it is not a model the run list can filter by.
+        if key in found and isinstance(value, str) and value and value != ALL_MODELS:
+            found[key].add(value)
     return found
 
 

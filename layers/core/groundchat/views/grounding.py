@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Iterable
 
+from groundchat.results import result_nodes
+
 # The tools whose results are the benchmark's figures (permission runs.read).
 DATA_TOOLS = frozenset({"compare_contexts", "list_runs", "get_run", "top_rules"})
 
@@ -35,10 +37,9 @@ class Shown:
 def returned_numbers(tool_results: Iterable[dict[str, Any]]) -> set[Decimal]:
     """Every number in the data tools' results of this answer, numeric strings included."""
     found: set[Decimal] = set()
-
-    def walk(value: Any) -> None:
+    for _, value in result_nodes(tool_results, DATA_TOOLS):
         if isinstance(value, bool) or value is None:
-            return
+            continue
         if isinstance(value, (int, float, Decimal)):
             number = _decimal(value)
             if number is not None:
@@ -47,16 +48,6 @@ def returned_numbers(tool_results: Iterable[dict[str, Any]]) -> set[Decimal]:
             match = _WHOLE_NUMBER.match(value)
             if match:
                 found.add(Decimal(match.group(1)))
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    for result in tool_results:
-        if result.get("name") in DATA_TOOLS:
-            walk(result.get("result"))
     return found
 
 
