@@ -116,7 +116,11 @@ def test_every_share_route_is_routed_to_the_share_function(resources):
 
     from share_function.app import create_share_app
 
-    share_routes = _app_routes(create_share_app(MagicMock())) - {("GET", "/static/transcript.js")}
+    from groundchat.web_assets import ASSETS
+
+    # The transcript's assets are served by the chat function in AWS; the share function serves
+    # them only when it runs on its own.
+    share_routes = _app_routes(create_share_app(MagicMock())) - {("GET", f"/static/{name}") for name in ASSETS}
     assert share_routes == _routes(resources, "ShareFunction")
     assert share_routes == {("GET", "/chat/shared/{}"), ("GET", "/api/shared/{}"), ("GET", "/api/shared")}
 

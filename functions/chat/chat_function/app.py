@@ -23,6 +23,7 @@ from groundchat.loop import Exchange, LoopLimits, run_exchange
 from groundchat.pricing import PricingError, price_for
 from groundchat.prompts import system_prompt
 from groundchat.services import Services, build_services
+from groundchat.web_assets import asset
 from groundchat.store.conversations import ConversationBusy, new_conversation_id, public_conversation, public_message
 from groundchat.transcript import Message, ModelRequest
 
@@ -246,8 +247,13 @@ def create_app(services: Services | None = None) -> FastAPI:
 
     @app.get("/static/transcript.js")
     async def transcript_js() -> Response:
-        js = resources.files("groundchat").joinpath("web/transcript.js").read_text()
-        return Response(js, media_type="text/javascript")
+        text, media_type = asset("transcript.js")
+        return Response(text, media_type=media_type)
+
+    @app.get("/static/transcript.css")
+    async def transcript_css() -> Response:
+        text, media_type = asset("transcript.css")
+        return Response(text, media_type=media_type)
 
     return app
 

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from groundchat.services import Services, build_services
+from groundchat.web_assets import ASSETS, asset
 from groundchat.store.conversations import public_conversation, public_message
 
 # Conversation ids are 32 hex characters; anything far from that shape is answered without a read.
@@ -91,12 +92,20 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
             page = page.replace(marker, value)
         return HTMLResponse(page, headers=_NO_STALE)
 
-    if not any(getattr(route, "path", None) == "/static/transcript.js" for route in app.router.routes):
+    # Standalone (behind Mangum) the share function serves the transcript's assets itself; mounted
+    # beside the chat app locally, the chat app already does.
+    served = {getattr(route, "path", None) for route in app.router.routes}
+    for name in ASSETS:
+        if f"/static/{name}" not in served:
+            app.add_api_route(f"/static/{name}", _asset_route(name), methods=["GET"])
 
-        @app.get("/static/transcript.js")
-        async def transcript_js() -> Response:
-            js = resources.files("groundchat").joinpath("web/transcript.js").read_text()
-            return Response(js, media_type="text/javascript")
+
+def _asset_route(name: str):
+    async def serve_asset() -> Response:
+        text, media_type = asset(name)
+        return Response(text, media_type=media_type)
+
+    return serve_asset
 
 
 def create_share_app(services: Services | None = None) -> FastAPI:

@@ -1,0 +1,15 @@
+"""The page assets both functions serve (the transcript's script and style), read from the core."""
+from __future__ import annotations
+
+from importlib import resources
+
+ASSETS = {
+    "transcript.js": "text/javascript",
+    "transcript.css": "text/css",
+}
+
+
+def asset(name: str) -> tuple[str, str]:
+    """(text, media type) of a shared asset; KeyError for anything else."""
+    media_type = ASSETS[name]
+    return resources.files("groundchat").joinpath(f"web/{name}").read_text(), media_type
