@@ -157,3 +157,33 @@ async def test_client_gone_the_exchange_still_completes_and_commits():
     await ExchangeStream(frames)({"type": "http"}, receive, send)
     assert committed == [["user", "assistant", "tool", "assistant"]]
     assert len(sent) == 2  # headers and the first frame only
+
+
+class _CountingGuard:
+    """Reserves nothing real: enough for the loop to treat spending as measured."""
+
+    async def reserve(self, request, step):
+        return step
+
+    async def settle(self, reservation, usage, *, failed=False):
+        return {"charged": "0.01" if usage is None else "0.001"}
+
+
+@pytest.mark.parametrize("text,stored_roles", [("", ["user"]), ("Let me look.", ["user", "assistant"])])
+async def test_unmeasurable_step_never_leaves_unanswered_calls_in_the_conversation(text, stored_roles):
+    from groundchat.testing import assert_provider_transcript
+    from groundchat.transcript import Message
+
+    model = ScriptedModel([Step(text=text, tool_calls=[("echo", {})], report_usage=False)])
+    committed = []
+
+    async def commit(ex):
+        committed.extend(ex.new_messages)
+
+    frames = [f async for f in run_exchange(model=model, system="s", registry=registry(), ctx=ToolContext(caller=Caller(id="u")),
+                                            history=[], question="q", conversation_id="c", run_id="r",
+                                            guard=_CountingGuard(), commit=commit)]
+    assert done_reasons(frames) == ["unmeasurable-cost"]
+    assert [m.role for m in committed] == stored_roles
+    assert all(not m.tool_calls for m in committed)
+    assert_provider_transcript([*committed, Message(role="user", content="next question")])

@@ -139,6 +139,12 @@ async def run_exchange(
             ex.new_messages.append(Message(role="assistant", content=text, tool_calls=calls))
             if usage is None and not isinstance(guard, NoSpendGuard):
                 reason = "unmeasurable-cost"
+                if calls:
+                    # The calls will not run: the stored turn must not carry calls nobody answers,
+                    # or the next question's transcript would be refused by every provider.
+                    ex.new_messages.pop()
+                    if text:
+                        ex.new_messages.append(Message(role="assistant", content=text))
                 yield Frame(type="limit", data={"scope": "usage", "message": "The model reported no usage; the step was charged in full and the answer stops here."})
                 break
             if not calls:
