@@ -33,7 +33,10 @@ def served(make_env):
     started = []
 
     def serve(model):
+        from share_function.app import add_share_routes
+
         env = make_env(model)
+        add_share_routes(env.app, env.services)  # as the local stack serves them, side by side
         server, thread, url = serve_in_thread(env.app)
         started.append((server, thread))
         return env, url
@@ -118,3 +121,50 @@ def test_offline_view_is_drawn_and_its_form_opens_the_run_list(browser, served, 
     page.wait_for_url("**/chat/runs?**context=checklist**", timeout=10_000)
     page.wait_for_selector("#rows tr", timeout=10_000)
     assert all(cells.split("\t")[2] == "checklist" for cells in page.locator("#rows tr").all_inner_texts())
+
+
+def _axe_source(corpus_dir) -> str:
+    import tarfile
+
+    with tarfile.open(corpus_dir / "axe" / "axe-core-4.14.1.tgz") as tgz:
+        return tgz.extractfile("package/axe.min.js").read().decode()
+
+
+def test_our_own_pages_pass_axe(browser, served, dynamo, corpus_dir):
+    """An accessibility benchmark's chat is held to the rules it reports: axe-core on every page,
+    with an answer, a view and its citations drawn."""
+    from groundchat.models.offline import OfflineAnswerer
+    from groundchat.sample import load_sample_if_empty_sync
+    from groundchat.tools.data_tools import DATA_TOOLS
+    from groundchat.tools.view_tool import show_view
+
+    axe = _axe_source(corpus_dir)
+    load_sample_if_empty_sync(dynamo)
+    env, url = served(OfflineAnswerer())
+    env.services.tools_override = [*DATA_TOOLS, show_view]
+    env.services.__dict__.pop("registry", None)
+    env.services.users.table.put_item(Item={"user_id": "vera", "grants": {"chat.use", "runs.read", "views.show"}})
+    token = env.token("vera")["authorization"].split(" ", 1)[1]
+    page = browser.new_page()
+    page.goto(f"{url}/chat")
+    page.fill("#token", token)
+    page.dispatch_event("#token", "change")
+    page.fill("#question", "Which context level is best, and what does it cost?")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=20_000)
+    conversation = page.evaluate("fetch('/api/conversations', {headers: {authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}).then(r => r.json())")
+    conversation_id = conversation["conversations"][0]["conversation_id"]
+    shared = page.evaluate(f"fetch('/api/conversations/{conversation_id}/share', {{method: 'POST', headers: {{authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}}}).then(r => r.status)")
+    assert shared == 200
+    runs = page.evaluate("fetch('/api/runs?limit=2', {headers: {authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}).then(r => r.json())")["runs"]
+
+    found = {}
+    for address in (None, f"/chat/shared/{conversation_id}", "/chat/runs?context=none",
+                    f"/chat/runs?run={runs[0]['run_id']}&compare={runs[1]['run_id']}"):
+        if address is not None:
+            page.goto(f"{url}{address}")
+            page.wait_for_load_state("networkidle")
+        page.add_script_tag(content=axe)
+        result = page.evaluate("async () => await axe.run()")
+        found[address or "/chat"] = [(v["id"], [n["target"] for n in v["nodes"]]) for v in result["violations"]]
+    assert found == {page: [] for page in found}

@@ -187,7 +187,7 @@
     ensureViewStyles();
     viewCount += 1;
     const section = el("section", "view");
-    const heading = el("h3", null, view.title);
+    const heading = el("h2", null, view.title);  // under the page's h1
     heading.id = "view-title-" + viewCount;
     section.setAttribute("aria-labelledby", heading.id);
     section.appendChild(heading);
