@@ -168,3 +168,36 @@ def test_our_own_pages_pass_axe(browser, served, dynamo, corpus_dir):
         result = page.evaluate("async () => await axe.run()")
         found[address or "/chat"] = [(v["id"], [n["target"] for n in v["nodes"]]) for v in result["violations"]]
     assert found == {page: [] for page in found}
+
+
+def test_share_a_conversation_and_reopen_it_from_the_list(browser, served):
+    model = ScriptedModel([Step(text="First answer."), Step(text="Second answer.")])
+    env, url = served(model)
+    page = browser.new_page()
+    page.goto(f"{url}/chat")
+    page.fill("#token", env.token("alice")["authorization"].split(" ", 1)[1])
+    page.dispatch_event("#token", "change")
+    page.fill("#question", "First question?")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=15_000)
+    page.click("#share")
+    page.wait_for_selector("#share-status a", timeout=5_000)
+    shared_link = page.get_attribute("#share-status a", "href")
+    assert page.is_visible("#unshare") and not page.is_visible("#share")
+    page.click("#new")
+    assert page.inner_text("#transcript") == ""
+    page.fill("#question", "Second question?")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=15_000)
+    page.wait_for_function("document.querySelectorAll('#past li').length === 2", timeout=5_000)
+    assert "shared" in page.inner_text("#past")
+    page.click("#past li button:has-text('First question?')")
+    page.wait_for_function("document.getElementById('transcript').innerText.includes('First answer.')", timeout=5_000)
+    assert "Second answer." not in page.inner_text("#transcript")
+    assert page.is_visible("#unshare")
+    reader = browser.new_page()  # someone without a token reads the shared link
+    reader.goto(f"{url}{shared_link}")
+    reader.wait_for_function("document.getElementById('transcript').innerText.includes('First answer.')", timeout=5_000)
+    page.click("#unshare")
+    page.wait_for_selector("#share:not([hidden])", timeout=5_000)
+    assert reader.goto(f"{url}{shared_link}").status == 404
