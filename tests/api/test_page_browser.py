@@ -18,6 +18,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync"]
 
 
+def sign_in(page, url: str, env, user: str) -> None:
+    page.goto(f"{url}/chat")
+    page.fill("#token", env.token(user)["authorization"].split(" ", 1)[1])
+    page.dispatch_event("#token", "change")
+
+
+def ask(page, question: str, answers: int = 1, timeout: int = 20_000) -> None:
+    """Ask in the page and wait until `answers` answers in the transcript have completed."""
+    page.fill("#question", question)
+    page.click("button[type=submit]")
+    page.wait_for_function(f"document.querySelectorAll(\".msg.assistant[data-done='complete']\").length === {answers}", timeout=timeout)
+
+
 @pytest.fixture
 def browser():
     from playwright.sync_api import sync_playwright
@@ -55,20 +68,14 @@ def test_a_question_streams_into_the_transcript_with_tools_and_citations(browser
     ])
     env, url = served(model)
     page = browser.new_page()
-    page.goto(f"{url}/chat")
-    page.fill("#token", env.token("alice")["authorization"].split(" ", 1)[1])
-    page.dispatch_event("#token", "change")
-    page.fill("#question", "Which context level is best?")
-    page.click("button[type=submit]")
-    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=15_000)
+    sign_in(page, url, env, "alice")
+    ask(page, "Which context level is best?")
     answer = page.inner_text(".msg.assistant")
     assert "Full context is best: 3.5 violations per run [deadbeef]." in answer
     assert "compare_contexts" in answer and "→ ok" in answer
     assert "[deadbeef] unverified" in answer
     # The second question continues the same conversation.
-    page.fill("#question", "And what does it cost?")
-    page.click("button[type=submit]")
-    page.wait_for_function("document.querySelectorAll(\".msg.assistant[data-done='complete']\").length === 2", timeout=15_000)
+    ask(page, "And what does it cost?", answers=2)
     assert "It costs $0.0126 per run." in page.inner_text("#transcript")
     assert [m.content for m in model.requests[2].messages if m.role == "user"] == ["Which context level is best?", "And what does it cost?"]
     page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
@@ -106,12 +113,8 @@ def test_offline_view_is_drawn_and_its_form_opens_the_run_list(browser, served, 
     env.services.__dict__.pop("registry", None)
     env.services.users.table.put_item(Item={"user_id": "vera", "grants": {"chat.use", "runs.read", "views.show"}})
     page = browser.new_page()
-    page.goto(f"{url}/chat")
-    page.fill("#token", env.token("vera")["authorization"].split(" ", 1)[1])
-    page.dispatch_event("#token", "change")
-    page.fill("#question", "Which context level is best, and what does it cost?")
-    page.click("button[type=submit]")
-    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=20_000)
+    sign_in(page, url, env, "vera")
+    ask(page, "Which context level is best, and what does it cost?")
     table = page.inner_text(".msg.assistant table")
     assert "guidelines-axe" in table and "$" in table
     assert "offline answerer" in page.inner_text(".msg.assistant")
@@ -144,14 +147,9 @@ def test_our_own_pages_pass_axe(browser, served, dynamo, corpus_dir):
     env.services.tools_override = [*DATA_TOOLS, show_view]
     env.services.__dict__.pop("registry", None)
     env.services.users.table.put_item(Item={"user_id": "vera", "grants": {"chat.use", "runs.read", "views.show"}})
-    token = env.token("vera")["authorization"].split(" ", 1)[1]
     page = browser.new_page()
-    page.goto(f"{url}/chat")
-    page.fill("#token", token)
-    page.dispatch_event("#token", "change")
-    page.fill("#question", "Which context level is best, and what does it cost?")
-    page.click("button[type=submit]")
-    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=20_000)
+    sign_in(page, url, env, "vera")
+    ask(page, "Which context level is best, and what does it cost?")
     conversation = page.evaluate("fetch('/api/conversations', {headers: {authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}).then(r => r.json())")
     conversation_id = conversation["conversations"][0]["conversation_id"]
     shared = page.evaluate(f"fetch('/api/conversations/{conversation_id}/share', {{method: 'POST', headers: {{authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}}}).then(r => r.status)")
@@ -174,21 +172,15 @@ def test_share_a_conversation_and_reopen_it_from_the_list(browser, served):
     model = ScriptedModel([Step(text="First answer."), Step(text="Second answer.")])
     env, url = served(model)
     page = browser.new_page()
-    page.goto(f"{url}/chat")
-    page.fill("#token", env.token("alice")["authorization"].split(" ", 1)[1])
-    page.dispatch_event("#token", "change")
-    page.fill("#question", "First question?")
-    page.click("button[type=submit]")
-    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=15_000)
+    sign_in(page, url, env, "alice")
+    ask(page, "First question?")
     page.click("#share")
     page.wait_for_selector("#share-status a", timeout=5_000)
     shared_link = page.get_attribute("#share-status a", "href")
     assert page.is_visible("#unshare") and not page.is_visible("#share")
     page.click("#new")
     assert page.inner_text("#transcript") == ""
-    page.fill("#question", "Second question?")
-    page.click("button[type=submit]")
-    page.wait_for_selector(".msg.assistant[data-done='complete']", timeout=15_000)
+    ask(page, "Second question?")
     page.wait_for_function("document.querySelectorAll('#past li').length === 2", timeout=5_000)
     assert "shared" in page.inner_text("#past")
     page.click("#past li button:has-text('First question?')")

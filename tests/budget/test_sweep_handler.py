@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
@@ -13,17 +12,9 @@ from groundchat.budget import BudgetGuard
 from groundchat.store import budget_counters as bc
 
 from .helpers import counter, first_request, open_reservations, registry
+from tests.lambda_support import LambdaContext
 
 
-@dataclass
-class LambdaContext:
-    """The attributes Lambda's context object has and Powertools' Logger reads."""
-
-    function_name: str = "groundchat-sweep-test"
-    function_version: str = "$LATEST"
-    memory_limit_in_mb: int = 256
-    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:groundchat-sweep-test"
-    aws_request_id: str = "5d1c7a9e-0000-4000-8000-000000000001"
 
 
 # What EventBridge sends a function on a `Schedule` event.

@@ -3,19 +3,12 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 from groundchat.ingest import IngestSummary, SourceChange
+from tests.lambda_support import LambdaContext
 
 
-@dataclass
-class LambdaContext:
-    function_name: str = "groundchat-ingest-test"
-    function_version: str = "$LATEST"
-    memory_limit_in_mb: int = 2048
-    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:groundchat-ingest-test"
-    aws_request_id: str = "0f3e9c1a-0000-4000-8000-000000000002"
 
 
 def _wire(monkeypatch, summary: IngestSummary) -> list[dict]:

@@ -1,24 +1,15 @@
 """Shared conversations on moto, a record of every DynamoDB operation, and a model that counts."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pytest
 
 from groundchat.transcript import Message, ToolCall
+from tests.lambda_support import LambdaContext
 
 OWNER = "alice"
 
 
-@dataclass
-class LambdaContext:
-    """The attributes Lambda's context object has and Powertools' Logger reads."""
-
-    function_name: str = "groundchat-share-test"
-    function_version: str = "$LATEST"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:groundchat-share-test"
-    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
 
 
 def rest_event(path: str, resource: str, path_parameters: dict | None = None, query: dict | None = None) -> dict:
