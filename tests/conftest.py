@@ -42,8 +42,10 @@ def dynamo(settings):
     """A DynamoDB on moto with every table created."""
     from moto import mock_aws
 
+    from groundchat.localstack import make_moto_faithful
     from groundchat.store.dynamo import Dynamo, create_tables
 
+    make_moto_faithful()  # the local stack's moto, as faithful to DynamoDB as it runs there
     with mock_aws():
         d = Dynamo(settings)
         create_tables(d)

@@ -1,11 +1,10 @@
-"""Fixtures for the spending tests: priced test models, and moto made as atomic as DynamoDB.
+"""Fixtures for the spending tests: priced test models.
 
-moto's in-process DynamoDB runs each request in the caller's thread with no lock, and its
-TransactWriteItems checks and writes item by item (rolling back by restoring whole tables), so
-two threads can interleave inside one "transaction" in a way real DynamoDB never allows. The
-concurrency tests would then measure moto, not our code. Serializing moto's request handler gives
-each request the atomicity DynamoDB guarantees; the requests themselves still race as they would
-against AWS (64 coroutines, a pool of worker threads, interleaved reservations and settlements).
+The shared `dynamo` fixture makes moto as atomic as DynamoDB (groundchat.localstack.make_moto_faithful):
+without it, moto checks and writes a transaction item by item, so threads could interleave inside
+one "transaction" and the concurrency tests would measure moto, not our code. The requests still
+race as they would against AWS (64 coroutines, a pool of worker threads, interleaved reservations
+and settlements).
 """
 from __future__ import annotations
 
@@ -15,17 +14,6 @@ import threading
 import pytest
 
 SCRIPTED_PRICE = {"input_per_mtok": "1.00", "output_per_mtok": "2.00"}
-
-
-@pytest.fixture
-def atomic_moto(monkeypatch):
-    from moto.dynamodb.responses import DynamoHandler
-
-    from groundchat.localstack import serialize_moto_requests
-
-    original = serialize_moto_requests()
-    yield
-    DynamoHandler.call_action = original
 
 
 @pytest.fixture

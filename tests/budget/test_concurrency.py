@@ -29,7 +29,7 @@ def scripted() -> ScriptedModel:
     )
 
 
-async def test_64_concurrent_requests_never_pass_either_cap(dynamo, atomic_moto, budget_settings):
+async def test_64_concurrent_requests_never_pass_either_cap(dynamo, budget_settings):
     settings = budget_settings(chat=str(CHAT_CAP), user=str(USER_CAP))
     models = [scripted() for _ in range(64)]
     deletes: list[dict] = []

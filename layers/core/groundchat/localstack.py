@@ -41,13 +41,21 @@ def _local_credentials() -> None:
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
 
 
-def serialize_moto_requests():
-    """moto checks and writes a transaction item by item with no lock, so concurrent requests can
-    interleave inside one transaction, which DynamoDB never allows: concurrent chats could then
-    pass a spending cap locally. One request at a time gives moto DynamoDB's atomicity; the
-    requests still race as they would against AWS. Returns the original handler, to undo."""
-    import threading
+def make_moto_faithful():
+    """Two places where moto's DynamoDB differs from the real one, in ways our budget meets:
 
+    - It checks and writes a transaction item by item with no lock, so concurrent requests can
+      interleave inside one transaction, which DynamoDB never allows (concurrent chats could then
+      pass a spending cap locally). One request at a time gives moto DynamoDB's atomicity; the
+      requests still race as they would against AWS.
+    - Arithmetic that lands on zero stores a number like "0E-7", which moto itself then fails to
+      read back (it parses numbers without a point as int). DynamoDB normalises numbers; so do we.
+
+    Idempotent; returns the original request handler, to undo the first."""
+    import threading
+    from decimal import Decimal
+
+    from moto.dynamodb.models.dynamo_type import DynamoType
     from moto.dynamodb.responses import DynamoHandler
 
     original = DynamoHandler.call_action
@@ -61,6 +69,16 @@ def serialize_moto_requests():
 
     call_action._serialized = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = call_action
+
+    original_init = DynamoType.__init__
+
+    def normalised_init(self, type_as_dict):
+        original_init(self, type_as_dict)
+        if self.type == "N" and isinstance(self.value, str) and "E" in self.value.upper():
+            text = format(Decimal(self.value).normalize(), "f")
+            self.value = "0" if text in ("-0", "") else text
+
+    DynamoType.__init__ = normalised_init
     return original
 
 
@@ -72,7 +90,7 @@ def start_dynamodb(settings: Settings):
 
     # moto's server logs every request; the local stack's own output is what a user needs to see.
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    serialize_moto_requests()
+    make_moto_faithful()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     endpoint = f"http://127.0.0.1:{port}"
