@@ -45,10 +45,10 @@ def browser():
 def served(make_env):
     started = []
 
-    def serve(model):
+    def serve(model, **env_options):
         from share_function.app import add_share_routes
 
-        env = make_env(model)
+        env = make_env(model, **env_options)
         add_share_routes(env.app, env.services)  # as the local stack serves them, side by side
         server, thread, url = serve_in_thread(env.app)
         started.append((server, thread))
@@ -102,19 +102,7 @@ def test_the_form_is_disabled_and_says_why_when_the_chat_is_not_configured(brows
 def test_offline_view_is_drawn_and_its_form_opens_the_run_list(browser, served, dynamo):
     """The offline answerer composes a view from compare_contexts; the page draws it as a table and
     its form, submitted, opens the run list the registered action names."""
-    from groundchat.models.offline import OfflineAnswerer
-    from groundchat.sample import load_sample_if_empty_sync
-    from groundchat.tools.data_tools import DATA_TOOLS
-    from groundchat.tools.view_tool import show_view
-
-    load_sample_if_empty_sync(dynamo)
-    env, url = served(OfflineAnswerer())
-    env.services.tools_override = [*DATA_TOOLS, show_view]
-    env.services.__dict__.pop("registry", None)
-    env.services.users.table.put_item(Item={"user_id": "vera", "grants": {"chat.use", "runs.read", "views.show"}})
-    page = browser.new_page()
-    sign_in(page, url, env, "vera")
-    ask(page, "Which context level is best, and what does it cost?")
+    page, env, url = offline_answer_in_page(browser, served, dynamo)
     table = page.inner_text(".msg.assistant table")
     assert "guidelines-axe" in table and "$" in table
     assert "offline answerer" in page.inner_text(".msg.assistant")
@@ -124,6 +112,23 @@ def test_offline_view_is_drawn_and_its_form_opens_the_run_list(browser, served, 
     page.wait_for_url("**/chat/runs?**context=checklist**", timeout=10_000)
     page.wait_for_selector("#rows tr", timeout=10_000)
     assert all(cells.split("\t")[2] == "checklist" for cells in page.locator("#rows tr").all_inner_texts())
+
+
+def offline_answer_in_page(browser, served, dynamo):
+    """The offline answerer over the sample runs, allowed to show views, asked the first example
+    question in the page by a user with the grants it needs."""
+    from groundchat.models.offline import OfflineAnswerer
+    from groundchat.sample import load_sample_if_empty_sync
+    from groundchat.tools.data_tools import DATA_TOOLS
+    from groundchat.tools.view_tool import show_view
+
+    load_sample_if_empty_sync(dynamo)
+    env, url = served(OfflineAnswerer(), tools=[*DATA_TOOLS, show_view],
+                      grants={"vera": ["chat.use", "runs.read", "views.show"]})
+    page = browser.new_page()
+    sign_in(page, url, env, "vera")
+    ask(page, "Which context level is best, and what does it cost?")
+    return page, env, url
 
 
 def _axe_source(corpus_dir) -> str:
@@ -136,20 +141,8 @@ def _axe_source(corpus_dir) -> str:
 def test_our_own_pages_pass_axe(browser, served, dynamo, corpus_dir):
     """An accessibility benchmark's chat is held to the rules it reports: axe-core on every page,
     with an answer, a view and its citations drawn."""
-    from groundchat.models.offline import OfflineAnswerer
-    from groundchat.sample import load_sample_if_empty_sync
-    from groundchat.tools.data_tools import DATA_TOOLS
-    from groundchat.tools.view_tool import show_view
-
     axe = _axe_source(corpus_dir)
-    load_sample_if_empty_sync(dynamo)
-    env, url = served(OfflineAnswerer())
-    env.services.tools_override = [*DATA_TOOLS, show_view]
-    env.services.__dict__.pop("registry", None)
-    env.services.users.table.put_item(Item={"user_id": "vera", "grants": {"chat.use", "runs.read", "views.show"}})
-    page = browser.new_page()
-    sign_in(page, url, env, "vera")
-    ask(page, "Which context level is best, and what does it cost?")
+    page, env, url = offline_answer_in_page(browser, served, dynamo)
     conversation = page.evaluate("fetch('/api/conversations', {headers: {authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}).then(r => r.json())")
     conversation_id = conversation["conversations"][0]["conversation_id"]
     shared = page.evaluate(f"fetch('/api/conversations/{conversation_id}/share', {{method: 'POST', headers: {{authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}}}).then(r => r.status)")

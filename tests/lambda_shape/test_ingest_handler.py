@@ -21,7 +21,7 @@ def _wire(monkeypatch, summary: IngestSummary) -> list[dict]:
         return summary
 
     monkeypatch.setattr(module, "specs_for", lambda settings, workdir: ["wcag", "eaa"] if Path(workdir).is_dir() else None)
-    monkeypatch.setattr(module, "_store", lambda settings: "store")
+    monkeypatch.setattr(module, "open_index_store", lambda settings: "store")
     monkeypatch.setattr(module, "make_embedder", lambda model, region=None: "embedder")
     monkeypatch.setattr(module, "run_ingest", run_ingest)
     return runs

@@ -28,6 +28,9 @@ from groundchat.store.conversations import ConversationBusy, new_conversation_id
 from groundchat.transcript import Message, ModelRequest
 
 
+SIGN_IN = "Sign in: send a bearer token (locally: `groundchat token USER`)."
+
+
 class ChatBody(BaseModel):
     """Exactly what the browser may send: a question for a conversation. Nothing else."""
 
@@ -54,7 +57,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     async def guard(request: Request, permission: str) -> Caller | Response:
         caller = await caller_of(request)
         if caller is None:
-            return error(401, "unauthenticated", "Sign in: send a bearer token (locally: `groundchat token USER`).")
+            return error(401, "unauthenticated", SIGN_IN)
         if not await svc().can(permission, caller):
             return error(403, "forbidden", f"You do not have the permission {permission!r}.")
         return caller
@@ -156,7 +159,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     async def budget(request: Request) -> Response:
         caller = await caller_of(request)
         if caller is None:
-            return error(401, "unauthenticated", "Sign in to see the budget.")
+            return error(401, "unauthenticated", SIGN_IN)
         return JSONResponse(await budget_status(svc().dynamo, svc().settings, caller.id))
 
     @app.get("/api/conversations")
@@ -224,7 +227,7 @@ def create_app(services: Services | None = None) -> FastAPI:
 
         caller = await caller_of(request)
         if caller is None:
-            return error(401, "unauthenticated", "Sign in: send a bearer token (locally: `groundchat token USER`).")
+            return error(401, "unauthenticated", SIGN_IN)
         if "limit" in args:
             args["limit"] = int(args["limit"]) if str(args["limit"]).isdigit() else args["limit"]
         try:

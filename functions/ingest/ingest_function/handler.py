@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from groundchat.config import get_settings
-from groundchat.corpus_cli import _store
 from groundchat.embeddings import make_embedder
 from groundchat.ingest import run_ingest, specs_for
+from groundchat.search import open_index_store
 from groundchat.observability import logger, tracer
 
 
@@ -25,7 +25,7 @@ def handler(event: dict[str, Any] | None, context: Any) -> dict[str, Any]:
     force = bool((event or {}).get("force"))
     with tempfile.TemporaryDirectory(prefix="groundchat-corpus-") as workdir:
         summary = run_ingest(
-            specs_for(settings, Path(workdir)), _store(settings),
+            specs_for(settings, Path(workdir)), open_index_store(settings),
             make_embedder(settings.embedding_model, region=settings.aws_region),
             force=force,
         )

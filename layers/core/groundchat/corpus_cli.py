@@ -32,23 +32,12 @@ def add_corpus_commands(sub: Any) -> None:
     retrieval.set_defaults(func=cmd_eval_retrieval)
 
 
-def _store(settings: Any) -> Any:
-    from groundchat.search import backend_kind, embedded_index_path
-
-    if backend_kind(settings) == "opensearch":
-        from groundchat.search.opensearch import OpenSearchStore, make_client
-
-        return OpenSearchStore(make_client(settings), settings.opensearch_index_alias)
-    from groundchat.search.embedded import EmbeddedStore
-
-    return EmbeddedStore(embedded_index_path(settings))
-
-
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from groundchat.embeddings import make_embedder
     from groundchat.ingest import run_ingest, specs_for
+    from groundchat.search import open_index_store
 
     settings = get_settings()
     bars: dict[str, Any] = {}
@@ -62,7 +51,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         bar.refresh()
 
     try:
-        summary = run_ingest(specs_for(settings), _store(settings),
+        summary = run_ingest(specs_for(settings), open_index_store(settings),
                              make_embedder(settings.embedding_model, region=settings.aws_region),
                              progress=progress, force=args.force)
     except Exception as exc:

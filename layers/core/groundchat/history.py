@@ -38,7 +38,7 @@ class UnknownHistoryProfile(ValueError):
 def policy_for(profile: str | None = None, *, strategy: str | None = None, max_input_tokens: int | None = None) -> HistoryPolicy:
     if strategy is not None or max_input_tokens is not None:
         if strategy not in ("drop-oldest",) or not max_input_tokens or max_input_tokens <= 0:
-            raise UnknownHistoryProfile(f"an explicit history policy needs strategy 'drop-oldest' and a positive max_input_tokens")
+            raise UnknownHistoryProfile("an explicit history policy needs strategy 'drop-oldest' and a positive max_input_tokens")
         return HistoryPolicy(strategy, max_input_tokens)  # type: ignore[arg-type]
     name = profile or "standard"
     if name not in PROFILES:

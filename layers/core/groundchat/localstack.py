@@ -126,9 +126,9 @@ def prepare(settings: Settings, say=print) -> None:
 
 def ingest_if_needed(settings: Settings, say=print) -> None:
     """Build the search index from the sources present; unchanged sources do no work."""
-    from groundchat.corpus_cli import _store
     from groundchat.embeddings import make_embedder
     from groundchat.ingest import run_ingest, specs_for
+    from groundchat.search import open_index_store
 
     specs = specs_for(settings)
     present = [s for s in specs if s.path.exists()]
@@ -138,7 +138,7 @@ def ingest_if_needed(settings: Settings, say=print) -> None:
     if not present:
         return
     say("corpus: checking the search index (the first build embeds every chunk and takes a minute or two)")
-    summary = run_ingest(present, _store(settings), make_embedder(settings.embedding_model, region=settings.aws_region))
+    summary = run_ingest(present, open_index_store(settings), make_embedder(settings.embedding_model, region=settings.aws_region))
     for line in summary.lines():
         say(f"corpus: {line}")
 

@@ -21,6 +21,17 @@ def embedded_index_path(settings: "Settings") -> Path:
     return Path(settings.home) / "index.sqlite"
 
 
+def open_index_store(settings: "Settings"):
+    """The configured index as the ingest writes it (the serving side is `open_default_search`)."""
+    if backend_kind(settings) == "opensearch":
+        from groundchat.search.opensearch import OpenSearchStore, make_client
+
+        return OpenSearchStore(make_client(settings), settings.opensearch_index_alias)
+    from groundchat.search.embedded import EmbeddedStore
+
+    return EmbeddedStore(embedded_index_path(settings))
+
+
 def open_default_search(settings: "Settings") -> SearchService:
     """The configured search service: the embedded file by default, OpenSearch when an endpoint is set."""
     from groundchat.embeddings import make_embedder

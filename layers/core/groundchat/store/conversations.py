@@ -15,7 +15,7 @@ from boto3.dynamodb.conditions import Key
 from boto3.dynamodb.types import TypeSerializer
 from botocore.exceptions import ClientError
 
-from groundchat.store.dynamo import Dynamo
+from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.transcript import Message
 
@@ -114,7 +114,7 @@ class ConversationStore:
                 ExpressionAttributeValues={":r": run_id, ":u": now + CLAIM_SECONDS, ":now": now},
             )
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            if condition_failed(exc):
                 raise ConversationBusy("another answer to this conversation is in progress") from exc
             raise
 
@@ -128,7 +128,7 @@ class ConversationStore:
                 ExpressionAttributeValues={":r": run_id},
             )
         except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            if not condition_failed(exc):
                 raise
 
     async def commit_exchange(
@@ -229,7 +229,7 @@ class ConversationStore:
                     ReturnValues="ALL_NEW",
                 )
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            if condition_failed(exc):
                 return None
             raise
         return _public(resp["Attributes"])

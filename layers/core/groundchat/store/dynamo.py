@@ -7,6 +7,7 @@ from typing import Any, Callable, TypeVar
 
 import boto3
 from botocore.config import Config
+from botocore.exceptions import ClientError
 
 from groundchat.config import Settings
 from groundchat.store.tables import ALL_TABLES, TableDef
@@ -37,6 +38,11 @@ class Dynamo:
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
+
+
+def condition_failed(exc: ClientError) -> bool:
+    """A conditional write refused because its condition did not hold (not an outage)."""
+    return exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
 
 
 def create_tables(dynamo: Dynamo, tables: list[TableDef] | None = None) -> list[str]:

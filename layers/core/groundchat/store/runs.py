@@ -30,7 +30,7 @@ from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field
 
-from groundchat.store.dynamo import Dynamo
+from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.tables import Index, TableDef, register
 
 RUNS = register(
@@ -359,7 +359,7 @@ class RunWriter:
         try:
             self._put_new(_detail_item(run))
         except ClientError as exc:
-            if not _condition_failed(exc):
+            if not condition_failed(exc):
                 raise
             if self._has_summary(run.run_id):
                 return False
@@ -368,7 +368,7 @@ class RunWriter:
         try:
             self._put_new(_summary_item(run))
         except ClientError as exc:
-            if not _condition_failed(exc):
+            if not condition_failed(exc):
                 raise
             return False  # a concurrent import committed it first
         return True
@@ -379,10 +379,6 @@ class RunWriter:
     def _has_summary(self, run_id: str) -> bool:
         got = self._table.get_item(Key={"run_id": run_id, "part": _SUMMARY}, ConsistentRead=True)
         return "Item" in got
-
-
-def _condition_failed(exc: ClientError) -> bool:
-    return exc.response["Error"]["Code"] == "ConditionalCheckFailedException"
 
 
 # ---- named queries -----------------------------------------------------------------------------
