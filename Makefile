@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 # The editable install maps the packages that exist when it runs: a new function re-installs.
-$(STAMP): pyproject.toml $(wildcard functions/*/*/__init__.py) | $(BIN)/python
+$(STAMP): pyproject.toml $(wildcard functions/*/*/__init__.py) $(wildcard cli/*/__init__.py testkit/*/__init__.py) | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 

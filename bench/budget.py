@@ -18,7 +18,7 @@ from collections import Counter as Tally
 from decimal import Decimal
 from pathlib import Path
 
-from groundchat.pricing import money_text
+from groundchat.spending.prices import money_text
 
 STEPS = 300
 CONCURRENT = 64
@@ -35,8 +35,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def latency(dynamo, settings) -> dict[str, list[float]]:
-    from groundchat.budget import BudgetGuard
-    from groundchat.transcript import Message, ModelRequest, UsageEvent
+    from groundchat.spending.budget_guard import BudgetGuard
+    from groundchat.models.messages import Message, ModelRequest, UsageEvent
 
     guard = BudgetGuard(dynamo, settings, "latency-user", "bench-conv", "bench-latency", MODEL_ID)
     request = ModelRequest(system="bench", messages=[Message(role="user", content="How do the contexts compare?")], tools=[], max_output_tokens=3000)
@@ -56,15 +56,16 @@ async def latency(dynamo, settings) -> dict[str, list[float]]:
 async def concurrency(dynamo, settings) -> dict[str, object]:
     from pydantic import BaseModel
 
-    from groundchat.auth_types import Caller
-    from groundchat.budget import BudgetGuard
-    from groundchat.guard import SpendCapReached
-    from groundchat.loop import LoopLimits, run_exchange
+    from groundchat.auth.callers import Caller
+    from groundchat.spending.budget_guard import BudgetGuard
+    from groundchat.spending.guard import SpendCapReached
+    from groundchat.chat.loop import LoopLimits, run_exchange
     from groundchat.store import budget_counters as bc
+    from groundchat.store.tables import BUDGET, USAGE
     from groundchat.store import usage as us
-    from groundchat.testing import ScriptedModel, Step
+    from groundchat_testkit.scripted import ScriptedModel, Step
     from groundchat.tools.base import ToolContext, ToolRegistry, define_tool
-    from groundchat.transcript import Message, ModelRequest
+    from groundchat.models.messages import Message, ModelRequest
 
     class NoArgs(BaseModel):
         pass
@@ -105,9 +106,9 @@ async def concurrency(dynamo, settings) -> dict[str, object]:
     started = time.perf_counter()
     outcomes = Tally(await asyncio.gather(*(one(i) for i in range(CONCURRENT))))
     elapsed = time.perf_counter() - started
-    rows = [r for r in us.all_rows_sync(dynamo.client, dynamo.name(us.USAGE)) if str(r["run_id"]).startswith("bench-run-")]
+    rows = [r for r in us.all_rows_sync(dynamo.client, dynamo.name(USAGE)) if str(r["run_id"]).startswith("bench-run-")]
     charged = us.total_charged(rows)
-    chat = bc.read_counter_sync(dynamo.client, dynamo.name(bc.BUDGET), bc.CHAT_SCOPE, "total")
+    chat = bc.read_counter_sync(dynamo.client, dynamo.name(BUDGET), bc.CHAT_SCOPE, "total")
     worst_user = max(
         (us.total_charged([r for r in rows if r["caller"] == u]) - USER_CAP for u in USERS), default=Decimal(0)
     )
@@ -138,7 +139,7 @@ def stack(prefix: str, chat_cap: Decimal, user_cap: Decimal):
 
 def main() -> int:
     from groundchat.config import get_settings, reset_settings_cache
-    from groundchat.localstack import start_dynamodb
+    from groundchat_cli.localstack import start_dynamodb
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["GROUNDCHAT_HOME"] = tmp

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from groundchat.config import get_settings
-from groundchat.embeddings import LocalOnnxEmbedder
-from groundchat.ingest import manifest, run_ingest
+from groundchat.search.embeddings import LocalOnnxEmbedder
+from groundchat.search.ingest import manifest, run_ingest
 from groundchat.search.embedded import EmbeddedIndex, EmbeddedStore
 from groundchat.search.service import SearchService
 

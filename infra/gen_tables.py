@@ -31,7 +31,6 @@ def logical_id(table_logical: str) -> str:
 
 
 def all_tables() -> list:
-    import groundchat.store.registry  # noqa: F401  (registers the tables other modules define)
     from groundchat.store.tables import ALL_TABLES
 
     return sorted(ALL_TABLES, key=lambda t: t.logical)

@@ -42,7 +42,7 @@ def dynamo(settings):
     """A DynamoDB on moto with every table created."""
     from moto import mock_aws
 
-    from groundchat.localstack import make_moto_faithful
+    from groundchat_cli.localstack import make_moto_faithful
     from groundchat.store.dynamo import Dynamo, create_tables
 
     make_moto_faithful()  # the local stack's moto, as faithful to DynamoDB as it runs there
@@ -70,8 +70,8 @@ def real_index(request, tmp_path_factory):
     from tests.corpus_support import require_corpus
 
     corpus = require_corpus()
-    from groundchat.embeddings import LocalOnnxEmbedder
-    from groundchat.ingest import manifest, run_ingest
+    from groundchat.search.embeddings import LocalOnnxEmbedder
+    from groundchat.search.ingest import manifest, run_ingest
     from groundchat.search.embedded import EmbeddedStore
 
     cache = Path(request.config.cache.mkdir("groundchat-corpus-index"))

@@ -45,6 +45,6 @@ class WordHashEmbedder:
         return out / np.clip(norms, 1e-12, None)
 
     def embed_query(self, text):
-        from groundchat.embeddings import QueryVector
+        from groundchat.search.embeddings import QueryVector
 
         return QueryVector(self.model_id, self.embed([text])[0])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "layers" / "core" / "groundchat" / "data" / "axe_rules.json"
-# Same rule as groundchat.rules: "wcag143" names 1.4.3; level tags (wcag2a, wcag21aa) do not match.
+# Same rule as groundchat.benchmark.axe_rules: "wcag143" names 1.4.3; level tags (wcag2a, wcag21aa) do not match.
 CRITERION_TAG = re.compile(r"^wcag(\d)(\d)(\d{1,2})$")
 
 

@@ -2,7 +2,7 @@
 
     python infra/sample/generate.py [--out runs.jsonl] [--seed N]
 
-The generator lives in the installed package (groundchat.sample) because the app loads the
+The generator lives in the installed package (groundchat_cli.sample) because the app loads the
 sample into an empty store at startup; this file is only the command-line door to it.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from groundchat.sample import SEED, sample_jsonl
+from groundchat_cli.sample import SEED, sample_jsonl
 
 
 def main(argv: list[str] | None = None) -> int:

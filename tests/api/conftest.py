@@ -8,10 +8,10 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from groundchat.auth import issue_dev_token
-from groundchat.auth_types import CHAT_USE, RUNS_READ, TRACES_READ
+from groundchat.auth.tokens import issue_dev_token
+from groundchat.auth.callers import CHAT_USE, RUNS_READ, TRACES_READ
 from groundchat.services import Services
-from groundchat.testing import ScriptedModel
+from groundchat_testkit.scripted import ScriptedModel
 from groundchat.tools.base import Tool
 
 

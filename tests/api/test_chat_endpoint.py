@@ -3,7 +3,7 @@ import asyncio
 
 import pytest
 
-from groundchat.testing import ScriptedModel, Step
+from groundchat_testkit.scripted import ScriptedModel, Step
 from tests.api.conftest import parse_sse
 
 

@@ -1,7 +1,7 @@
 """CORS only for configured origins; every refusal and answer is counted."""
 import httpx
 
-from groundchat.testing import ScriptedModel, Step
+from groundchat_testkit.scripted import ScriptedModel, Step
 from tests.api.conftest import parse_sse
 
 

@@ -6,8 +6,8 @@ import time
 import httpx
 import uvicorn
 
-from groundchat.localstack import free_port
-from groundchat.testing import ScriptedModel, Step
+from groundchat_cli.localstack import free_port
+from groundchat_testkit.scripted import ScriptedModel, Step
 
 
 class SlowScriptedModel(ScriptedModel):

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from groundchat.testing_providers import assert_openai_messages
+from groundchat_testkit.providers import assert_openai_messages
 from tests.api.conftest import parse_sse
 
 
@@ -63,6 +63,7 @@ async def test_a_question_through_an_openai_compatible_gateway(dynamo, settings,
     from chat_function.app import create_app
     from groundchat.services import Services
     from groundchat.store import usage as usage_store
+    from groundchat.store.tables import USAGE
     from tests.api.conftest import TEST_TOOLS
 
     base_url, received = gateway
@@ -71,7 +72,7 @@ async def test_a_question_through_an_openai_compatible_gateway(dynamo, settings,
     monkeypatch.setattr(settings, "openai_api_key", "sk-test-key-0123456789")
     services = Services(settings=settings, dynamo=dynamo, tools_override=TEST_TOOLS)
     services.users.table.put_item(Item={"user_id": "alice", "grants": {"chat.use", "runs.read"}})
-    from groundchat.auth import issue_dev_token
+    from groundchat.auth.tokens import issue_dev_token
 
     headers = {"authorization": f"Bearer {issue_dev_token(settings, 'alice')}"}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(services)), base_url="http://t") as c:
@@ -93,7 +94,7 @@ async def test_a_question_through_an_openai_compatible_gateway(dynamo, settings,
         {"rows": [{"model": "m1", "context": "full", "mean_violations": 3.5, "cost_text": "$0.0126"}]})}
 
     # Charged exactly the table's price for the tokens the gateway reported ($0.40 / $1.60 per million).
-    rows = usage_store.all_rows_sync(dynamo.client, dynamo.name(usage_store.USAGE))
+    rows = usage_store.all_rows_sync(dynamo.client, dynamo.name(USAGE))
     model_rows = sorted((row for row in rows if row["kind"] == usage_store.KIND_MODEL_STEP), key=lambda row: row["input_tokens"])
     assert [(row["input_tokens"], row["output_tokens"]) for row in model_rows] == [(1200, 30), (1500, 12)]
     expected = [Decimal(1200) * Decimal("0.40") / 10**6 + Decimal(30) * Decimal("1.60") / 10**6,

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from groundchat.testing import ScriptedModel, Step
+from groundchat_testkit.scripted import ScriptedModel, Step
 from tests.api.test_disconnect import serve_in_thread
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -118,7 +118,7 @@ def offline_answer_in_page(browser, served, dynamo):
     """The offline answerer over the sample runs, allowed to show views, asked the first example
     question in the page by a user with the grants it needs."""
     from groundchat.models.offline import OfflineAnswerer
-    from groundchat.sample import load_sample_if_empty_sync
+    from groundchat_cli.sample import load_sample_if_empty_sync
     from groundchat.tools.data_tools import DATA_TOOLS
     from groundchat.tools.view_tool import show_view
 

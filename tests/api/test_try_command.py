@@ -1,8 +1,8 @@
 """`groundchat try` asks the running app and continues the conversation after the first question."""
 import re
 
-from groundchat.client import ask_all
-from groundchat.testing import ScriptedModel, Step
+from groundchat_cli.client import ask_all
+from groundchat_testkit.scripted import ScriptedModel, Step
 from tests.api.test_disconnect import serve_in_thread
 
 

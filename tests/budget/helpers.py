@@ -6,14 +6,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from groundchat.auth_types import Caller
-from groundchat.budget import BudgetGuard
-from groundchat.guard import SpendCapReached
-from groundchat.loop import LoopLimits, run_exchange
+from groundchat.auth.callers import Caller
+from groundchat.spending.budget_guard import BudgetGuard
+from groundchat.spending.guard import SpendCapReached
+from groundchat.chat.loop import LoopLimits, run_exchange
 from groundchat.store import budget_counters as bc
+from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 from groundchat.tools.base import ToolContext, ToolRegistry, define_tool
-from groundchat.transcript import Message, ModelRequest
+from groundchat.models.messages import Message, ModelRequest
 
 SYSTEM = "You answer questions about the benchmark by calling tools."
 
@@ -65,15 +66,15 @@ async def ask(dynamo, settings, model, *, caller: str, run_id: str, conversation
 
 
 def usage_rows(dynamo) -> list[dict[str, Any]]:
-    return us.all_rows_sync(dynamo.client, dynamo.name(us.USAGE))
+    return us.all_rows_sync(dynamo.client, dynamo.name(USAGE))
 
 
 def counter(dynamo, scope: str, period: str = "total") -> bc.Counter:
-    return bc.read_counter_sync(dynamo.client, dynamo.name(bc.BUDGET), scope, period)
+    return bc.read_counter_sync(dynamo.client, dynamo.name(BUDGET), scope, period)
 
 
 def open_reservations(dynamo) -> list[dict[str, Any]]:
-    return bc.open_reservations_sync(dynamo.client, dynamo.name(bc.BUDGET))
+    return bc.open_reservations_sync(dynamo.client, dynamo.name(BUDGET))
 
 
 def total(rows: list[dict[str, Any]]) -> Decimal:

@@ -8,11 +8,11 @@ from decimal import Decimal
 import pytest
 from fastapi.testclient import TestClient
 
-from groundchat.auth import issue_dev_token
-from groundchat.auth_types import CHAT_USE, RUNS_READ
-from groundchat.budget import BudgetGuard
+from groundchat.auth.tokens import issue_dev_token
+from groundchat.auth.callers import CHAT_USE, RUNS_READ
+from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.store import budget_counters as bc
-from groundchat.testing import ScriptedModel, Step
+from groundchat_testkit.scripted import ScriptedModel, Step
 
 from .helpers import counter, lookup, open_reservations, usage_rows
 
@@ -49,8 +49,8 @@ def api(dynamo, budget_settings, monkeypatch):
 
 
 def first_step_worst_case(client, user: str = "alice") -> Decimal:
-    from groundchat.prompts import system_prompt
-    from groundchat.transcript import Message, ModelRequest
+    from groundchat.chat.prompts import system_prompt
+    from groundchat.models.messages import Message, ModelRequest
 
     s = client.services
     request = ModelRequest(

@@ -7,10 +7,11 @@ import json
 import logging
 from decimal import Decimal
 
-from groundchat.budget import BudgetGuard
-from groundchat.budget_cli import add_budget_commands, cmd_reset
+from groundchat.spending.budget_guard import BudgetGuard
+from groundchat_cli.budget import add_budget_commands, cmd_reset
 from groundchat.store import budget_counters as bc
-from groundchat.transcript import UsageEvent
+from groundchat.store.tables import BUDGET
+from groundchat.models.messages import UsageEvent
 
 from .helpers import counter, first_request, registry, usage_rows
 
@@ -34,7 +35,7 @@ def spend(dynamo, settings, caller: str = "ann") -> Decimal:
 
 def reset_log(dynamo) -> list[dict]:
     page = dynamo.client.query(
-        TableName=dynamo.name(bc.BUDGET), KeyConditionExpression="#s = :s",
+        TableName=dynamo.name(BUDGET), KeyConditionExpression="#s = :s",
         ExpressionAttributeNames={"#s": "scope"}, ExpressionAttributeValues={":s": {"S": bc.RESET_LOG_SCOPE}},
     )
     return [bc.plain(i) for i in page["Items"]]
@@ -57,7 +58,7 @@ def test_reset_asks_first_and_does_nothing_without_yes(dynamo, budget_settings, 
 def test_reset_zeroes_spent_logs_it_and_keeps_usage_rows(dynamo, budget_settings, capsys, caplog):
     settings = budget_settings()
     spent = spend(dynamo, settings, "ann") + spend(dynamo, settings, "bo")
-    with caplog.at_level(logging.WARNING, logger="groundchat.budget"):
+    with caplog.at_level(logging.WARNING, logger="groundchat.spending"):
         args = parse(["budget", "reset", "--scope", "user:ann", "--yes", "--actor", "ops"])
         code = args.func(args)
     assert code == 0

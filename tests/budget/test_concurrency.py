@@ -6,8 +6,8 @@ from collections import Counter as Tally
 from decimal import Decimal
 
 from groundchat.store import budget_counters as bc
-from groundchat.store.usage import USAGE
-from groundchat.testing import ScriptedModel, Step
+from groundchat.store.tables import USAGE
+from groundchat_testkit.scripted import ScriptedModel, Step
 
 from .helpers import ask, counter, open_reservations, total, usage_rows
 

@@ -7,12 +7,14 @@ from decimal import Decimal
 
 import pytest
 
-from groundchat.budget import BudgetGuard, budget_status, estimate_request_tokens, sweep_expired
-from groundchat.guard import SpendCapReached
-from groundchat.pricing import UnknownModelPrice
+from groundchat.spending.budget_guard import BudgetGuard
+from groundchat.spending.token_estimate import estimate_request_tokens
+from groundchat.spending.operator import budget_status, sweep_expired
+from groundchat.spending.guard import SpendCapReached
+from groundchat.spending.prices import UnknownModelPrice
 from groundchat.store import budget_counters as bc
-from groundchat.testing import ScriptedModel, Step
-from groundchat.transcript import Message, ModelRequest, UsageEvent
+from groundchat_testkit.scripted import ScriptedModel, Step
+from groundchat.models.messages import Message, ModelRequest, UsageEvent
 
 from .helpers import ask, counter, first_request, open_reservations, registry, usage_rows
 
@@ -90,7 +92,7 @@ async def test_a_model_missing_from_the_table_fails_before_any_call(dynamo, budg
     with pytest.raises(UnknownModelPrice) as err:
         await ask(dynamo, settings, model, caller="ann", run_id="run-m", conversation_id="conv-m")
     assert model.calls == 0
-    assert "groundchat.pricing.BUILTIN_PRICES" in err.value.message
+    assert "groundchat.spending.prices.BUILTIN_PRICES" in err.value.message
     assert "GROUNDCHAT_PRICES_FILE" in err.value.message
     assert str(settings.prices_file) in err.value.message
     assert usage_rows(dynamo) == []
@@ -242,7 +244,7 @@ async def test_a_step_dearer_than_its_reservation_is_still_charged_in_full(dynam
     settings = budget_settings()
     guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted-provider")
     held = await guard.reserve(await first_request(registry(), "ann", "q", 3000), 0)
-    with caplog.at_level(logging.WARNING, logger="groundchat.budget"):
+    with caplog.at_level(logging.WARNING, logger="groundchat.spending"):
         charge = await guard.settle(held, UsageEvent(input_tokens=100, output_tokens=20, provider_cost=Decimal("0.05")))
     assert charge["charged"] == "0.05"  # never counted low, even past the estimate
     assert "exceeded its reservation" in caplog.text
@@ -299,23 +301,23 @@ class ConflictingClient:
 
 
 def test_transaction_conflicts_are_retried_and_condition_failures_are_not():
-    from groundchat.budget import TransactionBusy, TransactionRefused, _transact_sync
+    from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
 
     settles = ConflictingClient(conflicts=2)
-    _transact_sync(settles, [])
+    transact_sync(settles, [])
     assert settles.calls == 3
 
     refused = ConflictingClient(conflicts=0, then="ConditionalCheckFailed")
     with pytest.raises(TransactionRefused) as err:
-        _transact_sync(refused, [])
+        transact_sync(refused, [])
     assert refused.calls == 1 and err.value.failed(0) and not err.value.failed(1)
 
     with pytest.raises(TransactionBusy):
-        _transact_sync(ConflictingClient(conflicts=99), [], attempts=3)
+        transact_sync(ConflictingClient(conflicts=99), [], attempts=3)
 
 
 async def test_a_reservation_that_keeps_conflicting_is_refused_not_waved_through(dynamo, budget_settings, monkeypatch):
-    import groundchat.budget as budget
+    import groundchat.store.transactions as budget
 
     settings = budget_settings()
     guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted")

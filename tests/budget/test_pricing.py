@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from groundchat.pricing import (
+from groundchat.spending.prices import (
     BUILTIN_PRICES,
     RERANK_FLAT_USD,
     ModelPrice,
@@ -14,7 +14,6 @@ from groundchat.pricing import (
     UnknownModelPrice,
     charged_cost,
     cost_text,
-    estimate_tokens,
     money_text,
     price_for,
     price_table,
@@ -22,6 +21,7 @@ from groundchat.pricing import (
     step_cost,
     worst_case_step_cost,
 )
+from groundchat.spending.token_estimate import estimate_tokens
 
 
 def write(tmp_path, entries) -> object:
@@ -42,7 +42,7 @@ def test_every_configured_model_string_in_the_table_is_priced_in_decimal():
 def test_a_model_is_never_guessed_from_its_family_name():
     with pytest.raises(UnknownModelPrice) as err:
         price_for("openai:gpt-4.1-mini-2099")
-    assert "groundchat.pricing.BUILTIN_PRICES" in str(err.value) and "GROUNDCHAT_PRICES_FILE" in str(err.value)
+    assert "groundchat.spending.prices.BUILTIN_PRICES" in str(err.value) and "GROUNDCHAT_PRICES_FILE" in str(err.value)
 
 
 def test_the_prices_file_adds_models_and_overrides_single_fields(tmp_path):

@@ -8,8 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from groundchat.budget import BudgetGuard
+from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.store import budget_counters as bc
+from groundchat.store.tables import BUDGET
 
 from .helpers import counter, first_request, open_reservations, registry
 from tests.lambda_support import LambdaContext
@@ -100,7 +101,7 @@ async def test_the_scheduled_sweep_releases_an_expired_reservation_and_keeps_a_l
 
     # Exactly what the template's SweepFunction policy allows: a Query on the by_expiry index, and
     # transactions of a Delete and Updates on the budget table (IAM: DeleteItem, UpdateItem).
-    budget = dynamo.name(bc.BUDGET)
+    budget = dynamo.name(BUDGET)
     assert {name for name, _ in calls} == {"Query", "TransactWriteItems"}
     for name, params in calls:
         if name == "Query":

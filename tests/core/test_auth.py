@@ -8,7 +8,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from groundchat.auth import DEV_AUDIENCE, DEV_ISSUER, TokenVerifier, issue_dev_token
+from groundchat.auth.tokens import DEV_AUDIENCE, DEV_ISSUER, TokenVerifier, issue_dev_token
 
 
 def test_dev_token_round_trip(settings):

@@ -3,13 +3,13 @@ import json
 
 import pytest
 
-from groundchat.cli import main
+from groundchat_cli.main import main
 
 
 @pytest.fixture
 def stack(dynamo, monkeypatch):
     """The CLI's commands read the stack's DynamoDB; here it is moto in-process."""
-    import groundchat.cli as cli
+    import groundchat_cli.main as cli
     from groundchat.services import Services
 
     monkeypatch.setattr(cli, "_services", lambda: Services(settings=dynamo.settings, dynamo=dynamo))
@@ -32,14 +32,14 @@ def test_unknown_permission_is_refused_and_nothing_written(stack, capsys):
 
 
 def test_token_verifies_as_that_user(settings, capsys):
-    from groundchat.auth import TokenVerifier
+    from groundchat.auth.tokens import TokenVerifier
 
     assert main(["token", "carol"]) == 0
     assert TokenVerifier(settings).verify(capsys.readouterr().out.strip()).id == "carol"
 
 
 def test_tool_goes_through_the_same_permission_check(stack, capsys):
-    from groundchat.sample import load_sample_if_empty_sync
+    from groundchat_cli.sample import load_sample_if_empty_sync
 
     load_sample_if_empty_sync(stack)
     main(["users", "grant", "alice", "runs.read"])

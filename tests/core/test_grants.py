@@ -1,5 +1,5 @@
 """Grants in the store decide `can`; reads are cached briefly, and a change here is seen at once."""
-from groundchat.auth_types import Caller
+from groundchat.auth.callers import Caller
 from groundchat.store.users import UserStore
 
 

@@ -1,9 +1,9 @@
 """Shortening long conversations for the model: whole exchanges, oldest first, never the question."""
 import pytest
 
-from groundchat.history import PROFILES, HistoryPolicy, UnknownHistoryProfile, policy_for, shorten
-from groundchat.testing import assert_provider_transcript
-from groundchat.transcript import Message, ToolCall, ToolSpec
+from groundchat.chat.history import PROFILES, HistoryPolicy, UnknownHistoryProfile, policy_for, shorten
+from groundchat_testkit.scripted import assert_provider_transcript
+from groundchat.models.messages import Message, ToolCall, ToolSpec
 
 TOOLS = [ToolSpec(name="t", description="a tool", input_schema={"type": "object", "properties": {}})]
 
@@ -58,9 +58,9 @@ def test_profiles_and_explicit_policies():
 
 
 async def test_loop_sends_the_shortened_history_and_says_so():
-    from groundchat.auth_types import Caller
-    from groundchat.loop import run_exchange
-    from groundchat.testing import ScriptedModel, Step
+    from groundchat.auth.callers import Caller
+    from groundchat.chat.loop import run_exchange
+    from groundchat_testkit.scripted import ScriptedModel, Step
     from groundchat.tools.base import ToolContext, ToolRegistry
 
     history = exchange(1, 9000) + exchange(2, 200)
@@ -74,9 +74,9 @@ async def test_loop_sends_the_shortened_history_and_says_so():
 
 
 async def test_loop_ends_too_large_without_calling_the_model_or_committing():
-    from groundchat.auth_types import Caller
-    from groundchat.loop import run_exchange
-    from groundchat.testing import ScriptedModel
+    from groundchat.auth.callers import Caller
+    from groundchat.chat.loop import run_exchange
+    from groundchat_testkit.scripted import ScriptedModel
     from groundchat.tools.base import ToolContext, ToolRegistry
 
     shaped = shorten([], Message(role="user", content="y" * 30_000), "sys", [], HistoryPolicy("drop-oldest", 2000))

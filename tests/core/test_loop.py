@@ -4,11 +4,11 @@ import asyncio
 import pytest
 from pydantic import BaseModel
 
-from groundchat.auth_types import Caller
-from groundchat.loop import LoopLimits, run_exchange
-from groundchat.testing import ScriptedModel, Step
+from groundchat.auth.callers import Caller
+from groundchat.chat.loop import LoopLimits, run_exchange
+from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
-from groundchat.transcript import NO_RESULT
+from groundchat.models.messages import NO_RESULT
 
 
 class Value(BaseModel):
@@ -171,8 +171,8 @@ class _CountingGuard:
 
 @pytest.mark.parametrize("text,stored_roles", [("", ["user"]), ("Let me look.", ["user", "assistant"])])
 async def test_unmeasurable_step_never_leaves_unanswered_calls_in_the_conversation(text, stored_roles):
-    from groundchat.testing import assert_provider_transcript
-    from groundchat.transcript import Message
+    from groundchat_testkit.scripted import assert_provider_transcript
+    from groundchat.models.messages import Message
 
     model = ScriptedModel([Step(text=text, tool_calls=[("echo", {})], report_usage=False)])
     committed = []

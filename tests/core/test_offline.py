@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from groundchat.auth_types import Caller
-from groundchat.loop import run_exchange
+from groundchat.auth.callers import Caller
+from groundchat.chat.loop import run_exchange
 from groundchat.models.offline import DISCLAIMER, OfflineAnswerer
 from groundchat.tools.base import ToolContext, ToolRegistry
 
@@ -33,7 +33,7 @@ def test_only_offered_tools_are_planned():
 
 
 async def test_answer_copies_figures_from_the_sample_runs_and_says_it_is_offline(dynamo):
-    from groundchat.sample import load_sample_if_empty
+    from groundchat_cli.sample import load_sample_if_empty
     from groundchat.services import Services
     from groundchat.tools.data_tools import DATA_TOOLS
 

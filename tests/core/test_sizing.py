@@ -1,7 +1,7 @@
 """Tool results over our ceiling are cut with a note of what was dropped, never blindly."""
 import json
 
-from groundchat.sizing import fit_result
+from groundchat.grounding.result_ceiling import fit_result
 
 
 def test_small_results_are_untouched():

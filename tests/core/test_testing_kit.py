@@ -1,6 +1,6 @@
 import pytest
 
-from groundchat.testing import (
+from groundchat_testkit.scripted import (
     DuplicateToolResult,
     OrphanToolResult,
     ScriptedModel,
@@ -10,7 +10,7 @@ from groundchat.testing import (
     UnknownToolCallId,
     assert_provider_transcript,
 )
-from groundchat.transcript import Message, ModelRequest, ToolCall
+from groundchat.models.messages import Message, ModelRequest, ToolCall
 
 
 def user(text="q"):

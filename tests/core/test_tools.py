@@ -1,7 +1,7 @@
 import pytest
 from pydantic import BaseModel
 
-from groundchat.auth_types import Caller
+from groundchat.auth.callers import Caller
 from groundchat.tools.base import Tool, ToolContext, ToolDefinitionError, ToolError, ToolRefused, ToolRegistry, define_tool
 
 

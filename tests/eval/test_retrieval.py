@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from groundchat.retrieval_eval import evaluate, load_questions
+from groundchat.search.retrieval_eval import evaluate, load_questions
 from tests.corpus_support import REPO_ROOT
 
 QUESTIONS = REPO_ROOT / "tests" / "eval" / "retrieval_questions.jsonl"

@@ -5,7 +5,7 @@ import json
 import logging
 from pathlib import Path
 
-from groundchat.ingest import IngestSummary, SourceChange
+from groundchat.search.ingest import IngestSummary, SourceChange
 from tests.lambda_support import LambdaContext
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from groundchat.auth_types import CHAT_USE, DOCS_READ, RUNS_READ, TRACES_READ, VIEWS_SHOW
-from groundchat.localstack import free_port
+from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ, TRACES_READ, VIEWS_SHOW
+from groundchat_cli.localstack import free_port
 from tests.infra.conftest import REPO, function_env, load_template
 
 sys.path.insert(0, str(REPO / "infra"))
@@ -79,7 +79,7 @@ def adapter_target(dynamodb_server, settings, tmp_path):
 
 @pytest.fixture
 def token(settings):
-    from groundchat.auth import issue_dev_token
+    from groundchat.auth.tokens import issue_dev_token
 
     return {"authorization": f"Bearer {issue_dev_token(settings, 'alice')}"}
 

@@ -17,9 +17,9 @@ import httpx
 from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 
-from groundchat.auth_types import Caller
-from groundchat.loop import Exchange, run_exchange
-from groundchat.testing import ScriptedModel, Step
+from groundchat.auth.callers import Caller
+from groundchat.chat.loop import Exchange, run_exchange
+from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
 from pydantic import BaseModel
 

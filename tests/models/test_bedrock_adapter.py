@@ -8,11 +8,11 @@ from decimal import Decimal
 import pytest
 from botocore.eventstream import EventStreamBuffer
 
-from groundchat.failures import ModelFailure
+from groundchat.models.failures import ModelFailure
 from groundchat.models.bedrock import BedrockModel
 from groundchat.models.retry import RetryPolicy
-from groundchat.testing_providers import assert_bedrock_messages, assert_bedrock_request
-from groundchat.transcript import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolSpec, UsageEvent
+from groundchat_testkit.providers import assert_bedrock_messages, assert_bedrock_request
+from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolSpec, UsageEvent
 
 import provider_recordings as rec
 

@@ -5,7 +5,7 @@ import httpx
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, EventStreamError, NoCredentialsError
 
-from groundchat.failures import HINTS, READER_MESSAGES, ModelFailure, classify, from_http_status, sanitise
+from groundchat.models.failures import HINTS, READER_MESSAGES, ModelFailure, classify, from_http_status, sanitise
 from groundchat.models.retry import RetryPolicy, stream_with_retries
 
 OPENAI_KEY = "sk-proj-Zx8VbQ2mN4kL7pR1tY6uW3eA"

@@ -5,7 +5,7 @@ import pytest
 
 from groundchat.config import Settings
 from groundchat.models.bedrock import BedrockModel
-from groundchat.models.factory import build_model, model_status
+from groundchat.models.adapters import build_model, model_status
 from groundchat.models.openai_compat import OpenAICompatModel
 
 PRICED_BEDROCK = "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0"

@@ -7,11 +7,11 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from groundchat.failures import ModelFailure
+from groundchat.models.failures import ModelFailure
 from groundchat.models.openai_compat import OpenAICompatModel
 from groundchat.models.retry import RetryPolicy
-from groundchat.testing_providers import assert_openai_messages
-from groundchat.transcript import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolSpec, UsageEvent
+from groundchat_testkit.providers import assert_openai_messages
+from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolSpec, UsageEvent
 
 import provider_recordings as rec
 from provider_recordings import chunk, sse

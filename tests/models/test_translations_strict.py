@@ -9,15 +9,15 @@ from botocore.exceptions import ParamValidationError
 from groundchat.models import bedrock, openai_compat
 from groundchat.models.bedrock import EMPTY_TURN_TEXT, OMITTED_HISTORY_TEXT, bedrock_tool_use_id, to_converse_request
 from groundchat.models.openai_compat import to_openai_messages
-from groundchat.testing import assert_provider_transcript
-from groundchat.testing_providers import (
+from groundchat_testkit.scripted import assert_provider_transcript
+from groundchat_testkit.providers import (
     BedrockRuleBroken,
     OpenAIRuleBroken,
     assert_bedrock_messages,
     assert_bedrock_request,
     assert_openai_messages,
 )
-from groundchat.transcript import NO_RESULT, Message, ModelRequest, ToolCall, ToolSpec
+from groundchat.models.messages import NO_RESULT, Message, ModelRequest, ToolCall, ToolSpec
 
 import provider_recordings as rec
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from groundchat.auth_types import Caller
+from groundchat.auth.callers import Caller
 
 
 def jsonl(lines: list[dict]) -> str:
@@ -14,7 +14,7 @@ def jsonl(lines: list[dict]) -> str:
 
 @pytest.fixture(scope="session")
 def sample_lines() -> list[dict]:
-    from groundchat.sample import generate_runs
+    from groundchat_cli.sample import generate_runs
 
     return generate_runs()
 
@@ -34,7 +34,7 @@ def queries(dynamo):
 
 
 def _load(writer, lines: list[dict]) -> list[dict]:
-    from groundchat.runs_import import import_text
+    from groundchat.benchmark.runs_import import import_text
 
     report = import_text(writer, jsonl(lines))
     assert report.ok and len(report.imported) == len(lines)
@@ -75,7 +75,7 @@ def registry_with():
 
 @pytest.fixture
 def registry():
-    from groundchat.auth_types import DOCS_READ, RUNS_READ
+    from groundchat.auth.callers import DOCS_READ, RUNS_READ
 
     return make_registry({RUNS_READ, DOCS_READ})
 

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from groundchat.pricing import cost_text
+from groundchat.spending.prices import cost_text
 from groundchat.tools import ToolError
 
 
@@ -181,7 +181,7 @@ async def test_top_rules_over_everything_matches_the_store(loaded, registry, ctx
 
 
 async def test_run_tools_need_runs_read(loaded, registry_with, ctx):
-    from groundchat.auth_types import DOCS_READ
+    from groundchat.auth.callers import DOCS_READ
     from groundchat.tools.base import ToolRefused
 
     docs_only = registry_with({DOCS_READ})

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from groundchat.runs_import import import_file, import_text, parse_runs
+from groundchat.benchmark.runs_import import import_file, import_text, parse_runs
 
 from conftest import jsonl
 
@@ -50,7 +50,7 @@ def run_line(run_id: str = "run-1", **overrides) -> dict:
 
 
 def count_items(dynamo) -> int:
-    from groundchat.store.runs import RUNS
+    from groundchat.store.tables import RUNS
 
     return dynamo.client.scan(TableName=dynamo.name(RUNS), Select="COUNT")["Count"]
 
@@ -188,7 +188,8 @@ def test_shadow_dom_targets_and_long_snippets_are_kept_within_limits():
 
 
 async def test_a_run_half_written_by_an_interrupted_import_is_finished_by_the_next(writer, queries, dynamo):
-    from groundchat.store.runs import RUNS, _detail_item
+    from groundchat.store.runs import _detail_item
+    from groundchat.store.tables import RUNS
 
     run = parse_runs(json.dumps(run_line("run-1")))[0][0]
     # Interrupted after the first of its two writes: invisible to every query.

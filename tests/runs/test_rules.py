@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from groundchat.rules import NO_WCAG, UnknownRule, explain, load_rules, rule_ids
+from groundchat.benchmark.axe_rules import NO_WCAG, UnknownRule, explain, load_rules, rule_ids
 
 WCAG22 = "https://www.w3.org/TR/WCAG22/"
 
@@ -118,7 +118,7 @@ async def test_explain_adds_criterion_text_and_ref_from_the_docs(registry, ctx):
     assert result["criteria"][0]["ref"] == "3f9a1b2c"
     assert result["criterion_text"] == "added"
     # Citable like a search excerpt: the citation check names the source it verified.
-    from groundchat.citations import check_citations
+    from groundchat.grounding.citations import check_citations
 
     report = check_citations("Contrast matters [3f9a1b2c].", [{"id": "1", "name": "explain_rule", "result": result}])
     assert report["sources"][0] | {} == {"n": 1, "ref": "3f9a1b2c", "status": "verified", "source": "wcag22",
@@ -138,7 +138,7 @@ async def test_explain_still_answers_when_the_docs_are_down_or_absent(registry, 
 
 
 async def test_explain_rule_needs_docs_read(ctx, registry_with):
-    from groundchat.auth_types import RUNS_READ
+    from groundchat.auth.callers import RUNS_READ
     from groundchat.tools.base import ToolRefused
 
     with pytest.raises(ToolRefused):
@@ -146,9 +146,9 @@ async def test_explain_rule_needs_docs_read(ctx, registry_with):
 
 
 async def test_the_rules_module_serves_as_the_context_rules(registry, ctx):
-    # The app's composition hands the tools the `groundchat.rules` module itself.
-    import groundchat.rules
+    # The app's composition hands the tools the `groundchat.benchmark.axe_rules` module itself.
+    import groundchat.benchmark.axe_rules
 
-    ctx.rules = groundchat.rules
+    ctx.rules = groundchat.benchmark.axe_rules
     result = await _explain_tool(registry, ctx, "image-alt")
     assert [c["number"] for c in result["criteria"]] == ["1.1.1"]

@@ -8,7 +8,7 @@ from conftest import jsonl
 
 
 def run_cli(*argv: str) -> int:
-    from groundchat.runs_cli import add_runs_commands
+    from groundchat_cli.runs import add_runs_commands
 
     parser = argparse.ArgumentParser()
     add_runs_commands(parser.add_subparsers(dest="command", required=True))
@@ -29,7 +29,7 @@ def test_import_reports_and_exits_by_outcome(dynamo, sample_lines, tmp_path, cap
     assert "0 run(s) imported, 3 already present" in out
     assert "line 3: not valid JSON" in err and "nothing from this file was written" in err
 
-    from groundchat.store.runs import RUNS
+    from groundchat.store.tables import RUNS
 
     assert dynamo.client.scan(TableName=dynamo.name(RUNS), Select="COUNT")["Count"] == 6
 

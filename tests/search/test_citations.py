@@ -1,8 +1,8 @@
 """Citations are checked against the tool results of the same answer only."""
 from __future__ import annotations
 
-from groundchat.citations import check_citations, citation_check
-from groundchat.loop import Exchange
+from groundchat.grounding.citations import check_citations, citation_check
+from groundchat.chat.loop import Exchange
 
 EXCERPT = {"ref": "3f9a1b2c", "source": "wcag22", "section": "1.4.3", "title": "1.4.3 Contrast (Minimum)",
            "url": "https://www.w3.org/TR/WCAG22/#contrast-minimum", "text": "..."}

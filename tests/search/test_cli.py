@@ -7,7 +7,7 @@ import json
 import shutil
 
 from groundchat.config import reset_settings_cache
-from groundchat.corpus_cli import add_corpus_commands
+from groundchat_cli.corpus import add_corpus_commands
 
 
 def _parse(argv):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from groundchat.auth_types import DOCS_READ, Caller
+from groundchat.auth.callers import DOCS_READ, Caller
 from groundchat.search.embedded import EmbeddedIndex
 from groundchat.search.service import SearchService
 from groundchat.tools.base import ToolContext, ToolRefused, ToolRegistry

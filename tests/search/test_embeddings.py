@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from groundchat.embeddings import (
+from groundchat.search.embeddings import (
     LOCAL_MODEL_SHA256,
     BedrockTitanEmbedder,
     EmbeddingError,

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from groundchat.ingest import manifest, run_ingest
+from groundchat.search.ingest import manifest, run_ingest
 from groundchat.search.embedded import EmbeddedIndex, EmbeddedStore
 from groundchat.search.service import SearchService
 from tests.corpus_support import WordHashEmbedder
@@ -69,7 +69,7 @@ def test_another_model_rebuilds_everything(tmp_path):
 
 
 def test_a_new_converter_version_reconverts_and_new_index_text_reembeds(tmp_path, monkeypatch):
-    import groundchat.ingest as ingest_module
+    import groundchat.search.ingest as ingest_module
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -12,7 +12,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from groundchat.corpus.chunk import make_chunk
-from groundchat.embeddings import QueryVector
+from groundchat.search.embeddings import QueryVector
 from groundchat.search.opensearch import OpenSearchBuild, OpenSearchIndex, load_template
 from groundchat.search.service import SearchService
 from tests.corpus_support import WordHashEmbedder

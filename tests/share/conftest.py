@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from groundchat.transcript import Message, ToolCall
+from groundchat.models.messages import Message, ToolCall
 from tests.lambda_support import LambdaContext
 
 OWNER = "alice"

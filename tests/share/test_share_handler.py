@@ -13,7 +13,7 @@ UNKNOWN = "0" * 32
 @pytest.fixture
 async def handler(dynamo, settings, operations, make_conversation, monkeypatch):
     from groundchat.services import Services
-    import groundchat.models.factory as factory
+    import groundchat.models.adapters as factory
     from share_function import handler as module
 
     seed = Services(settings=settings, dynamo=dynamo)

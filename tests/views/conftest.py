@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from groundchat.auth_types import ALL_PERMISSIONS, Caller
-from groundchat.loop import run_exchange
+from groundchat.auth.callers import ALL_PERMISSIONS, Caller
+from groundchat.chat.loop import run_exchange
 from groundchat.tools.base import ToolRegistry
 from groundchat.tools.catalog import all_tools
 
@@ -27,7 +27,7 @@ class Answer:
 
 @pytest.fixture
 async def sample(dynamo):
-    from groundchat.sample import load_sample_if_empty
+    from groundchat_cli.sample import load_sample_if_empty
     from groundchat.services import Services
 
     await load_sample_if_empty(dynamo)

@@ -1,8 +1,8 @@
 """Over HTTP: the view goes out as an SSE `view` event, and a shared conversation carries it."""
 import httpx
 
-from groundchat.auth import issue_dev_token
-from groundchat.auth_types import ALL_PERMISSIONS
+from groundchat.auth.tokens import issue_dev_token
+from groundchat.auth.callers import ALL_PERMISSIONS
 from groundchat.models.offline import OfflineAnswerer
 
 

@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from groundchat.views.grounding import returned_numbers, shown_numbers, ungrounded
+from groundchat.grounding.view_numbers import returned_numbers, shown_numbers, ungrounded
 
 RESULTS = [
     {"name": "compare_contexts", "result": {"by_context": [

@@ -1,5 +1,5 @@
 """The offline answerer shows a view of compare_contexts' figures when the caller may see views."""
-from groundchat.auth_types import ALL_PERMISSIONS, VIEWS_SHOW
+from groundchat.auth.callers import ALL_PERMISSIONS, VIEWS_SHOW
 from groundchat.models.offline import DISCLAIMER, OfflineAnswerer
 
 

@@ -4,11 +4,11 @@ from decimal import Decimal
 
 import pytest
 
-from groundchat.auth_types import ALL_PERMISSIONS, Caller, VIEWS_SHOW
-from groundchat.testing import ScriptedModel, Step
+from groundchat.auth.callers import ALL_PERMISSIONS, Caller, VIEWS_SHOW
+from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat.tools.base import ToolRegistry
 from groundchat.tools.catalog import all_tools
-from groundchat.views.grounding import returned_numbers
+from groundchat.grounding.view_numbers import returned_numbers
 
 
 @pytest.fixture

@@ -14,18 +14,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chat_function.errors import error
 from chat_function.streaming import ExchangeStream
-from groundchat.auth_types import CHAT_USE, TRACES_READ, Caller
-from groundchat.budget import BudgetGuard, budget_status
-from groundchat.guard import SpendCapReached
-from groundchat.history import policy_for, shorten
+from groundchat.auth.callers import CHAT_USE, TRACES_READ, Caller
+from groundchat.spending.budget_guard import BudgetGuard
+from groundchat.spending.operator import budget_status
+from groundchat.spending.guard import SpendCapReached
+from groundchat.chat.history import policy_for, shorten
 from groundchat.observability import record_answer, record_refusal
-from groundchat.loop import Exchange, LoopLimits, run_exchange
-from groundchat.pricing import PricingError, price_for
-from groundchat.prompts import system_prompt
+from groundchat.chat.loop import Exchange, LoopLimits, run_exchange
+from groundchat.spending.prices import PricingError, price_for
+from groundchat.chat.prompts import system_prompt
 from groundchat.services import Services, build_services
-from groundchat.web_assets import asset
+from groundchat.web.assets import asset
 from groundchat.store.conversations import ConversationBusy, new_conversation_id, public_conversation, public_message
-from groundchat.transcript import Message, ModelRequest
+from groundchat.models.messages import Message, ModelRequest
 
 
 SIGN_IN = "Sign in: send a bearer token (locally: `groundchat token USER`)."
@@ -262,7 +263,7 @@ def create_app(services: Services | None = None) -> FastAPI:
 
 
 def _after_answer_checks() -> list:
-    from groundchat.citations import citation_check
+    from groundchat.grounding.citations import citation_check
 
     return [citation_check]
 

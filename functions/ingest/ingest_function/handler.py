@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from groundchat.config import get_settings
-from groundchat.embeddings import make_embedder
-from groundchat.ingest import run_ingest, specs_for
+from groundchat.search.embeddings import make_embedder
+from groundchat.search.ingest import run_ingest, specs_for
 from groundchat.search import open_index_store
 from groundchat.observability import logger, tracer
 

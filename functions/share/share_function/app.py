@@ -16,7 +16,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from groundchat.services import Services, build_services
-from groundchat.web_assets import ASSETS, asset
+from groundchat.web.assets import ASSETS, asset
 from groundchat.store.conversations import public_conversation, public_message
 
 # Conversation ids are 32 hex characters; anything far from that shape is answered without a read.

@@ -4,7 +4,7 @@ Every model step reserves its worst case against the spending caps with an expir
 crashes (a Lambda timeout, an out-of-memory kill) never settles or releases it, so until someone
 sweeps, that amount stays held and the caps refuse more than they should. EventBridge runs this
 every 15 minutes; it releases each expired reservation exactly once (see
-`groundchat.budget.sweep_expired`) and reports how many and how much.
+`groundchat.spending.operator.sweep_expired`) and reports how many and how much.
 
 It is its own function so that the only role allowed to touch the budget this way names just that
 table, its expiry index and the two actions a release needs: the ingest has no business with money,
@@ -18,10 +18,10 @@ import asyncio
 from decimal import Decimal
 from typing import Any
 
-from groundchat.budget import sweep_expired
+from groundchat.spending.operator import sweep_expired
 from groundchat.config import get_settings
 from groundchat.observability import logger, record_released_reservations, tracer
-from groundchat.pricing import money_text
+from groundchat.spending.prices import money_text
 from groundchat.store.dynamo import Dynamo
 
 

@@ -9,15 +9,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from groundchat.auth import TokenVerifier
-from groundchat.auth_types import Caller
+from groundchat.auth.tokens import TokenVerifier
+from groundchat.auth.callers import Caller
 from groundchat.config import Settings, get_settings
 from groundchat.store.conversations import ConversationStore
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.traces import TraceStore
 from groundchat.store.users import UserStore
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
-from groundchat.transcript import ChatModel
+from groundchat.models.messages import ChatModel
 
 
 @dataclass
@@ -63,7 +63,7 @@ class Services:
     def model(self) -> ChatModel:
         if self.model_override is not None:
             return self.model_override
-        from groundchat.models.factory import build_model
+        from groundchat.models.adapters import build_model
 
         return build_model(self.settings)
 
@@ -71,7 +71,7 @@ class Services:
         """(enabled, reason, how to fix) without calling any model."""
         if self.model_override is not None:
             return True, "configured", ""
-        from groundchat.models.factory import model_status
+        from groundchat.models.adapters import model_status
 
         return model_status(self.settings)
 
@@ -91,7 +91,7 @@ class Services:
 
     @cached_property
     def rules(self) -> Any:
-        from groundchat import rules
+        from groundchat.benchmark import axe_rules as rules
 
         return rules
 

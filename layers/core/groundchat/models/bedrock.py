@@ -12,9 +12,9 @@ import re
 from contextlib import aclosing
 from typing import Any, AsyncIterator, Iterator
 
-from groundchat.failures import ModelFailure, classify
+from groundchat.models.failures import ModelFailure, classify
 from groundchat.models.retry import RetryPolicy, stream_with_retries
-from groundchat.transcript import (
+from groundchat.models.messages import (
     NO_RESULT,
     Message,
     ModelRequest,

@@ -11,7 +11,7 @@ import re
 from typing import Any, AsyncIterator
 
 from groundchat.models import offline_answers as answers
-from groundchat.transcript import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
 DISCLAIMER = "(This is the offline answerer: a deterministic stand-in that calls the tools and fills templates; it is not a language model.)"
 
@@ -25,7 +25,7 @@ DOC_WORDS = ("eaa", "accessibility act", "directive", "article", "wcag", "criter
 
 def _known_rules() -> set[str]:
     try:
-        from groundchat.rules import rule_ids
+        from groundchat.benchmark.axe_rules import rule_ids
     except ImportError:  # the facts table is not in this build
         return set()
     return set(rule_ids())

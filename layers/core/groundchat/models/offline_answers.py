@@ -24,7 +24,7 @@ def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
 
 def _refused_refs(question: str, results: list[tuple[str, Any, bool]]) -> list[str]:
     """A ref the question asks for that no tool returned is refused, never cited."""
-    from groundchat.citations import CITATION, refs_in_results
+    from groundchat.grounding.citations import CITATION, refs_in_results
 
     returned = refs_in_results({"result": value} for _, value, _ in results)
     asked = [ref for ref in dict.fromkeys(CITATION.findall(question.lower())) if ref not in returned]

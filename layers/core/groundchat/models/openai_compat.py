@@ -12,9 +12,9 @@ from typing import Any, AsyncIterator
 
 import httpx
 
-from groundchat.failures import ModelFailure, classify, from_http_status, says_spend_limit
+from groundchat.models.failures import ModelFailure, classify, from_http_status, says_spend_limit
 from groundchat.models.retry import RetryPolicy, stream_with_retries
-from groundchat.transcript import NO_RESULT, Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+from groundchat.models.messages import NO_RESULT, Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
 # OpenAI's finish reasons in the words our StopEvent uses everywhere (Converse's words).
 FINISH_REASONS = {

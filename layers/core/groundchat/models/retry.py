@@ -13,7 +13,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import AsyncGenerator, AsyncIterator, Awaitable, Callable, TypeVar
 
-from groundchat.failures import ModelFailure
+from groundchat.models.failures import ModelFailure
 
 E = TypeVar("E")
 

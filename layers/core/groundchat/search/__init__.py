@@ -34,7 +34,7 @@ def open_index_store(settings: "Settings"):
 
 def open_default_search(settings: "Settings") -> SearchService:
     """The configured search service: the embedded file by default, OpenSearch when an endpoint is set."""
-    from groundchat.embeddings import make_embedder
+    from groundchat.search.embeddings import make_embedder
     from groundchat.search.rerank import make_reranker
 
     embedder = make_embedder(settings.embedding_model, region=settings.aws_region)

@@ -22,7 +22,7 @@ import numpy as np
 
 from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.index_text import keyword_fields
-from groundchat.embeddings import EmbeddingModelMismatch, QueryVector
+from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
 from groundchat.search.query_text import terms
 from groundchat.search.types import BackendUnavailable, LegHit
 

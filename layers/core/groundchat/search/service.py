@@ -5,7 +5,7 @@ import time
 from typing import Any, Iterable, Protocol
 
 from groundchat.corpus.chunk import SOURCES, Chunk
-from groundchat.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
+from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.fusion import RRF_K, rrf
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds
 from groundchat.search.rerank import NoRerank, Reranker

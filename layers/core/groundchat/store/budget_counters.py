@@ -22,17 +22,8 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer
 
-from groundchat.pricing import money_text
-from groundchat.store.tables import Index, TableDef, register
+from groundchat.spending.prices import money_text
 
-BUDGET = register(
-    TableDef(
-        "budget",
-        hash_key=("scope", "S"),
-        range_key=("period", "S"),
-        indexes=(Index("by_expiry", ("reservation_state", "S"), ("expires_at", "N")),),
-    )
-)
 
 CHAT_SCOPE = "chat"
 RESERVATION_OPEN = "open"

@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 
 from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
-from groundchat.transcript import Message
+from groundchat.models.messages import Message
 
 # DynamoDB allows 100 items per transaction; one is the conversation itself.
 MAX_ITEMS_PER_EXCHANGE = 99

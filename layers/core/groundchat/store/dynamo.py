@@ -47,9 +47,6 @@ def condition_failed(exc: ClientError) -> bool:
 
 def create_tables(dynamo: Dynamo, tables: list[TableDef] | None = None) -> list[str]:
     """Create missing tables (idempotent). Returns the names created."""
-    # Importing these modules registers their tables.
-    import groundchat.store.registry  # noqa: F401
-
     existing = set(dynamo.client.list_tables().get("TableNames", []))
     created = []
     for table in tables or ALL_TABLES:

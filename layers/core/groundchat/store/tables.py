@@ -69,14 +69,32 @@ TRACES = TableDef(
     ttl_attribute="expires_at",
 )
 
-# Other modules append their tables here (runs of the benchmark, usage, budget counters).
-ALL_TABLES: list[TableDef] = [CONVERSATIONS, MESSAGES, USERS, TRACES]
+# The benchmark's runs: a summary item and a detail item per run (`part`).
+RUNS = TableDef(
+    "runs",
+    hash_key=("run_id", "S"),
+    range_key=("part", "S"),
+    indexes=(
+        Index("by_started", ("kind", "S"), ("started_key", "S")),
+        Index("by_model", ("model", "S"), ("started_key", "S")),
+    ),
+)
+# One row per model step or search: the record of money spent, never deleted by a reset.
+USAGE = TableDef(
+    "usage",
+    hash_key=("run_id", "S"),
+    range_key=("entry", "S"),
+    indexes=(Index("by_caller", ("caller", "S"), ("created_at", "S")),),
+)
+# Spending counters per scope and period, open reservations, and the reset log.
+BUDGET = TableDef(
+    "budget",
+    hash_key=("scope", "S"),
+    range_key=("period", "S"),
+    indexes=(Index("by_expiry", ("reservation_state", "S"), ("expires_at", "N")),),
+)
 
-
-def register(table: TableDef) -> TableDef:
-    if all(t.logical != table.logical for t in ALL_TABLES):
-        ALL_TABLES.append(table)
-    return table
+ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, USAGE, BUDGET)
 
 
 def table_by_name(logical: str) -> TableDef:

@@ -15,16 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from groundchat.store.budget_counters import n, plain
-from groundchat.store.tables import Index, TableDef, register
 
-USAGE = register(
-    TableDef(
-        "usage",
-        hash_key=("run_id", "S"),
-        range_key=("entry", "S"),
-        indexes=(Index("by_caller", ("caller", "S"), ("created_at", "S")),),
-    )
-)
 
 KIND_MODEL_STEP = "model-step"
 KIND_SEARCH = "search"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from groundchat.auth_types import ALL_PERMISSIONS, Caller
+from groundchat.auth.callers import ALL_PERMISSIONS, Caller
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.tables import USERS
 

@@ -6,8 +6,8 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ValidationError
 
-from groundchat.auth_types import Can, Caller
-from groundchat.transcript import ToolSpec
+from groundchat.auth.callers import Can, Caller
+from groundchat.models.messages import ToolSpec
 
 
 class ToolDefinitionError(ValueError):

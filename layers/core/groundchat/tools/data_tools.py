@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from groundchat.auth_types import DOCS_READ, RUNS_READ
-from groundchat.pricing import cost_text
-from groundchat.store.runs import FILTER_FIELDS, RunFilter, RunSummary
+from groundchat.auth.callers import DOCS_READ, RUNS_READ
+from groundchat.spending.prices import cost_text
+from groundchat.benchmark.runs import FILTER_FIELDS, RunFilter, RunSummary
 from groundchat.tools.base import Tool, ToolContext, ToolError, define_tool
 
 RUN_LIST_PATH = "/chat/runs"
@@ -227,7 +227,7 @@ def _runs(ctx: ToolContext) -> Any:
 def _rules(ctx: ToolContext) -> Any:
     if ctx.rules is not None:
         return ctx.rules
-    from groundchat import rules
+    from groundchat.benchmark import axe_rules as rules
 
     return rules
 
@@ -252,7 +252,7 @@ async def _check_filter(ctx: ToolContext, flt: RunFilter) -> None:
 
 
 def _rule_problem(ctx: ToolContext, value: str, seen: list[str]) -> str:
-    from groundchat.rules import UnknownRule
+    from groundchat.benchmark.axe_rules import UnknownRule
 
     try:
         _rules(ctx).explain(value)
@@ -306,7 +306,7 @@ async def compare_contexts(ctx: ToolContext, args: FilterArgs) -> CompareContext
 
 
 def _context_rows(rows: list[Any], base: dict[str, str], links: Any) -> list[ContextRow]:
-    from groundchat.store.runs import ALL_MODELS
+    from groundchat.benchmark.runs import ALL_MODELS
 
     def list_link(r: Any) -> str:
         scope = {"context": r.context} if r.model == ALL_MODELS else {"model": r.model, "context": r.context}
@@ -421,7 +421,7 @@ async def top_rules(ctx: ToolContext, args: TopRulesArgs) -> TopRulesResult:
 
 
 def _rule_facts(rules: Any, rule_id: str) -> tuple[str | None, list[str]]:
-    from groundchat.rules import UnknownRule
+    from groundchat.benchmark.axe_rules import UnknownRule
 
     try:
         facts = rules.explain(rule_id)
@@ -442,7 +442,7 @@ def _rule_facts(rules: Any, rule_id: str) -> tuple[str | None, list[str]]:
     output_model=ExplainRuleResult,
 )
 async def explain_rule(ctx: ToolContext, args: ExplainRuleArgs) -> ExplainRuleResult:
-    from groundchat.rules import NO_WCAG, UnknownRule
+    from groundchat.benchmark.axe_rules import NO_WCAG, UnknownRule
 
     try:
         facts = _rules(ctx).explain(args.rule_id)

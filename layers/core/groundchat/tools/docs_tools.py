@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from groundchat.auth_types import DOCS_READ
+from groundchat.auth.callers import DOCS_READ
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from groundchat.auth_types import VIEWS_SHOW
-from groundchat.frames import Frame
+from groundchat.auth.callers import VIEWS_SHOW
+from groundchat.chat.frames import Frame
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 from groundchat.views.actions import ACTIONS
 from groundchat.views.catalog import View

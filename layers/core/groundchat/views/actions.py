@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 from urllib.parse import urlencode
 
-from groundchat.store.runs import ALL_MODELS
-from groundchat.views.grounding import DATA_TOOLS
-from groundchat.results import result_nodes
+from groundchat.benchmark.runs import ALL_MODELS
+from groundchat.grounding.view_numbers import DATA_TOOLS
+from groundchat.grounding.result_walk import result_nodes
 
 RUN_LIST_PATH = "/chat/runs"
 

@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from groundchat.views.actions import form_problems, returned_values
 from groundchat.views.catalog import View
-from groundchat.views.grounding import ungrounded
+from groundchat.grounding.view_numbers import ungrounded
 
 
 def review(raw: dict[str, Any], tool_results: Iterable[dict[str, Any]]) -> tuple[View | None, list[str]]:

@@ -106,8 +106,8 @@ def prepare(settings: Settings, say=print) -> None:
     """Tables, dev user, sample runs and the corpus index: each only if missing."""
     import asyncio
 
-    from groundchat.auth import dev_secret
-    from groundchat.auth_types import ALL_PERMISSIONS
+    from groundchat.auth.tokens import dev_secret
+    from groundchat.auth.callers import ALL_PERMISSIONS
     from groundchat.store.dynamo import Dynamo, create_tables
     from groundchat.store.users import UserStore
 
@@ -117,7 +117,7 @@ def prepare(settings: Settings, say=print) -> None:
     dev_secret(settings, create=True)
     asyncio.run(UserStore(dynamo).grant(settings.dev_user, list(ALL_PERMISSIONS)))
     say(f"user {settings.dev_user!r} granted {', '.join(ALL_PERMISSIONS)}")
-    from groundchat.sample import load_sample_if_empty
+    from groundchat_cli.sample import load_sample_if_empty
 
     loaded = asyncio.run(load_sample_if_empty(dynamo))
     say(f"benchmark runs: {'sample of ' + str(loaded) + ' runs loaded' if loaded else 'already present'}")
@@ -126,8 +126,8 @@ def prepare(settings: Settings, say=print) -> None:
 
 def ingest_if_needed(settings: Settings, say=print) -> None:
     """Build the search index from the sources present; unchanged sources do no work."""
-    from groundchat.embeddings import make_embedder
-    from groundchat.ingest import run_ingest, specs_for
+    from groundchat.search.embeddings import make_embedder
+    from groundchat.search.ingest import run_ingest, specs_for
     from groundchat.search import open_index_store
 
     specs = specs_for(settings)
@@ -152,7 +152,7 @@ def serve(port: int | None = None) -> int:
     print(f"DynamoDB (moto) on {endpoint}")
     try:
         prepare(settings)
-        from groundchat.local_app import combined_app
+        from groundchat_cli.local_app import combined_app
 
         port = port or int(os.environ.get("PORT", "8000"))
         print(f"groundchat on http://127.0.0.1:{port}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")

@@ -10,12 +10,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-from groundchat.failures import ModelFailure, classify
-from groundchat.frames import Frame
-from groundchat.guard import NoSpendGuard, SpendCapReached, StepGuard
-from groundchat.sizing import fit_result
+from groundchat.models.failures import ModelFailure, classify
+from groundchat.chat.frames import Frame
+from groundchat.spending.guard import NoSpendGuard, SpendCapReached, StepGuard
+from groundchat.grounding.result_ceiling import fit_result
 from groundchat.tools.base import ToolContext, ToolError, ToolRefused, ToolRegistry
-from groundchat.transcript import (
+from groundchat.models.messages import (
     ChatModel,
     Message,
     ModelRequest,
@@ -74,7 +74,7 @@ async def run_exchange(
     on_finish: Commit | None = None,
     history_shortening: Any = None,
 ) -> AsyncIterator[Frame]:
-    """`history_shortening` (a `groundchat.history.Shortened`) says what of `history` to send; its
+    """`history_shortening` (a `groundchat.chat.history.Shortened`) says what of `history` to send; its
     outcome goes out as a `history` frame, and a failed one ends the answer as `too-large`."""
     limits = limits or LoopLimits()
     guard = guard or NoSpendGuard()

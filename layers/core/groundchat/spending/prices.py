@@ -7,7 +7,6 @@ and a non-zero cost never reads as "$0".
 from __future__ import annotations
 
 import json
-import math
 from decimal import ROUND_CEILING, Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
@@ -51,7 +50,7 @@ def cost_text(amount: Decimal) -> str:
 # entry is ever inferred from a family name, because a wrong guess would count spending low.
 
 PRICES_FILE_SETTING = "GROUNDCHAT_PRICES_FILE"
-TABLE_NAME = "groundchat.pricing.BUILTIN_PRICES"
+TABLE_NAME = "groundchat.spending.prices.BUILTIN_PRICES"
 PER_MTOK = Decimal(1_000_000)
 # Costs are kept to a trillionth of a dollar and rounded up there, so sums stay exact and small.
 MONEY_QUANTUM = Decimal("1e-12")
@@ -211,18 +210,6 @@ def charged_cost(price: ModelPrice, ours: Decimal, provider: Decimal | None) -> 
     if provider is None or not price.trust_provider_cost:
         return ceil_money(ours)
     return ceil_money(max(Decimal(ours), Decimal(provider)))
-
-
-def estimate_tokens(text: str) -> int:
-    """A deliberately high token count for text we are about to send.
-
-    Byte-level BPE tokenizers average about four characters of English per token and a little
-    over three for JSON and code; one token per three UTF-8 bytes, rounded up, is therefore above
-    the real count for what we send (prose, JSON tool results and schemas), and counting bytes
-    rather than characters keeps it above for non-Latin scripts too, whose characters are 2-4
-    bytes and often a token or more each.
-    """
-    return math.ceil(len(text.encode("utf-8")) / 3)
 
 
 def search_cost(embedding_price: ModelPrice, embedding_tokens: int) -> Decimal:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Iterable
 
-from groundchat.results import result_nodes
+from groundchat.grounding.result_walk import result_nodes
 
 # The tools whose results are the benchmark's figures (permission runs.read).
 DATA_TOOLS = frozenset({"compare_contexts", "list_runs", "get_run", "top_rules"})

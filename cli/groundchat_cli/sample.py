@@ -18,8 +18,8 @@ from datetime import datetime, timedelta, timezone
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-from groundchat.rules import RuleTable, load_rules
-from groundchat.store.runs import CONTEXT_LEVELS
+from groundchat.benchmark.axe_rules import RuleTable, load_rules
+from groundchat.benchmark.runs import CONTEXT_LEVELS
 
 SEED = 20261130
 AXE_VERSION = "4.14.1"
@@ -272,7 +272,7 @@ async def load_sample_if_empty(dynamo: Any, seed: int = SEED) -> int:
 
 
 def load_sample_if_empty_sync(dynamo: Any, seed: int = SEED) -> int:
-    from groundchat.runs_import import import_text
+    from groundchat.benchmark.runs_import import import_text
     from groundchat.store.runs import RunWriter
 
     writer = RunWriter(dynamo)

@@ -35,8 +35,8 @@ def add_corpus_commands(sub: Any) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from groundchat.embeddings import make_embedder
-    from groundchat.ingest import run_ingest, specs_for
+    from groundchat.search.embeddings import make_embedder
+    from groundchat.search.ingest import run_ingest, specs_for
     from groundchat.search import open_index_store
 
     settings = get_settings()
@@ -102,7 +102,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_retrieval(args: argparse.Namespace) -> int:
-    from groundchat.retrieval_eval import evaluate, load_questions
+    from groundchat.search.retrieval_eval import evaluate, load_questions
     from groundchat.search import open_default_search
 
     service = open_default_search(get_settings())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from groundchat.transcript import ChatModel
+from groundchat.models.messages import ChatModel
 
 MODEL_SETTING = "GROUNDCHAT_MODEL"
 CHOICES = "offline, bedrock:<model id> or openai:<model id>"
@@ -82,7 +82,7 @@ def _openai_missing(settings: Any) -> ModelStatus | None:
 
 
 def _price_missing(settings: Any) -> ModelStatus | None:
-    from groundchat.pricing import PricingError, price_for
+    from groundchat.spending.prices import PricingError, price_for
 
     try:
         price_for(settings.model, settings)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from groundchat.transcript import ModelRequest, UsageEvent
+from groundchat.models.messages import ModelRequest, UsageEvent
 
 
 class SpendCapReached(Exception):

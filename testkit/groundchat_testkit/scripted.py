@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, AsyncIterator, Iterable
 
-from groundchat.transcript import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
 
 class TranscriptError(AssertionError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from groundchat.transcript import Message, ModelRequest, ToolSpec
+from groundchat.models.messages import Message, ModelRequest, ToolSpec
 
 Strategy = Literal["drop-oldest"]
 
@@ -66,7 +66,7 @@ class Shortened:
 
 
 def _count(system: str, messages: list[Message], tools: list[ToolSpec]) -> int:
-    from groundchat.budget import estimate_request_tokens
+    from groundchat.spending.token_estimate import estimate_request_tokens
 
     return estimate_request_tokens(ModelRequest(system=system, messages=messages, tools=tools))
 

@@ -23,7 +23,8 @@ def add_runs_commands(subparsers: argparse._SubParsersAction) -> None:
 def _writer():
     from groundchat.config import get_settings
     from groundchat.store.dynamo import Dynamo, create_tables
-    from groundchat.store.runs import RUNS, RunWriter
+    from groundchat.store.runs import RunWriter
+    from groundchat.store.tables import RUNS
 
     dynamo = Dynamo(get_settings())
     create_tables(dynamo, [RUNS])  # idempotent: a first import on a fresh stack needs the table
@@ -31,7 +32,7 @@ def _writer():
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from groundchat.runs_import import import_file
+    from groundchat.benchmark.runs_import import import_file
 
     _, writer = _writer()
     failed = False
@@ -51,7 +52,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:
-    from groundchat import sample
+    from groundchat_cli import sample
 
     seed = sample.SEED if args.seed is None else args.seed
     if args.out is not None:

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 
 def _dynamo() -> tuple[Any, Any]:
-    from groundchat.localstack import use_running_stack
+    from groundchat_cli.localstack import use_running_stack
     from groundchat.store.dynamo import Dynamo
 
     # Beside `groundchat serve`, the operator means the running stack's DynamoDB.
@@ -21,7 +21,7 @@ def _dynamo() -> tuple[Any, Any]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from groundchat.budget import budget_status
+    from groundchat.spending.operator import budget_status
 
     dynamo, settings = _dynamo()
     status = asyncio.run(budget_status(dynamo, settings, args.user))
@@ -30,7 +30,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_reset(args: argparse.Namespace, confirm: Callable[[str], str] = input) -> int:
-    from groundchat.budget import parse_scope, reset_budget
+    from groundchat.spending.operator import parse_scope, reset_budget
     from groundchat.store.budget_counters import period_key
 
     try:
@@ -56,7 +56,7 @@ def cmd_reset(args: argparse.Namespace, confirm: Callable[[str], str] = input) -
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from groundchat.budget import sweep_expired
+    from groundchat.spending.operator import sweep_expired
 
     dynamo, _ = _dynamo()
     released = asyncio.run(sweep_expired(dynamo))

@@ -9,13 +9,13 @@ from typing import Any
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from groundchat.localstack import serve
+    from groundchat_cli.localstack import serve
 
     return serve(args.port)
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
-    from groundchat.auth import issue_dev_token
+    from groundchat.auth.tokens import issue_dev_token
     from groundchat.config import get_settings
 
     print(issue_dev_token(get_settings(), args.user, days=args.days))
@@ -23,7 +23,7 @@ def _cmd_token(args: argparse.Namespace) -> int:
 
 
 def _services():
-    from groundchat.localstack import use_running_stack
+    from groundchat_cli.localstack import use_running_stack
     from groundchat.services import build_services
 
     return build_services(use_running_stack())
@@ -49,7 +49,7 @@ def _cmd_users_list(args: argparse.Namespace) -> int:
 
 def _cmd_tool(args: argparse.Namespace) -> int:
     """Call one tool as a user through the same permission check the loop uses."""
-    from groundchat.auth_types import Caller
+    from groundchat.auth.callers import Caller
     from groundchat.tools.base import ToolError, ToolRefused
 
     try:
@@ -73,13 +73,13 @@ def _cmd_tool(args: argparse.Namespace) -> int:
 
 
 def _cmd_try(args: argparse.Namespace) -> int:
-    from groundchat.client import ask_all
+    from groundchat_cli.client import ask_all
 
     return ask_all(args.url, args.as_user, args.questions)
 
 
 def _cmd_examples(args: argparse.Namespace) -> int:
-    from groundchat.client import run_examples
+    from groundchat_cli.client import run_examples
 
     return run_examples(args.url, args.as_user)
 
@@ -124,9 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_examples)
 
     # Commands owned by their own modules.
-    from groundchat.budget_cli import add_budget_commands
-    from groundchat.corpus_cli import add_corpus_commands
-    from groundchat.runs_cli import add_runs_commands
+    from groundchat_cli.budget import add_budget_commands
+    from groundchat_cli.corpus import add_corpus_commands
+    from groundchat_cli.runs import add_runs_commands
 
     add_runs_commands(sub)
     add_corpus_commands(sub)

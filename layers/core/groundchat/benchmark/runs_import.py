@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from groundchat.store.runs import Node, Run, RunWriter, Violation
+from groundchat.store.runs import RunWriter
+from groundchat.benchmark.runs import Node, Run, Violation
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jwt
 
-from groundchat.auth_types import Caller
+from groundchat.auth.callers import Caller
 from groundchat.config import Settings
 
 DEV_ISSUER = "groundchat-dev"

@@ -16,7 +16,7 @@ EXAMPLES = [
 
 
 def _token(user: str | None) -> tuple[str, str]:
-    from groundchat.auth import issue_dev_token
+    from groundchat.auth.tokens import issue_dev_token
     from groundchat.config import get_settings
 
     settings = get_settings()

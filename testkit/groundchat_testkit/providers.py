@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from groundchat.testing import TranscriptError
+from groundchat_testkit.scripted import TranscriptError
 
 
 class BedrockRuleBroken(TranscriptError):

@@ -25,7 +25,7 @@ import numpy as np
 from groundchat.corpus import eaa, markdown_docs, wcag
 from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
-from groundchat.embeddings import Embedder
+from groundchat.search.embeddings import Embedder
 
 Progress = Callable[[str, int, int], None]
 """progress(stage, done, total): stage is `convert:<source>`, `embed` or `write`."""

@@ -1,0 +1,251 @@
+"""Spending caps held in the database, however many requests run at once.
+
+Before each model step the guard reserves that step's worst case against the chat's cap and the
+caller's cap in one conditional DynamoDB transaction; after the step it settles the real cost in
+one transaction that also releases the reservation and writes the usage row. A step can therefore
+only start when its worst case fits under both caps beside everything already spent and held, and
+the sum of what is charged can never pass a cap while each step costs at most its reservation
+(the token estimate is built so that it does).
+"""
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable
+
+from groundchat.models.messages import ModelRequest, UsageEvent
+from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
+from groundchat.spending.search_charge import SearchCharge
+from groundchat.spending.prices import ModelPrice, charged_cost, money_text, price_for, step_cost, worst_case_step_cost
+from groundchat.spending.token_estimate import estimate_request_tokens
+from groundchat.store import budget_counters as bc
+from groundchat.store.tables import BUDGET, USAGE
+from groundchat.store import usage as us
+from groundchat.store.transactions import TransactionRefused, transact_sync
+
+log = logging.getLogger("groundchat.spending")
+
+# Longer than any step can live (a Lambda stops at 15 minutes), so the sweep never releases the
+# reservation of a step still running; only a crash leaves one behind to expire.
+RESERVATION_TTL_SECONDS = 20 * 60
+# A settle records money already spent, so it keeps trying far longer than a reservation, which
+# can simply be refused.
+SETTLE_ATTEMPTS = 40
+
+
+@dataclass(frozen=True)
+class Reservation:
+    id: str
+    kind: str
+    step: int | None
+    amount: Decimal
+    counters: tuple[tuple[str, str], ...]
+    created_at: str
+    expires_at: int
+    input_tokens_estimate: int = 0
+
+
+class BudgetGuard:
+    """The StepGuard for one request (one caller, conversation and run) on a priced model."""
+
+    def __init__(
+        self,
+        dynamo: Any,
+        settings: Any,
+        caller_id: str,
+        conversation_id: str,
+        run_id: str,
+        model_id: str,
+        *,
+        reservation_ttl_seconds: int = RESERVATION_TTL_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        # Raises UnknownModelPrice here, before anything could be called or spent.
+        self.price: ModelPrice = price_for(model_id, settings)
+        self.dynamo = dynamo
+        self.settings = settings
+        self.caller_id = caller_id
+        self.conversation_id = conversation_id
+        self.run_id = run_id
+        self.model_id = model_id
+        self.reservation_ttl_seconds = reservation_ttl_seconds
+        self.clock = clock
+        self._held: Reservation | None = None
+
+    # --- what a step may cost ----------------------------------------------------------------
+
+    def step_worst_case(self, request: ModelRequest) -> tuple[Decimal, int]:
+        tokens = estimate_request_tokens(request)
+        return worst_case_step_cost(self.price, input_tokens=tokens, max_output_tokens=request.max_output_tokens), tokens
+
+    # --- the StepGuard protocol --------------------------------------------------------------
+
+    async def precheck(self, request: ModelRequest) -> Reservation:
+        """The 429 check: reserve the first step now and keep the reservation for step 0, so a
+        request that passes this check cannot be refused at its first step by a race."""
+        await self.release_unused()
+        amount, tokens = self.step_worst_case(request)
+        self._held = await self._hold(amount, kind=us.KIND_MODEL_STEP, step=0, tokens=tokens)
+        return self._held
+
+    async def reserve(self, request: ModelRequest, step: int) -> Reservation:
+        amount, tokens = self.step_worst_case(request)
+        held, self._held = self._held, None
+        if held is not None:
+            if step == 0 and held.amount >= amount:
+                return held
+            # The request grew since the precheck: hold what it needs now instead.
+            await self.release(held)
+        return await self._hold(amount, kind=us.KIND_MODEL_STEP, step=step, tokens=tokens)
+
+    async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:
+        if reservation is None:
+            return {"charged": "0"}
+        if usage is None:
+            # Nothing says what the step cost, so it is charged everything it could have cost.
+            ours, provider, charged = reservation.amount, None, reservation.amount
+        else:
+            ours = step_cost(
+                self.price,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cache_read_tokens=usage.cache_read_tokens,
+                cache_write_tokens=usage.cache_write_tokens,
+            )
+            provider = usage.provider_cost
+            charged = charged_cost(self.price, ours, provider)
+        if charged > reservation.amount:
+            # Recorded all the same (a cost is never counted low); it means the estimate missed.
+            log.warning(
+                "step cost %s exceeded its reservation %s (run %s, model %s)",
+                money_text(charged), money_text(reservation.amount), self.run_id, self.model_id,
+            )
+        row_args = dict(
+            run_id=self.run_id,
+            entry=us.entry_key(reservation.created_at, reservation.id),
+            created_at=reservation.created_at,
+            conversation_id=self.conversation_id,
+            caller=self.caller_id,
+            model=self.model_id,
+            kind=reservation.kind,
+            charged=charged,
+            our_cost=ours,
+            reserved=reservation.amount,
+            provider_cost=provider,
+            provider_cost_trusted=self.price.trust_provider_cost,
+            measured=usage is not None,
+            counters=list(reservation.counters),
+            step=reservation.step,
+            input_tokens=usage.input_tokens if usage else None,
+            output_tokens=usage.output_tokens if usage else None,
+            cache_read_tokens=usage.cache_read_tokens if usage else None,
+            cache_write_tokens=usage.cache_write_tokens if usage else None,
+            failed=failed,
+        )
+        budget, usage_table = self.dynamo.name(BUDGET), self.dynamo.name(USAGE)
+        items = [
+            bc.close_reservation_op(budget, reservation.id),
+            *(bc.settle_op(budget, scope, period, charged, reservation.amount) for scope, period in reservation.counters),
+            us.put_usage_op(usage_table, us.usage_item(**row_args)),
+        ]
+        expired = False
+        try:
+            await self.dynamo.run(transact_sync, self.dynamo.client, items, SETTLE_ATTEMPTS)
+        except TransactionRefused as refused:
+            if refused.failed(len(items) - 1):
+                # The row exists: an earlier attempt of this very settle went through.
+                return await self._already_settled(row_args["entry"], reservation)
+            if not refused.failed(0):
+                raise
+            # The sweep released the reservation first (the step outlived its expiry): the money
+            # was still spent, so it is charged without releasing anything a second time.
+            expired = True
+            log.warning("reservation %s was swept before its step settled (run %s)", reservation.id, self.run_id)
+            late = [
+                *(bc.settle_op(budget, scope, period, charged, Decimal(0)) for scope, period in reservation.counters),
+                us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True)),
+            ]
+            try:
+                await self.dynamo.run(transact_sync, self.dynamo.client, late, SETTLE_ATTEMPTS)
+            except TransactionRefused as again:
+                if again.failed(len(late) - 1):
+                    return await self._already_settled(row_args["entry"], reservation)
+                raise
+        return {
+            "charged": money_text(charged),
+            "our_cost": money_text(ours),
+            "provider_cost": money_text(provider) if provider is not None else None,
+            "reserved": money_text(reservation.amount),
+            "measured": usage is not None,
+            "reservation_id": reservation.id,
+            **({"reservation_expired": True} if expired else {}),
+        }
+
+    # --- searches ----------------------------------------------------------------------------
+
+    async def charge_search(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
+        """Charge one search of this request (see `SearchCharge`)."""
+        charge = SearchCharge(self.dynamo, self.settings, self.caller_id, self.conversation_id, self.run_id, clock=self.clock)
+        return await charge(query, embedding_tokens=embedding_tokens)
+
+    # --- reservations ------------------------------------------------------------------------
+
+    async def release(self, reservation: Reservation) -> bool:
+        """Give a reservation back unused. False if it was already settled or swept."""
+        budget = self.dynamo.name(BUDGET)
+        items = [
+            bc.close_reservation_op(budget, reservation.id),
+            *(bc.release_op(budget, scope, period, reservation.amount) for scope, period in reservation.counters),
+        ]
+        try:
+            await self.dynamo.run(transact_sync, self.dynamo.client, items)
+        except TransactionRefused as refused:
+            if refused.failed(0):
+                return False
+            raise
+        return True
+
+    async def release_unused(self) -> None:
+        """Release a precheck reservation that no step used (the request ended before step 0)."""
+        held, self._held = self._held, None
+        if held is not None:
+            await self.release(held)
+
+    async def _hold(self, amount: Decimal, *, kind: str, step: int | None, tokens: int) -> Reservation:
+        now, created_at = timestamp(self.clock)
+        caps = caps_for(self.settings, self.caller_id, now)
+        refuse_oversized(caps, amount)
+        reservation = Reservation(
+            id=uuid.uuid4().hex,
+            kind=kind,
+            step=step,
+            amount=amount,
+            counters=tuple((c.scope, c.period) for c in caps),
+            created_at=created_at,
+            expires_at=int(self.clock()) + self.reservation_ttl_seconds,
+            input_tokens_estimate=tokens,
+        )
+        budget = self.dynamo.name(BUDGET)
+        item = bc.reservation_item(
+            reservation.id,
+            amount=amount,
+            counters=list(reservation.counters),
+            expires_at=reservation.expires_at,
+            created_at=created_at,
+            caller=self.caller_id,
+            run_id=self.run_id,
+            conversation_id=self.conversation_id,
+            model=self.model_id,
+            kind=kind,
+            step=step,
+        )
+        items = [*(bc.hold_op(budget, c.scope, c.period, amount, c.limit) for c in caps), bc.put_reservation_op(budget, item)]
+        await transact_within_caps(self.dynamo, items, caps, amount)
+        return reservation
+
+    async def _already_settled(self, entry: str, reservation: Reservation) -> dict[str, Any]:
+        row = await self.dynamo.run(us.get_usage_row_sync, self.dynamo.client, self.dynamo.name(USAGE), self.run_id, entry) or {}
+        return {"charged": money_text(Decimal(row.get("charged", reservation.amount))), "reservation_id": reservation.id}

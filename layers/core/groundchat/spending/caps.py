@@ -1,0 +1,77 @@
+"""The two caps every caller's spending counts against (the chat's and their own), and the
+refusal that says which one a step could pass and what is left."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable
+
+from groundchat.spending.guard import SpendCapReached
+from groundchat.spending.prices import cost_text
+from groundchat.store import budget_counters as bc
+from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
+
+
+@dataclass(frozen=True)
+class Cap:
+    scope: str  # counter scope: "chat" or "user#<id>"
+    period: str  # "total" or "2026-11"
+    limit: Decimal
+    resets_at: str | None
+
+    @property
+    def public_scope(self) -> str:
+        return "chat" if self.scope == bc.CHAT_SCOPE else "user"
+
+
+def caps_for(settings: Any, caller_id: str, now: dt.datetime | None = None) -> list[Cap]:
+    """The two caps a caller's spending counts against, in a fixed order (chat first, so two
+    transactions never take the counters in opposite orders)."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    period = bc.period_key(settings.budget_period, now)
+    resets = bc.resets_at(settings.budget_period, now)
+    return [
+        Cap(bc.CHAT_SCOPE, period, Decimal(settings.budget_usd), resets),
+        Cap(bc.user_scope(caller_id), period, Decimal(settings.user_budget_usd), resets),
+    ]
+
+
+def refusal(cap: Cap, amount: Decimal, counter: bc.Counter | None) -> SpendCapReached:
+    committed = counter.committed if counter else Decimal(0)
+    left = max(Decimal(0), cap.limit - committed)
+    whose = "The chat's spending cap" if cap.scope == bc.CHAT_SCOPE else "Your spending cap"
+    period = " for this month" if cap.resets_at else ""
+    when = f" It resets at {cap.resets_at}." if cap.resets_at else ""
+    message = (
+        f"{whose} of {cost_text(cap.limit)}{period} is reached: the next step could cost up to "
+        f"{cost_text(amount)} and {cost_text(left)} is left.{when}"
+    )
+    return SpendCapReached(cap.public_scope, message, cap.resets_at)
+
+
+def timestamp(clock: Callable[[], float]) -> tuple[dt.datetime, str]:
+    """Now as a datetime (for the cap's period) and as the ISO text stored on rows."""
+    now = dt.datetime.fromtimestamp(clock(), dt.timezone.utc)
+    return now, now.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def refuse_oversized(caps: list[Cap], amount: Decimal) -> None:
+    # The counter condition cannot express a negative bound for a counter not yet written,
+    # so an amount no cap could ever hold is refused here, before any write.
+    for cap in caps:
+        if amount > cap.limit:
+            raise refusal(cap, amount, None)
+
+async def transact_within_caps(dynamo: Any, items: list[dict[str, Any]], caps: list[Cap], amount: Decimal) -> None:
+    try:
+        await dynamo.run(transact_sync, dynamo.client, items)
+    except TransactionRefused as refused:
+        for index, cap in enumerate(caps):
+            if refused.failed(index):
+                old = refused.old_item(index)
+                raise refusal(cap, amount, bc.Counter.from_item(cap.scope, cap.period, old) if old else None) from None
+        raise
+    except TransactionBusy:
+        # Refusing is the safe side: nothing was held or charged.
+        raise SpendCapReached(caps[0].public_scope, "The budget is too busy to reserve this step; nothing was spent. Try again.") from None

@@ -1,0 +1,80 @@
+"""What one search costs, charged against both caps before it runs.
+
+Every caller of `search_docs` is charged here the same way: an answer (one charge per search it
+makes, under its run), `groundchat tool search_docs`, and any route that runs the tool.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Callable
+
+from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
+from groundchat.spending.prices import EMBEDDING_MAX_INPUT_TOKENS, money_text, price_for, search_cost
+from groundchat.spending.token_estimate import estimate_tokens
+from groundchat.store import budget_counters as bc
+from groundchat.store.tables import BUDGET, USAGE
+from groundchat.store import usage as us
+
+
+class SearchCharge:
+    """Charges the searches of one run (one caller and conversation)."""
+
+    def __init__(
+        self,
+        dynamo: Any,
+        settings: Any,
+        caller_id: str,
+        conversation_id: str,
+        run_id: str,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.dynamo = dynamo
+        self.settings = settings
+        self.caller_id = caller_id
+        self.conversation_id = conversation_id
+        self.run_id = run_id
+        self.clock = clock
+
+    async def __call__(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
+        """Charge one search (its embedding plus the flat rerank) before it runs.
+
+        A search's cost is known before it runs (the query is at most one embedding request), so
+        the reservation and the charge are the same conditional transaction: both caps are
+        checked and the amount goes straight to `spent`, with the usage row. Without the query
+        the embedding is charged at its largest possible size.
+        """
+        embedding_model = getattr(self.settings, "embedding_model", "local:minilm-int8")
+        embedding_price = price_for(embedding_model, self.settings)
+        if embedding_tokens is None:
+            embedding_tokens = estimate_tokens(query) if query else EMBEDDING_MAX_INPUT_TOKENS
+        amount = search_cost(embedding_price, embedding_tokens)
+        now, created_at = timestamp(self.clock)
+        caps = caps_for(self.settings, self.caller_id, now)
+        refuse_oversized(caps, amount)
+        charge_id = uuid.uuid4().hex
+        row = us.usage_item(
+            run_id=self.run_id,
+            entry=us.entry_key(created_at, charge_id),
+            created_at=created_at,
+            conversation_id=self.conversation_id,
+            caller=self.caller_id,
+            model=embedding_model,
+            kind=us.KIND_SEARCH,
+            charged=amount,
+            our_cost=amount,
+            reserved=amount,
+            provider_cost=None,
+            provider_cost_trusted=embedding_price.trust_provider_cost,
+            measured=True,
+            counters=[(c.scope, c.period) for c in caps],
+            input_tokens=embedding_tokens,
+        )
+        budget = self.dynamo.name(BUDGET)
+        items = [
+            *(bc.charge_within_cap_op(budget, c.scope, c.period, amount, c.limit) for c in caps),
+            us.put_usage_op(self.dynamo.name(USAGE), row),
+        ]
+        await transact_within_caps(self.dynamo, items, caps, amount)
+        return {"charged": money_text(amount), "embedding_tokens": embedding_tokens, "charge_id": charge_id}

@@ -1,0 +1,1 @@
+"""The page assets both functions serve (the transcript's script and style)."""
