@@ -12,7 +12,6 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter as Tally
 from decimal import Decimal
@@ -54,18 +53,17 @@ async def latency(dynamo, settings) -> dict[str, list[float]]:
 
 
 async def concurrency(dynamo, settings) -> dict[str, object]:
+    """64 questions at once through the answer use case the chat endpoint calls."""
     from pydantic import BaseModel
 
-    from groundchat.auth.callers import Caller
-    from groundchat.spending.budget_guard import BudgetGuard
-    from groundchat.spending.guard import SpendCapReached
-    from groundchat.chat.loop import LoopLimits, run_exchange
+    from groundchat.auth.callers import CHAT_USE, RUNS_READ, Caller
+    from groundchat.chat.answer import Refusal, answer_question
+    from groundchat.services import Services
     from groundchat.store import budget_counters as bc
-    from groundchat.store.tables import BUDGET, USAGE
     from groundchat.store import usage as us
+    from groundchat.store.tables import BUDGET, USAGE
+    from groundchat.tools.base import define_tool
     from groundchat_testkit.scripted import ScriptedModel, Step
-    from groundchat.tools.base import ToolContext, ToolRegistry, define_tool
-    from groundchat.models.messages import Message, ModelRequest
 
     class NoArgs(BaseModel):
         pass
@@ -74,39 +72,28 @@ async def concurrency(dynamo, settings) -> dict[str, object]:
     async def lookup(ctx, args):
         return {"answer": 42}
 
-    async def allow(permission, caller):
-        return True
-
-    registry = ToolRegistry([lookup], can=allow)
-    specs = [lookup.spec()]
-    question = "How do the contexts compare?"
+    for user in USERS:
+        await Services(settings=settings, dynamo=dynamo).users.grant(user, [CHAT_USE, RUNS_READ])
+    run_ids: list[str] = []
 
     async def one(i: int) -> str:
-        caller = USERS[i % len(USERS)]
-        run_id = f"bench-run-{i:02d}"
         model = ScriptedModel(
             [Step(tool_calls=[("lookup", {})], input_tokens=400, output_tokens=2000), Step(text="It is 42.", input_tokens=500, output_tokens=2500)],
             model_id=MODEL_ID,
         )
-        guard = BudgetGuard(dynamo, settings, caller, f"bench-conv-{i}", run_id, MODEL_ID)
-        try:
-            await guard.precheck(ModelRequest(system="bench", messages=[Message(role="user", content=question)], tools=specs, max_output_tokens=3000))
-        except SpendCapReached:
-            return "429"
-        reason = ""
-        async for frame in run_exchange(
-            model=model, system="bench", registry=registry, ctx=ToolContext(caller=Caller(id=caller), run_id=run_id),
-            history=[], question=question, conversation_id=f"bench-conv-{i}", run_id=run_id, guard=guard,
-            limits=LoopLimits(max_output_tokens=3000),
-        ):
-            if frame.type == "done":
-                reason = frame.data["reason"]
-        return reason
+        services = Services(settings=settings, dynamo=dynamo, model_override=model, tools_override=[lookup])
+        outcome = await answer_question(services, Caller(id=USERS[i % len(USERS)]), {"message": "How do the contexts compare?"})
+        if isinstance(outcome, Refusal):
+            return str(outcome.status)
+        run_ids.append(outcome.run_id)
+        # Drained to the end, as the chat endpoint does: the exchange commits as its frames run out.
+        frames = [f async for f in outcome.frames]
+        return frames[-1].data["reason"]
 
     started = time.perf_counter()
     outcomes = Tally(await asyncio.gather(*(one(i) for i in range(CONCURRENT))))
     elapsed = time.perf_counter() - started
-    rows = [r for r in us.all_rows_sync(dynamo.client, dynamo.name(USAGE)) if str(r["run_id"]).startswith("bench-run-")]
+    rows = [r for r in us.all_rows_sync(dynamo.client, dynamo.name(USAGE)) if r["run_id"] in run_ids]
     charged = us.total_charged(rows)
     chat = bc.read_counter_sync(dynamo.client, dynamo.name(BUDGET), bc.CHAT_SCOPE, "total")
     worst_user = max(

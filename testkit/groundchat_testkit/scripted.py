@@ -95,6 +95,7 @@ class ScriptedModel:
     def __init__(self, steps: list[Step], model_id: str = "scripted", repeat_last: bool = False) -> None:
         self.steps = list(steps)
         self.model_id = model_id
+        self.price_id = model_id
         self.repeat_last = repeat_last
         self.requests: list[ModelRequest] = []
         self._n = 0

@@ -20,13 +20,13 @@ async def test_cors_allows_only_configured_origins(dynamo, settings, monkeypatch
 
 
 async def test_refusals_and_answers_are_recorded_as_metrics(make_env, monkeypatch):
-    import chat_function.app as app_module
+    import groundchat.chat.answer as answer_module
     import chat_function.errors as errors_module
 
     refusals, answers = [], []
     monkeypatch.setattr(errors_module, "record_refusal", lambda code, **kw: refusals.append(code))
-    monkeypatch.setattr(app_module, "record_refusal", lambda code, **kw: refusals.append(code))
-    monkeypatch.setattr(app_module, "record_answer", lambda cost, tokens, **kw: answers.append((cost, tokens, kw)))
+    monkeypatch.setattr(answer_module, "record_refusal", lambda code, **kw: refusals.append(code))
+    monkeypatch.setattr(answer_module, "record_answer", lambda cost, tokens, **kw: answers.append((cost, tokens, kw)))
     env = make_env(ScriptedModel([Step(text="fine", input_tokens=120, output_tokens=30)]))
     async with env.client() as c:
         await c.post("/api/chat", json={"message": "q"})

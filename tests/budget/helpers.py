@@ -6,17 +6,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from groundchat.auth.callers import Caller
-from groundchat.spending.budget_guard import BudgetGuard
-from groundchat.spending.guard import SpendCapReached
-from groundchat.chat.loop import LoopLimits, run_exchange
+from groundchat.auth.callers import CHAT_USE, RUNS_READ, Caller
+from groundchat.chat.answer import Refusal, answer_question
+from groundchat.chat.prompts import system_prompt
+from groundchat.config import get_settings
+from groundchat.services import Services
 from groundchat.store import budget_counters as bc
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 from groundchat.tools.base import ToolContext, ToolRegistry, define_tool
 from groundchat.models.messages import Message, ModelRequest
 
-SYSTEM = "You answer questions about the benchmark by calling tools."
 
 
 class LookupInput(BaseModel):
@@ -37,32 +37,25 @@ def registry() -> ToolRegistry:
 
 
 async def first_request(reg: ToolRegistry, caller: str, question: str, max_output_tokens: int) -> ModelRequest:
-    """Exactly what the loop will send at step 0, which is what the app prechecks."""
+    """Exactly what the answer sends at step 0, which is what it prechecks."""
     specs = [t.spec() for t in await reg.offered(Caller(id=caller))]
-    return ModelRequest(system=SYSTEM, messages=[Message(role="user", content=question)], tools=specs, max_output_tokens=max_output_tokens)
+    system = system_prompt(get_settings().bot_name, [t.name for t in specs])
+    return ModelRequest(system=system, messages=[Message(role="user", content=question)], tools=specs, max_output_tokens=max_output_tokens)
 
 
-async def ask(dynamo, settings, model, *, caller: str, run_id: str, conversation_id: str, question: str = "How do the contexts compare?") -> dict[str, Any]:
-    """One request as the chat endpoint handles it: the 429 precheck, then the loop."""
-    reg = registry()
-    guard = BudgetGuard(dynamo, settings, caller, conversation_id, run_id, model.model_id)
-    try:
-        await guard.precheck(await first_request(reg, caller, question, settings.max_output_tokens))
-    except SpendCapReached as cap:
-        return {"status": 429, "scope": cap.scope, "message": cap.message, "frames": [], "run_id": run_id, "caller": caller, "model_calls": model.calls}
-    ctx = ToolContext(caller=Caller(id=caller), run_id=run_id, conversation_id=conversation_id, charge_search=guard.charge_search)
-    frames = [
-        f
-        async for f in run_exchange(
-            model=model, system=SYSTEM, registry=reg, ctx=ctx, history=[], question=question,
-            conversation_id=conversation_id, run_id=run_id, guard=guard,
-            limits=LoopLimits(max_steps=settings.max_steps, max_output_tokens=settings.max_output_tokens),
-        )
-    ]
-    await guard.release_unused()
+async def ask(dynamo, settings, model, *, caller: str, question: str = "How do the contexts compare?") -> dict[str, Any]:
+    """One request through the answer use case the chat endpoint calls, for a caller allowed to chat."""
+    services = Services(settings=settings, dynamo=dynamo, model_override=model, tools_override=[lookup])
+    await services.users.grant(caller, [CHAT_USE, RUNS_READ])
+    outcome = await answer_question(services, Caller(id=caller), {"message": question})
+    if isinstance(outcome, Refusal):
+        return {"status": outcome.status, "code": outcome.code, "message": outcome.message, "frames": [], "run_id": None,
+                "caller": caller, "model_calls": model.calls, **outcome.extra}
+    frames = [f async for f in outcome.frames]
     done = [f for f in frames if f.type == "done"]
     assert len(done) == 1, frames
-    return {"status": 200, "done": done[0].data["reason"], "frames": frames, "run_id": run_id, "caller": caller, "model_calls": model.calls}
+    return {"status": 200, "done": done[0].data["reason"], "frames": frames, "run_id": outcome.run_id, "caller": caller,
+            "model_calls": model.calls}
 
 
 def usage_rows(dynamo) -> list[dict[str, Any]]:

@@ -41,7 +41,7 @@ async def test_64_concurrent_requests_never_pass_either_cap(dynamo, budget_setti
     dynamo.client.meta.events.register("before-parameter-build.dynamodb.DeleteItem", watch_deletes)
     dynamo.client.meta.events.register("before-parameter-build.dynamodb.TransactWriteItems", watch_deletes)
     results = await asyncio.gather(*(
-        ask(dynamo, settings, models[i], caller=USERS[i % len(USERS)], run_id=f"run-{i:02d}", conversation_id=f"conv-{i:02d}")
+        ask(dynamo, settings, models[i], caller=USERS[i % len(USERS)])
         for i in range(64)
     ))
 

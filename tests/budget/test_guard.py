@@ -35,11 +35,12 @@ async def test_a_step_without_usage_is_charged_its_full_reservation_and_ends_the
     request = await first_request(registry(), "ann", "How do the contexts compare?", settings.max_output_tokens)
     worst_case = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted").step_worst_case(request)[0]
 
-    result = await ask(dynamo, settings, model, caller="ann", run_id="run-u", conversation_id="conv-u")
+    result = await ask(dynamo, settings, model, caller="ann")
 
     assert result["done"] == "unmeasurable-cost"
     assert model.calls == 1  # the tool call it asked for is not run and no second step starts
-    assert [f.type for f in result["frames"]] == ["start", "limit", "done"]
+    # The answer's after-answer checks still run on what was said (nothing was): citations, then done.
+    assert [f.type for f in result["frames"]] == ["start", "limit", "citations", "done"]
     [row] = usage_rows(dynamo)
     assert row["measured"] is False
     assert row["charged"] == row["reserved"] == worst_case
@@ -51,7 +52,7 @@ async def test_a_step_without_usage_is_charged_its_full_reservation_and_ends_the
 async def test_a_failed_step_without_usage_is_charged_in_full(dynamo, budget_settings):
     settings = budget_settings()
     model = ScriptedModel([Step(raise_error=ConnectionError("upstream went away"), report_usage=False)], model_id="scripted")
-    result = await ask(dynamo, settings, model, caller="ann", run_id="run-f", conversation_id="conv-f")
+    result = await ask(dynamo, settings, model, caller="ann")
     assert result["done"] == "error"
     [row] = usage_rows(dynamo)
     assert row["failed"] is True and row["measured"] is False
@@ -66,7 +67,7 @@ async def test_a_failed_step_without_usage_is_charged_in_full(dynamo, budget_set
 async def test_the_dearer_of_our_price_and_the_providers_counts(dynamo, budget_settings, provider_cost, charged):
     settings = budget_settings()
     model = one_step("scripted-provider", provider_cost=provider_cost)
-    result = await ask(dynamo, settings, model, caller="ann", run_id="run-p", conversation_id="conv-p")
+    result = await ask(dynamo, settings, model, caller="ann")
     assert result["done"] == "complete"
     [row] = usage_rows(dynamo)
     assert row["our_cost"] == OUR_PRICE
@@ -78,7 +79,7 @@ async def test_the_dearer_of_our_price_and_the_providers_counts(dynamo, budget_s
 async def test_an_untrusted_providers_figure_is_recorded_but_ignored(dynamo, budget_settings):
     settings = budget_settings()
     model = one_step("scripted-untrusted", provider_cost=Decimal("0.0005"))
-    await ask(dynamo, settings, model, caller="ann", run_id="run-t", conversation_id="conv-t")
+    await ask(dynamo, settings, model, caller="ann")
     [row] = usage_rows(dynamo)
     assert row["provider_cost"] == Decimal("0.0005")
     assert row["provider_cost_trusted"] is False
@@ -90,7 +91,10 @@ async def test_a_model_missing_from_the_table_fails_before_any_call(dynamo, budg
     settings = budget_settings()
     model = one_step("unpriced-model")
     with pytest.raises(UnknownModelPrice) as err:
-        await ask(dynamo, settings, model, caller="ann", run_id="run-m", conversation_id="conv-m")
+        BudgetGuard(dynamo, settings, "ann", "c", "r", model.price_id)
+    result = await ask(dynamo, settings, model, caller="ann")
+    assert (result["status"], result["code"]) == (503, "chat-not-configured")
+    assert err.value.message in result["message"]
     assert model.calls == 0
     assert "groundchat.spending.prices.BUILTIN_PRICES" in err.value.message
     assert "GROUNDCHAT_PRICES_FILE" in err.value.message
@@ -148,7 +152,7 @@ async def test_settling_twice_charges_once(dynamo, budget_settings):
 async def test_a_first_step_that_could_pass_a_cap_is_refused_before_any_call(dynamo, budget_settings):
     settings = budget_settings(chat="1", user="0.005")  # below one step's worst case
     model = one_step()
-    result = await ask(dynamo, settings, model, caller="ann", run_id="run-c", conversation_id="conv-c")
+    result = await ask(dynamo, settings, model, caller="ann")
     assert result["status"] == 429
     assert result["scope"] == "user"
     assert result["message"].startswith("Your spending cap of $0.005 is reached")
@@ -185,7 +189,7 @@ async def test_a_later_step_that_could_pass_a_cap_ends_with_limit_and_spend_cap(
     model = ScriptedModel(
         [Step(tool_calls=[("lookup", {})], input_tokens=100, output_tokens=2900), Step(text="never reached")], model_id="scripted"
     )
-    result = await ask(dynamo, settings, model, caller="ann", run_id="run-l", conversation_id="conv-l")
+    result = await ask(dynamo, settings, model, caller="ann")
     assert result["done"] == "spend-cap"
     [limit] = [f for f in result["frames"] if f.type == "limit"]
     assert limit.data["scope"] == "user" and limit.data["resets_at"] is None

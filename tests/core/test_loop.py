@@ -162,6 +162,8 @@ async def test_client_gone_the_exchange_still_completes_and_commits():
 class _CountingGuard:
     """Reserves nothing real: enough for the loop to treat spending as measured."""
 
+    requires_usage = True
+
     async def reserve(self, request, step):
         return step
 

@@ -53,3 +53,41 @@ def test_layer_requirements_leave_out_the_local_only_stack():
 def test_platforms_are_lambda_manylinux_for_both_architectures():
     assert package.PLATFORMS["x86_64"][0] == "manylinux2014_x86_64"
     assert package.PLATFORMS["arm64"][0] == "manylinux2014_aarch64"
+
+
+def test_code_only_layer_ships_the_core_without_the_command_the_local_stack_or_the_test_kit(tmp_path, capsys):
+    assert package.main(["--code-only", "--build-dir", str(tmp_path)]) == 0
+    site = tmp_path / "layer" / "python"
+    assert (site / "groundchat" / "chat" / "loop.py").exists()
+    assert (site / "groundchat" / "spending" / "guard.py").exists()
+    assert not list(site.rglob("groundchat_cli")) and not list(site.rglob("groundchat_testkit"))
+    assert package.local_only_in_layer(site) == []
+    printed = capsys.readouterr().out
+    core = site / "groundchat"
+    files = sum(1 for f in core.rglob("*") if f.is_file())
+    line = next(line for line in printed.splitlines() if line.startswith("layer: groundchat core"))
+    assert line.startswith(f"layer: groundchat core {files} files, {package.tree_size(core) / 1024:.0f} KB (zipped ")
+    assert line.endswith("not shipped: cli/ (the command, the local stack), testkit/ (test doubles)")
+
+
+def test_local_only_code_in_a_built_layer_is_reported_and_stops_the_build(tmp_path, monkeypatch):
+    layer = package.build_layer("x86_64", tmp_path, with_dependencies=False)
+    site = layer / "python"
+    (site / "groundchat" / "localstack.py").write_text("import moto\n")
+    (site / "groundchat_cli").mkdir()
+    (site / "groundchat" / "chat" / "served.py").write_text("from starlette.responses import Response\n")
+    assert package.local_only_in_layer(site) == [
+        "groundchat_cli", "groundchat/localstack.py",
+        "groundchat/chat/served.py (imports starlette)", "groundchat/localstack.py (imports moto)"]
+    # The same check ends a build whose core package carries an old local-only path.
+    fake_core = tmp_path / "core"
+    package.shutil.copytree(package.CORE_PACKAGE, fake_core, ignore=package._ignore)
+    (fake_core / "testing.py").write_text("")
+    monkeypatch.setattr(package, "CORE_PACKAGE", fake_core)
+    try:
+        package.build_layer("x86_64", tmp_path / "again", with_dependencies=False)
+    except SystemExit as exc:
+        assert str(exc) == ("the layer must not contain local-only code: groundchat/testing.py"
+                            " (it belongs in cli/ or testkit/)")
+    else:
+        raise AssertionError("a layer with local-only code was built")

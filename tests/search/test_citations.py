@@ -16,7 +16,7 @@ def _results(*excerpts):
 async def test_real_ref_verified_invented_unverified():
     ex = Exchange(conversation_id="c", run_id="r", question="q")
     ex.answer_text = "Text needs 4.5:1 [3f9a1b2c]; also [3f9a1b2c] again, and [deadbeef]."
-    ex.tool_results = _results(EXCERPT)
+    ex.answer.tool_results = _results(EXCERPT)
     frames = await citation_check(ex)
     assert [f.type for f in frames] == ["citations"]
     report = frames[0].data
@@ -31,11 +31,11 @@ async def test_real_ref_verified_invented_unverified():
 async def test_a_ref_from_an_earlier_answer_is_not_counted():
     earlier = Exchange(conversation_id="c", run_id="r1", question="q1")
     earlier.answer_text = "See [0badcafe]."
-    earlier.tool_results = _results(OTHER)
+    earlier.answer.tool_results = _results(OTHER)
     assert (await citation_check(earlier))[0].data["verified"] == 1
     later = Exchange(conversation_id="c", run_id="r2", question="q2")
     later.answer_text = "As I said, [0badcafe] and [3f9a1b2c]."
-    later.tool_results = _results(EXCERPT)  # this answer's tools did not return 0badcafe
+    later.answer.tool_results = _results(EXCERPT)  # this answer's tools did not return 0badcafe
     report = (await citation_check(later))[0].data
     assert [s["ref"] for s in report["sources"]] == ["3f9a1b2c"]
     assert report["unverified"] == [{"ref": "0badcafe", "status": "unverified"}]

@@ -8,6 +8,7 @@ last frame: a client that leaves just stops receiving.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import AsyncIterator
 
 from starlette.responses import Response
@@ -21,6 +22,11 @@ SSE_HEADERS = [
     # Proxies (and API Gateway's buffered paths) must not hold frames back.
     (b"x-accel-buffering", b"no"),
 ]
+
+
+def sse(frame: Frame) -> bytes:
+    """One frame as a server-sent event: its type is the event, its payload the data."""
+    return f"event: {frame.type}\ndata: {json.dumps(frame.data, default=str, ensure_ascii=False)}\n\n".encode()
 
 
 class ExchangeStream(Response):
@@ -56,7 +62,7 @@ class ExchangeStream(Response):
             if client_gone:
                 continue
             try:
-                await send({"type": "http.response.body", "body": frame.sse().encode(), "more_body": True})
+                await send({"type": "http.response.body", "body": sse(frame), "more_body": True})
             except Exception:  # the client left: keep draining so the exchange commits
                 client_gone = True
         await task

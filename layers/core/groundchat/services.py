@@ -5,7 +5,8 @@ local default differs from AWS by configuration only.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import uuid
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -28,7 +29,6 @@ class Services:
     model_override: ChatModel | None = None
     tools_override: list[Tool] | None = None
     docs_override: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def users(self) -> UserStore:
@@ -96,6 +96,11 @@ class Services:
         return rules
 
     def tool_context(self, caller: Caller, run_id: str = "", conversation_id: str = "") -> ToolContext:
+        """What a tool may reach for this caller. Every search is charged here, whoever runs the
+        tool (an answer, a page route, `groundchat tool`), under this run."""
+        from groundchat.spending.search_charge import SearchCharge
+
+        run_id = run_id or uuid.uuid4().hex
         return ToolContext(
             caller=caller,
             run_id=run_id,
@@ -103,6 +108,7 @@ class Services:
             runs=_Lazy(lambda: self.runs),
             docs=_Lazy(lambda: self.docs),
             rules=_Lazy(lambda: self.rules),
+            charge_search=SearchCharge(self.dynamo, self.settings, caller.id, conversation_id, run_id),
         )
 
 

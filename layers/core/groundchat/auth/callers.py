@@ -21,3 +21,6 @@ class Caller(BaseModel):
 
 
 Can = Callable[[str, Caller], Awaitable[bool]]
+
+# What every route says to a request without a verified caller.
+SIGN_IN_MESSAGE = "Sign in: send a bearer token (locally: `groundchat token USER`)."

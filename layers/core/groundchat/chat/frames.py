@@ -1,20 +1,120 @@
-"""The typed frames an answer streams. The core yields them; the chat function renders SSE."""
+"""The typed frames an answer streams: a closed set of variants, one per `event:` the page reads.
+
+The core yields them; the chat function renders each as SSE with `data` as the event's JSON.
+"""
 from __future__ import annotations
 
-import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field
 
-FrameType = Literal[
-    "start", "text", "tool-call", "tool-result", "view", "citations", "history", "limit", "error", "done"
-]
 DoneReason = Literal["complete", "max-steps", "spend-cap", "unmeasurable-cost", "too-large", "error"]
 
 
-class Frame(BaseModel):
-    type: FrameType
-    data: dict[str, Any] = Field(default_factory=dict)
+class _Frame(BaseModel):
+    type: str
 
-    def sse(self) -> str:
-        return f"event: {self.type}\ndata: {json.dumps(self.data, default=str, ensure_ascii=False)}\n\n"
+    @property
+    def data(self) -> dict[str, Any]:
+        """The event's payload as it goes on the wire: every field but the type."""
+        return self.model_dump(exclude={"type"})
+
+
+class StartFrame(_Frame):
+    type: Literal["start"] = "start"
+    conversation_id: str
+    run_id: str
+
+
+class TextFrame(_Frame):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolCallFrame(_Frame):
+    type: Literal["tool-call"] = "tool-call"
+    id: str
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResultFrame(_Frame):
+    """A tool's result, or the error the model saw instead; never both."""
+
+    type: Literal["tool-result"] = "tool-result"
+    id: str
+    name: str
+    result: Any = None
+    error: str | None = None
+
+    @property
+    def data(self) -> dict[str, Any]:
+        outcome = {"error": self.error} if self.error is not None else {"result": self.result}
+        return {"id": self.id, "name": self.name, **outcome}
+
+
+class ViewFrame(_Frame):
+    """An accepted view, exactly as the catalog dumped it."""
+
+    type: Literal["view"] = "view"
+    view: dict[str, Any]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return dict(self.view)
+
+
+class CitationsFrame(_Frame):
+    type: Literal["citations"] = "citations"
+    sources: list[dict[str, Any]]
+    unverified: list[dict[str, Any]]
+    cited: int
+    verified: int
+
+
+class HistoryFrame(_Frame):
+    """What of the stored conversation the model was sent (see `groundchat.chat.history`)."""
+
+    type: Literal["history"] = "history"
+    outcome: Literal["unchanged", "reduced", "failed"]
+    codes: list[str]
+    tokens: int
+    max_input_tokens: int
+    reason: str | None = None
+    dropped_messages: int = 0
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"type"}, exclude_defaults=True) | {
+            "outcome": self.outcome, "codes": self.codes, "tokens": self.tokens, "max_input_tokens": self.max_input_tokens,
+        }
+
+
+class LimitFrame(_Frame):
+    type: Literal["limit"] = "limit"
+    scope: str
+    message: str
+    resets_at: str | None = None
+
+
+class ErrorFrame(_Frame):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    run_id: str
+
+
+class DoneFrame(_Frame):
+    type: Literal["done"] = "done"
+    reason: DoneReason
+    run_id: str
+
+
+Frame = Annotated[
+    Union[
+        StartFrame, TextFrame, ToolCallFrame, ToolResultFrame, ViewFrame, CitationsFrame,
+        HistoryFrame, LimitFrame, ErrorFrame, DoneFrame,
+    ],
+    Field(discriminator="type"),
+]
+FrameType = Literal["start", "text", "tool-call", "tool-result", "view", "citations", "history", "limit", "error", "done"]

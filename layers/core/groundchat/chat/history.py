@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from groundchat.chat.frames import HistoryFrame
 from groundchat.models.messages import Message, ModelRequest, ToolSpec
+from groundchat.spending.token_estimate import estimate_request_tokens
 
 Strategy = Literal["drop-oldest"]
 
@@ -56,18 +58,12 @@ class Shortened:
     limit: int = 0
     dropped_messages: int = 0
 
-    def frame_data(self) -> dict:
-        data = {"outcome": self.outcome, "codes": self.codes, "tokens": self.tokens, "max_input_tokens": self.limit}
-        if self.reason:
-            data["reason"] = self.reason
-        if self.dropped_messages:
-            data["dropped_messages"] = self.dropped_messages
-        return data
+    def frame(self) -> HistoryFrame:
+        return HistoryFrame(outcome=self.outcome, codes=self.codes, tokens=self.tokens, max_input_tokens=self.limit,
+                            reason=self.reason or None, dropped_messages=self.dropped_messages)
 
 
 def _count(system: str, messages: list[Message], tools: list[ToolSpec]) -> int:
-    from groundchat.spending.token_estimate import estimate_request_tokens
-
     return estimate_request_tokens(ModelRequest(system=system, messages=messages, tools=tools))
 
 

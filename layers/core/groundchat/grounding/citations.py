@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from groundchat.chat.frames import Frame
+from groundchat.chat.frames import CitationsFrame
 from groundchat.grounding.result_walk import result_nodes
 
 CITATION = re.compile(r"\[([0-9a-f]{8})\]")
@@ -50,8 +50,8 @@ def check_citations(answer_text: str, tool_results: Iterable[dict[str, Any]]) ->
     }
 
 
-async def citation_check(exchange: Any) -> list[Frame]:
-    """An `after_answer` hook for `groundchat.chat.loop.run_exchange`."""
-    report = check_citations(exchange.answer_text, exchange.tool_results)
-    exchange.annotations["citations"] = report
-    return [Frame(type="citations", data=report)]
+async def citation_check(exchange: Any) -> list[CitationsFrame]:
+    """An after-answer check for `groundchat.chat.loop.run_exchange`."""
+    report = check_citations(exchange.answer_text, exchange.answer.tool_results)
+    exchange.answer.annotations.citations = report
+    return [CitationsFrame(**report)]

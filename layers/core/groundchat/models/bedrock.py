@@ -237,6 +237,7 @@ class BedrockModel:
         self.bedrock_model_id = model_id
         # The id the price table and the trace know this model by.
         self.model_id = price_id or f"bedrock:{model_id}"
+        self.price_id = self.model_id
         self.region = region
         self.retry = retry or RetryPolicy()
         self._client = client

@@ -74,9 +74,11 @@ class ModelRequest(BaseModel):
 
 
 class ChatModel(Protocol):
-    """A model is an async generator function with the id under which it is priced."""
+    """A model is an async generator function. `model_id` names it in traces; `price_id` is its
+    key in the price table (the configured model string), checked before any call is paid."""
 
     model_id: str
+    price_id: str
 
     def __call__(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallEvent | UsageEvent | StopEvent]: ...
 

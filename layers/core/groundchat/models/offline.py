@@ -33,6 +33,7 @@ def _known_rules() -> set[str]:
 
 class OfflineAnswerer:
     model_id = "offline"
+    price_id = "offline"
 
     def __init__(self, settings: Any = None) -> None:
         self._rules = _known_rules()

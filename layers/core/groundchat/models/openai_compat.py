@@ -234,6 +234,7 @@ class OpenAICompatModel:
     ) -> None:
         self.remote_model_id = model_id
         self.model_id = price_id or f"openai:{model_id}"
+        self.price_id = self.model_id
         self.url = base_url.rstrip("/") + "/chat/completions"
         self._api_key = api_key
         self._transport = transport

@@ -51,6 +51,8 @@ class Reservation:
 class BudgetGuard:
     """The StepGuard for one request (one caller, conversation and run) on a priced model."""
 
+    requires_usage = True
+
     def __init__(
         self,
         dynamo: Any,
@@ -101,22 +103,24 @@ class BudgetGuard:
             await self.release(held)
         return await self._hold(amount, kind=us.KIND_MODEL_STEP, step=step, tokens=tokens)
 
+    def _step_charge(self, reservation: Reservation, usage: UsageEvent | None) -> tuple[Decimal, Decimal | None, Decimal]:
+        """(our price, the provider's figure, what is charged) for one settled step."""
+        if usage is None:
+            # Nothing says what the step cost, so it is charged everything it could have cost.
+            return reservation.amount, None, reservation.amount
+        ours = step_cost(
+            self.price,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+        )
+        return ours, usage.provider_cost, charged_cost(self.price, ours, usage.provider_cost)
+
     async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:
         if reservation is None:
             return {"charged": "0"}
-        if usage is None:
-            # Nothing says what the step cost, so it is charged everything it could have cost.
-            ours, provider, charged = reservation.amount, None, reservation.amount
-        else:
-            ours = step_cost(
-                self.price,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                cache_read_tokens=usage.cache_read_tokens,
-                cache_write_tokens=usage.cache_write_tokens,
-            )
-            provider = usage.provider_cost
-            charged = charged_cost(self.price, ours, provider)
+        ours, provider, charged = self._step_charge(reservation, usage)
         if charged > reservation.amount:
             # Recorded all the same (a cost is never counted low); it means the estimate missed.
             log.warning(

@@ -1,4 +1,5 @@
-"""The spending hooks the loop calls around every model step. Budget code implements them."""
+"""The spending hooks the loop calls around every model step. There is always a guard: the
+budget guard (`spending.budget_guard`) for a priced model, or the no-spend guard, which says so."""
 from __future__ import annotations
 
 from typing import Any, Protocol
@@ -17,6 +18,10 @@ class SpendCapReached(Exception):
 
 
 class StepGuard(Protocol):
+    # True when a step without a usage report cannot be priced: it is charged its full
+    # reservation and the answer stops (`unmeasurable-cost`).
+    requires_usage: bool
+
     async def reserve(self, request: ModelRequest, step: int) -> Any:
         """Reserve the step's worst case; raise SpendCapReached if it could pass a cap."""
 
@@ -25,7 +30,10 @@ class StepGuard(Protocol):
 
 
 class NoSpendGuard:
-    """For the offline answerer and tests that are not about money: nothing is reserved."""
+    """For tests and tools that are not about money: nothing is reserved or charged, so a step
+    without a usage report costs nothing and does not stop the answer."""
+
+    requires_usage = False
 
     async def reserve(self, request: ModelRequest, step: int) -> None:
         return None

@@ -7,6 +7,7 @@ from typing import Any, Awaitable, Callable
 from pydantic import BaseModel, ValidationError
 
 from groundchat.auth.callers import Can, Caller
+from groundchat.chat.state import AnswerState
 from groundchat.models.messages import ToolSpec
 
 
@@ -29,12 +30,10 @@ class ToolContext:
     runs: Any = None
     docs: Any = None
     rules: Any = None
-    links: Any = None
     # Charged for a search (given its query) before it runs; None where nothing is charged.
     charge_search: Callable[[str], Awaitable[Any]] | None = None
-    # Per-answer state shared with the loop: `answer_results` (this answer's tool results, set by
-    # the loop), `annotations` (committed with the answer), `frames` (sent after a tool's result).
-    extras: dict[str, Any] = field(default_factory=dict)
+    # The answer this call belongs to: its results so far, annotations, frames to send, debug.
+    answer: AnswerState = field(default_factory=AnswerState)
 
 
 Handler = Callable[[ToolContext, Any], Awaitable[Any]]

@@ -38,7 +38,7 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> dict[str, Any]
         result = await asyncio.to_thread(ctx.docs.search, args.query, sources=[args.source] if args.source else None)
     except ValueError as exc:
         raise ToolError(str(exc)) from exc
-    ctx.extras["last_debug"] = result.debug
+    ctx.answer.debug = result.debug
     out: dict[str, Any] = {"outcome": result.outcome}
     if result.outcome == "unavailable":
         out["reason"] = result.reason

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from groundchat.auth.callers import VIEWS_SHOW
-from groundchat.chat.frames import Frame
+from groundchat.chat.frames import ViewFrame
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 from groundchat.views.actions import ACTIONS
 from groundchat.views.catalog import View
@@ -42,29 +42,17 @@ _DESCRIPTION = (
 
 @define_tool(name="show_view", description=_DESCRIPTION, input_model=ShowViewInput, permission=VIEWS_SHOW)
 async def show_view(ctx: ToolContext, args: ShowViewInput) -> dict[str, Any]:
-    # Set by the loop to this answer's results; without a loop (a single tool call) there are none.
-    results = ctx.extras.setdefault("answer_results", [])
-    refusals = _refusals(ctx, results)
-    if refusals["count"] >= MAX_REFUSALS:
+    answer = ctx.answer
+    if answer.view_refusals >= MAX_REFUSALS:
         raise ToolError(f"view refused: {MAX_REFUSALS} views were already refused in this answer; {IN_WORDS}.")
-    view, problems = review(dict(args.model_extra or {}), results)
+    view, problems = review(dict(args.model_extra or {}), answer.tool_results)
     if view is None:
-        refusals["count"] += 1
-        last = refusals["count"] >= MAX_REFUSALS
+        answer.view_refusals += 1
+        last = answer.view_refusals >= MAX_REFUSALS
         ending = f"That was the last try: {IN_WORDS}." if last else "Fix these and call show_view again, or answer in words."
         raise ToolError("view refused, nothing was shown:\n" + "\n".join(f"- {p}" for p in problems) + "\n" + ending)
     shown = view.model_dump(mode="json", exclude_none=True)
-    # The loop sends these after this call's result, and commits the annotations with the answer.
-    ctx.extras.setdefault("frames", []).append(Frame(type="view", data=shown))
-    ctx.extras.setdefault("annotations", {}).setdefault("views", []).append(shown)
+    # The loop sends the frame after this call's result, and commits the annotations with the answer.
+    answer.pending_frames.append(ViewFrame(view=shown))
+    answer.annotations.views.append(shown)
     return {"accepted": True}
-
-
-def _refusals(ctx: ToolContext, results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The refusal count of this answer. It is tied to this answer's results list, so a context
-    used for more than one answer (the CLI, tests) starts each answer at zero."""
-    state = ctx.extras.get("view_refusals")
-    if state is None or state["answer"] is not results:
-        state = {"answer": results, "count": 0}
-        ctx.extras["view_refusals"] = state
-    return state

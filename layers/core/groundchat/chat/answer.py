@@ -1,0 +1,201 @@
+"""The answer use case: one question from one caller, checked in order, then answered as frames.
+
+Every way a question is asked goes through `answer_question`: the chat route, the CLI's in-process
+paths, the tests and the benchmarks. The checks run before any model call, in this order:
+503 (no model, or an unpriced one), 401, 403, 400, 404, 409, 429. Then the claim on the
+conversation, the history the model will see, the first step's reservation, the loop, the commit,
+the trace and the metrics; the claim and any unused reservation are released on every exit path.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, AsyncIterator
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from groundchat.auth.callers import CHAT_USE, SIGN_IN_MESSAGE, Caller
+from groundchat.chat.frames import Frame
+from groundchat.chat.history import Shortened, policy_for, shorten
+from groundchat.chat.loop import Exchange, LoopLimits, run_exchange
+from groundchat.chat.prompts import system_prompt
+from groundchat.chat.steps import ModelStep, trace_records
+from groundchat.grounding.citations import citation_check
+from groundchat.models.messages import Message, ModelRequest
+from groundchat.observability import record_answer, record_refusal
+from groundchat.services import Services
+from groundchat.spending.budget_guard import BudgetGuard
+from groundchat.spending.guard import SpendCapReached
+from groundchat.spending.prices import PricingError, price_for
+from groundchat.store.conversations import ConversationBusy, new_conversation_id
+
+
+class ChatBody(BaseModel):
+    """Exactly what the browser may send: a question for a conversation. Nothing else."""
+
+    model_config = ConfigDict(extra="forbid")
+    conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
+    message: str
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A question refused before any model call: the HTTP status, a stable code, and words."""
+
+    status: int
+    code: str
+    message: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Answer:
+    conversation_id: str
+    run_id: str
+    frames: AsyncIterator[Frame]
+
+
+@dataclass
+class _Conversation:
+    id: str
+    existing: dict[str, Any] | None  # None: a new conversation, created by the commit
+    history: list[Message]
+
+
+async def answer_question(services: Services, caller: Caller | None, body: bytes | str | dict[str, Any]) -> Refusal | Answer:
+    """A refusal, or the answer whose frames the caller streams (and must drain: the exchange
+    commits and releases its claim as the frames run out)."""
+    refused = _configuration_problem(services) or await _caller_problem(services, caller)
+    if refused:
+        return refused
+    assert caller is not None
+    parsed = parse_body(body, services.settings.max_question_chars)
+    if isinstance(parsed, Refusal):
+        return parsed
+    question = parsed.message.strip()
+    run_id = uuid.uuid4().hex
+    conversation = await _open_conversation(services, caller, parsed.conversation_id, run_id)
+    if isinstance(conversation, Refusal):
+        return conversation
+    offered = [t.spec() for t in await services.registry.offered(caller)]
+    system = system_prompt(services.settings.bot_name, [t.name for t in offered])
+    shaped = shorten(conversation.history, Message(role="user", content=question), system, offered,
+                     policy_for(services.settings.history_profile))
+    spend = BudgetGuard(services.dynamo, services.settings, caller.id, conversation.id, run_id, services.model.price_id)
+    try:
+        if shaped.outcome != "failed":  # a request too large to send calls no model: nothing to reserve
+            # 429 before any model call: step 0's worst case is reserved now, against both caps,
+            # and that reservation is the one step 0 uses.
+            await spend.precheck(ModelRequest(system=system, messages=[*shaped.messages, Message(role="user", content=question)],
+                                              tools=offered, max_output_tokens=services.settings.max_output_tokens))
+    except SpendCapReached as cap:
+        if conversation.existing is not None:
+            await services.conversations.release(conversation.id, run_id)
+        return Refusal(429, "spend-cap", cap.message, {"scope": cap.scope, "resets_at": cap.resets_at})
+    frames = _frames(services, caller, conversation, question, system, run_id, spend, shaped)
+    return Answer(conversation_id=conversation.id, run_id=run_id, frames=frames)
+
+
+def _configuration_problem(services: Services) -> Refusal | None:
+    enabled, reason, how = services.model_status()
+    if not enabled:
+        return Refusal(503, "chat-not-configured", f"The chat is not configured: {reason}", {"how_to_fix": how})
+    try:
+        price_for(services.model.price_id, services.settings)
+    except PricingError as exc:  # an unpriced model is never called: its spending could not be capped
+        return Refusal(503, "chat-not-configured", f"The chat is not configured: {exc}",
+                       {"how_to_fix": "Add the model to GROUNDCHAT_PRICES_FILE."})
+    return None
+
+
+async def _caller_problem(services: Services, caller: Caller | None) -> Refusal | None:
+    if caller is None:
+        return Refusal(401, "unauthenticated", SIGN_IN_MESSAGE)
+    if not await services.can(CHAT_USE, caller):
+        return Refusal(403, "forbidden", f"You do not have the permission {CHAT_USE!r}.")
+    return None
+
+
+def parse_body(body: bytes | str | dict[str, Any], max_question_chars: int) -> ChatBody | Refusal:
+    try:
+        raw = body if isinstance(body, dict) else json.loads(body or b"null")
+        parsed = ChatBody.model_validate(raw)
+    except json.JSONDecodeError:
+        return Refusal(400, "bad-request", "the body is not JSON")
+    except ValidationError as exc:
+        return Refusal(400, "bad-request", _validation_problem(exc))
+    if not parsed.message.strip():
+        return Refusal(400, "bad-request", "message is empty")
+    if len(parsed.message) > max_question_chars:
+        return Refusal(400, "bad-request", f"message is over {max_question_chars} characters")
+    return parsed
+
+
+def _validation_problem(exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "body"
+        what = "not allowed (send only conversation_id and message)" if err["type"] == "extra_forbidden" else err["msg"]
+        problems.append(f"{where}: {what}")
+    return "; ".join(problems)
+
+
+async def _open_conversation(services: Services, caller: Caller, conversation_id: str | None, run_id: str) -> _Conversation | Refusal:
+    """A new conversation, or the caller's own one claimed for this run (404 / 409 otherwise)."""
+    if conversation_id is None:
+        return _Conversation(new_conversation_id(), None, [])
+    store, limit = services.conversations, services.settings.max_conversation_messages
+    existing = await store.get_owned(conversation_id, caller.id)
+    if existing is None:  # someone else's and unknown get the same answer
+        return Refusal(404, "not-found", "No such conversation.")
+    if int(existing.get("message_count", 0)) >= limit:
+        return Refusal(409, "conversation-full", f"This conversation has reached {limit} messages: start a new conversation.")
+    try:
+        await store.claim(conversation_id, run_id)
+    except ConversationBusy:
+        return Refusal(409, "conversation-busy", "Another answer to this conversation is in progress: wait for it, then ask again.")
+    # Read after the claim: no other answer can change the conversation now.
+    return _Conversation(conversation_id, await store.get(conversation_id), await store.read_history(conversation_id))
+
+
+def _frames(services: Services, caller: Caller, conversation: _Conversation, question: str, system: str,
+            run_id: str, spend: BudgetGuard, shaped: Shortened) -> AsyncIterator[Frame]:
+    settings = services.settings
+
+    async def commit(ex: Exchange) -> None:
+        await services.conversations.commit_exchange(
+            conversation_id=ex.conversation_id, owner=caller.id, run_id=ex.run_id, existing=conversation.existing,
+            messages=ex.new_messages, annotations=ex.annotations, title=question,
+        )
+
+    async def finish(ex: Exchange) -> None:
+        await spend.release_unused()  # the precheck's reservation, if the run ended before step 0
+        if conversation.existing is not None:
+            # A commit already cleared this run's claim; any other ending must not leave the
+            # conversation blocked. The release is conditional on the claim, so it is safe either way.
+            await services.conversations.release(ex.conversation_id, ex.run_id)
+        await services.traces.put(
+            run_id=ex.run_id, caller=caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
+            outcome=ex.done_reason, steps=trace_records(ex.steps), failure=ex.failure, question=ex.question,
+        )
+        _record_metrics(ex)
+
+    return run_exchange(
+        model=services.model, system=system, registry=services.registry,
+        ctx=services.tool_context(caller, run_id, conversation.id),
+        history=conversation.history, question=question, conversation_id=conversation.id, run_id=run_id,
+        guard=spend, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
+        after_answer=[citation_check], commit=commit, on_finish=finish, history_shortening=shaped,
+    )
+
+
+def _record_metrics(ex: Exchange) -> None:
+    model_steps = [step for step in ex.steps if isinstance(step, ModelStep)]
+    input_tokens = sum(step.input_tokens or 0 for step in model_steps)
+    output_tokens = sum(step.output_tokens or 0 for step in model_steps)
+    cost = sum((step.charged for step in model_steps), Decimal(0))
+    record_answer(cost, input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens)
+    if ex.done_reason in ("spend-cap", "unmeasurable-cost", "error", "too-large"):
+        record_refusal(ex.done_reason)

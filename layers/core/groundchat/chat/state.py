@@ -1,0 +1,48 @@
+"""What one answer accumulates while it runs, shared between the loop and the tools it calls.
+
+The loop creates one per answer and hands it to every tool through `ToolContext.answer`; a tool
+called on its own (the CLI, a page route) gets a fresh one, so nothing leaks between answers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundchat.chat.frames import Frame
+
+
+@dataclass
+class Annotations:
+    """Stored with the assistant's answer and drawn again on shared pages."""
+
+    citations: dict[str, Any] | None = None
+    views: list[dict[str, Any]] = field(default_factory=list)
+
+    def stored(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.citations is not None:
+            out["citations"] = self.citations
+        if self.views:
+            out["views"] = self.views
+        return out
+
+
+@dataclass
+class AnswerState:
+    # This answer's tool results so far, as `{"id", "name", "result"}`: views and citations are
+    # grounded against exactly these.
+    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    annotations: Annotations = field(default_factory=Annotations)
+    # Frames a tool asked for (a view); the loop sends them after that tool's result.
+    pending_frames: list[Frame] = field(default_factory=list)
+    # The retrieval debug record of the last search, moved into that call's trace step.
+    debug: dict[str, Any] | None = None
+    view_refusals: int = 0
+
+    def take_frames(self) -> list[Frame]:
+        frames, self.pending_frames = self.pending_frames, []
+        return frames
+
+    def take_debug(self) -> dict[str, Any] | None:
+        debug, self.debug = self.debug, None
+        return debug
