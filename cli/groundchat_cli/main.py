@@ -50,6 +50,7 @@ def _cmd_users_list(args: argparse.Namespace) -> int:
 def _cmd_tool(args: argparse.Namespace) -> int:
     """Call one tool as a user through the same permission check the loop uses."""
     from groundchat.auth.callers import Caller
+    from groundchat.spending.guard import SpendCapReached
     from groundchat.tools.base import ToolError, ToolRefused
 
     try:
@@ -61,12 +62,16 @@ def _cmd_tool(args: argparse.Namespace) -> int:
     caller = Caller(id=args.as_user or s.settings.dev_user)
 
     async def call() -> Any:
-        return await s.registry.execute(args.name, tool_args, s.tool_context(caller, run_id="cli"))
+        # A run of its own: a search it makes is charged like any other, under this run.
+        return await s.registry.execute(args.name, tool_args, s.tool_context(caller))
 
     try:
         result = asyncio.run(call())
     except (ToolRefused, ToolError) as exc:
         print(json.dumps({"error": str(exc)}, indent=2))
+        return 1
+    except SpendCapReached as cap:
+        print(json.dumps({"error": cap.message, "scope": cap.scope}, indent=2))
         return 1
     print(json.dumps(result, indent=2, default=str, ensure_ascii=False))
     return 0
@@ -111,12 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as", dest="as_user", default=None)
     p.set_defaults(func=_cmd_tool)
 
-    for name, helptext, func in (("try", "ask the running app; later questions continue the conversation", _cmd_try),):
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("questions", nargs="+")
-        p.add_argument("--url", default="http://127.0.0.1:8000")
-        p.add_argument("--as", dest="as_user", default=None)
-        p.set_defaults(func=func)
+    p = sub.add_parser("try", help="ask the running app; later questions continue the conversation")
+    p.add_argument("questions", nargs="+")
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--as", dest="as_user", default=None)
+    p.set_defaults(func=_cmd_try)
 
     p = sub.add_parser("examples", help="ask the example questions and share the answers")
     p.add_argument("--url", default="http://127.0.0.1:8000")

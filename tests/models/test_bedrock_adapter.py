@@ -14,7 +14,7 @@ from groundchat.models.retry import RetryPolicy
 from groundchat_testkit.providers import assert_bedrock_messages, assert_bedrock_request
 from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolSpec, UsageEvent
 
-import provider_recordings as rec
+import tests.models.provider_recordings as rec
 
 MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
 SPECS = [ToolSpec(name="lookup", description="Look something up.", input_schema={"type": "object", "properties": {"q": {"type": "string"}}})]

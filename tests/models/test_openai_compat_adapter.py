@@ -13,8 +13,8 @@ from groundchat.models.retry import RetryPolicy
 from groundchat_testkit.providers import assert_openai_messages
 from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolSpec, UsageEvent
 
-import provider_recordings as rec
-from provider_recordings import chunk, sse
+import tests.models.provider_recordings as rec
+from tests.models.provider_recordings import chunk, sse
 
 KEY = "sk-test-0123456789abcdefghij"
 SPECS = [ToolSpec(name="lookup", description="Look something up.", input_schema={"type": "object", "properties": {"q": {"type": "string"}}})]

@@ -19,7 +19,7 @@ from groundchat_testkit.providers import (
 )
 from groundchat.models.messages import NO_RESULT, Message, ModelRequest, ToolCall, ToolSpec
 
-import provider_recordings as rec
+import tests.models.provider_recordings as rec
 
 CLAUDE = "anthropic.claude-3-5-haiku-20241022-v1:0"
 NOVA = "amazon.nova-lite-v1:0"

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from groundchat_testkit.scripted import ScriptedModel, Step
-from tests.api.test_disconnect import serve_in_thread
+from tests.chat_function.test_disconnect import serve_in_thread
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it when run as root)")

@@ -8,7 +8,7 @@ import pytest
 
 from groundchat.benchmark.runs_import import import_file, import_text, parse_runs
 
-from conftest import jsonl
+from tests.benchmark.conftest import jsonl
 
 AXE_PAGES = ("signup", "products", "pricing", "header", "modal", "article")
 

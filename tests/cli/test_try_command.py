@@ -3,7 +3,7 @@ import re
 
 from groundchat_cli.client import ask_all
 from groundchat_testkit.scripted import ScriptedModel, Step
-from tests.api.test_disconnect import serve_in_thread
+from tests.chat_function.test_disconnect import serve_in_thread
 
 
 def test_try_prints_two_answers_in_one_conversation(make_env, capsys):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from conftest import jsonl
+from tests.benchmark.conftest import jsonl
 
 
 def run_cli(*argv: str) -> int:

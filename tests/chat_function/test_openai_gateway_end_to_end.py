@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from groundchat_testkit.providers import assert_openai_messages
-from tests.api.conftest import parse_sse
+from tests.chat_function.conftest import parse_sse
 
 
 def _chunks(*deltas, finish, usage):
@@ -64,7 +64,7 @@ async def test_a_question_through_an_openai_compatible_gateway(dynamo, settings,
     from groundchat.services import Services
     from groundchat.store import usage as usage_store
     from groundchat.store.tables import USAGE
-    from tests.api.conftest import TEST_TOOLS
+    from tests.chat_function.conftest import TEST_TOOLS
 
     base_url, received = gateway
     monkeypatch.setattr(settings, "model", "openai:gpt-4.1-mini")

@@ -13,7 +13,7 @@ from groundchat.store import budget_counters as bc
 from groundchat.store.tables import BUDGET
 from groundchat.models.messages import UsageEvent
 
-from .helpers import counter, first_request, registry, usage_rows
+from tests.spending.helpers import counter, first_request, registry, usage_rows
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

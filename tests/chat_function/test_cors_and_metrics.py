@@ -2,7 +2,7 @@
 import httpx
 
 from groundchat_testkit.scripted import ScriptedModel, Step
-from tests.api.conftest import parse_sse
+from tests.chat_function.conftest import parse_sse
 
 
 async def test_cors_allows_only_configured_origins(dynamo, settings, monkeypatch):

@@ -4,7 +4,7 @@ import asyncio
 import pytest
 
 from groundchat_testkit.scripted import ScriptedModel, Step
-from tests.api.conftest import parse_sse
+from tests.chat_function.conftest import parse_sse
 
 
 def answer_model(*texts):

@@ -9,7 +9,7 @@ from groundchat.benchmark.axe_rules import load_rules
 from groundchat.benchmark.runs_import import parse_runs
 from groundchat_cli.sample import CONTEXTS, generate_runs, load_sample_if_empty, sample_jsonl
 
-from conftest import jsonl
+from tests.benchmark.conftest import jsonl
 
 
 def test_fixed_seed_gives_the_same_runs():
