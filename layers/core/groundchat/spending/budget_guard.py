@@ -192,8 +192,8 @@ class BudgetGuard:
 
     async def charge_search(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
         """Charge one search of this request (see `SearchCharge`)."""
-        charge = SearchCharge(self.dynamo, self.settings, self.caller_id, self.conversation_id, self.run_id, clock=self.clock)
-        return await charge(query, embedding_tokens=embedding_tokens)
+        return await SearchCharge(self.dynamo, self.settings, self.caller_id, self.conversation_id, self.run_id,
+                                  self.clock)(query, embedding_tokens=embedding_tokens)
 
     # --- reservations ------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
@@ -17,25 +18,16 @@ from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 
 
+@dataclass(frozen=True)
 class SearchCharge:
     """Charges the searches of one run (one caller and conversation)."""
 
-    def __init__(
-        self,
-        dynamo: Any,
-        settings: Any,
-        caller_id: str,
-        conversation_id: str,
-        run_id: str,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.dynamo = dynamo
-        self.settings = settings
-        self.caller_id = caller_id
-        self.conversation_id = conversation_id
-        self.run_id = run_id
-        self.clock = clock
+    dynamo: Any
+    settings: Any
+    caller_id: str
+    conversation_id: str
+    run_id: str
+    clock: Callable[[], float] = time.time
 
     async def __call__(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
         """Charge one search (its embedding plus the flat rerank) before it runs.
