@@ -91,14 +91,25 @@ async def test_model_that_raises_ends_with_error_and_one_done():
     assert committed == []  # a failed exchange is not committed
 
 
-async def test_tool_that_raises_is_an_error_result_the_model_recovers_from():
+async def test_tool_that_raises_is_a_typed_error_the_model_recovers_from_and_only_the_trace_holds_why():
     model = ScriptedModel([Step(tool_calls=[("boom", {})]), Step(text="I could not get that.")])
-    frames = await collect(model)
+    finished = []
+
+    async def on_finish(ex):
+        finished.append(ex)
+
+    frames = [f async for f in run_exchange(
+        model=model, system="sys", registry=registry(), ctx=ToolContext(caller=Caller(id="u")), history=[],
+        question="q?", conversation_id="c1", run_id="r1", on_finish=on_finish)]
     result = next(f for f in frames if f.type == "tool-result")
-    assert "the tool broke" in result.data["error"]
+    # The exception's text (which could name an endpoint) reaches neither the reader nor the model.
+    assert result.data["error"] == "tool-failed: boom could not run this time (it failed inside); answer without it or try again later"
     assert done_reasons(frames) == ["complete"]
     tool_msg = model.requests[1].messages[-1]
-    assert tool_msg.is_error and "the tool broke" in tool_msg.content
+    assert tool_msg.is_error and tool_msg.content == f"error: {result.data['error']}"
+    assert "the tool broke" not in tool_msg.content
+    [step] = [s for s in finished[0].steps if s.kind == "tool"]
+    assert (step.outcome, step.error_detail) == ("error", "RuntimeError: the tool broke")
 
 
 async def test_commit_failure_still_ends_with_one_done():

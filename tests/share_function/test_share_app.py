@@ -129,3 +129,18 @@ def test_stored_messages_render_as_the_chat_renders_them():
         "tool_call_id": None, "name": None, "is_error": False, "annotations": {"citations": {"sources": []}},
         "run_id": "r", "created_at": "2025-01-01T00:00:00Z"}
     assert public_message({"seq": 0, "role": "user"})["content"] == ""
+
+
+async def test_markers_a_user_wrote_stay_text_on_the_shared_page(dynamo, settings, make_conversation):
+    spoof = "{{DATA}} {{ID}} {{BOT_NAME}} <b>x</b>"
+    services = Services(settings=settings, dynamo=dynamo)
+    await make_conversation(services.conversations, "d" * 32, spoof, shared=True)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_share_app(services)), base_url="http://share") as c:
+        page = (await c.get(f"/chat/shared/{'d' * 32}")).text
+    title = page.split("<title>", 1)[1].split("</title>", 1)[0]
+    heading = page.split("<h1>", 1)[1].split("</h1>", 1)[0]
+    expected = "{{DATA}} {{ID}} {{BOT_NAME}} &lt;b&gt;x&lt;/b&gt;"
+    assert heading == expected
+    assert title.startswith(expected + " · ")
+    # The data blob appears once, where the page put it, and nowhere a title was substituted.
+    assert page.count('"conversation_id"') == 1

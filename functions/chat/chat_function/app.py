@@ -5,19 +5,23 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
 from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in
-from chat_function.errors import error
+from chat_function.errors import error, store_failure
+from chat_function.limits import MAX_CHAT_BODY_BYTES, read_limited
+from chat_function.server_errors import TypedServerErrors
 from chat_function.streaming import ExchangeStream
 from groundchat.auth.callers import CHAT_USE, TRACES_READ, Caller
 from groundchat.chat.answer import Refusal, answer_question
+from groundchat.ids import is_answer_run_id, is_benchmark_run_id, is_conversation_id
 from groundchat.services import Services, build_services
 from groundchat.spending.operator import budget_status
 from groundchat.store.conversations import public_conversation, public_message
-from groundchat.tools.base import ToolError, ToolRefused
+from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from groundchat.web.assets import ASSETS, asset
 
 may_chat = Depends(allowed(CHAT_USE))
@@ -27,6 +31,7 @@ may_read_traces = Depends(allowed(TRACES_READ))
 def create_app(services: Services | None = None) -> FastAPI:
     app = FastAPI(title="groundchat", docs_url=None, redoc_url=None)
     app.state.services = services or build_services()
+    app.add_middleware(TypedServerErrors)
     origins = [o.strip() for o in app.state.services.settings.allowed_origins.split(",") if o.strip()]
     if origins:
         # Only the configured origins; the page itself is same-origin and needs none.
@@ -36,6 +41,9 @@ def create_app(services: Services | None = None) -> FastAPI:
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> Response:
         return error(exc.status, exc.code, exc.message)
+
+    app.add_exception_handler(BotoCoreError, store_failure)
+    app.add_exception_handler(ClientError, store_failure)
 
     _chat_routes(app)
     _conversation_routes(app)
@@ -47,8 +55,11 @@ def create_app(services: Services | None = None) -> FastAPI:
 
 def _chat_routes(app: FastAPI) -> None:
     @app.get("/healthz")
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    async def healthz(request: Request) -> Response:
+        """Which dependency is down, if one is: 503 while the store cannot be reached."""
+        store = "ok" if await services_of(request).store_reachable() else "down"
+        return JSONResponse({"status": "ok" if store == "ok" else "degraded", "store": store},
+                            status_code=200 if store == "ok" else 503)
 
     @app.get("/api/chat/status")
     async def status(request: Request) -> dict[str, Any]:
@@ -59,7 +70,10 @@ def _chat_routes(app: FastAPI) -> None:
 
     @app.post("/api/chat")
     async def chat(request: Request) -> Response:
-        outcome = await answer_question(services_of(request), caller_or_none(request), await request.body())
+        body = await read_limited(request, MAX_CHAT_BODY_BYTES)
+        if body is None:
+            return error(413, "too-large", f"The request body is over {MAX_CHAT_BODY_BYTES} bytes: send only the question.")
+        outcome = await answer_question(services_of(request), caller_or_none(request), body)
         if isinstance(outcome, Refusal):
             return error(outcome.status, outcome.code, outcome.message, **outcome.extra)
         return ExchangeStream(outcome.frames)  # type: ignore[return-value]
@@ -78,7 +92,7 @@ def _conversation_routes(app: FastAPI) -> None:
     @app.get("/api/conversations/{conversation_id}")
     async def read_conversation(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
         store = services_of(request).conversations
-        item = await store.get_owned(conversation_id, caller.id)
+        item = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
         if item is None:
             return error(404, "not-found", "No such conversation.")
         items = await store.read_items(conversation_id)
@@ -94,6 +108,8 @@ def _conversation_routes(app: FastAPI) -> None:
 
 
 async def _set_shared(services: Services, conversation_id: str, caller: Caller, shared: bool) -> Response:
+    if not is_conversation_id(conversation_id):
+        return error(404, "not-found", "No such conversation.")
     result = await services.conversations.set_shared(conversation_id, caller.id, shared)
     if result is None:
         return error(404, "not-found", "No such conversation.")
@@ -108,7 +124,7 @@ def _trace_routes(app: FastAPI) -> None:
 
     @app.get("/api/traces/{run_id}")
     async def trace(run_id: str, request: Request, caller: Caller = may_read_traces) -> Response:
-        found = await services_of(request).traces.get(run_id, caller.id)
+        found = await services_of(request).traces.get(run_id, caller.id) if is_answer_run_id(run_id) else None
         return JSONResponse(found) if found else error(404, "not-found", "No such run.")
 
 
@@ -121,6 +137,8 @@ def _run_routes(app: FastAPI) -> None:
 
     @app.get("/api/runs/{run_id}")
     async def run(run_id: str, request: Request, caller: Caller = Depends(signed_in)) -> Response:
+        if not is_benchmark_run_id(run_id):
+            return error(404, "not-found", "No such run.")
         return await _tool_route(services_of(request), caller, "get_run", {"run_id": run_id})
 
 
@@ -131,6 +149,8 @@ async def _tool_route(services: Services, caller: Caller, tool_name: str, args: 
         result = await services.registry.execute(tool_name, args, services.tool_context(caller))
     except ToolRefused:
         return error(403, "forbidden", "You do not have the permission to read the benchmark's runs.")
+    except ToolNotFound as exc:
+        return error(404, "not-found", str(exc))
     except ToolError as exc:
         return error(400, "bad-request", str(exc))
     return JSONResponse(result)

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from importlib import resources
 from typing import Any
 
-from fastapi import FastAPI, Query
+from botocore.exceptions import BotoCoreError, ClientError
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from groundchat.ids import is_conversation_id
 from groundchat.services import Services, build_services
+from groundchat.web.pages import fill
 from groundchat.web.assets import ASSETS, asset
+from groundchat.store.availability import store_failure_answer
 from groundchat.store.conversations import public_conversation, public_message
 
-# Conversation ids are 32 hex characters; anything far from that shape is answered without a read.
-_ID_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # A shared page may be cached briefly by a browser, but unsharing must take effect at once.
 _NO_STALE = {"Cache-Control": "no-cache"}
 
@@ -46,7 +47,7 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
     """Adds the share routes to `app` (the standalone share app, or the chat app locally)."""
 
     async def load(conversation_id: str) -> dict[str, Any] | None:
-        if not _ID_SHAPE.match(conversation_id):
+        if not is_conversation_id(conversation_id):  # answered without a read
             return None
         item = await services.conversations.get_shared(conversation_id)
         if item is None:
@@ -80,16 +81,14 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
         conversation = found["conversation"]
         page = resources.files("share_function").joinpath("static/shared.html").read_text()
         bot = html.escape(services.settings.bot_name)
-        replacements = {
-            "{{TITLE}}": html.escape(conversation["title"] or "Shared conversation"),
-            "{{BOT_NAME}}": bot,
-            "{{SHARED_ON}}": html.escape(_day(conversation["shared_at"])),
-            "{{ANSWERED_ON}}": html.escape(found["answered_on"]),
-            "{{ID}}": html.escape(conversation_id),
-            "{{DATA}}": _script_safe(found),
-        }
-        for marker, value in replacements.items():
-            page = page.replace(marker, value)
+        page = fill(page, {
+            "TITLE": html.escape(conversation["title"] or "Shared conversation"),
+            "BOT_NAME": bot,
+            "SHARED_ON": html.escape(_day(conversation["shared_at"])),
+            "ANSWERED_ON": html.escape(found["answered_on"]),
+            "ID": html.escape(conversation_id),
+            "DATA": _script_safe(found),
+        })
         return HTMLResponse(page, headers=_NO_STALE)
 
     # Standalone (behind Mangum) the share function serves the transcript's assets itself; mounted
@@ -113,4 +112,16 @@ def create_share_app(services: Services | None = None) -> FastAPI:
     app = FastAPI(title="groundchat-share", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.services = services or build_services()
     add_share_routes(app, app.state.services)
+    add_store_failure_handlers(app)
     return app
+
+
+def add_store_failure_handlers(app: FastAPI) -> None:
+    """A store that cannot be reached is a 503 the reader can retry, never a bare 500."""
+
+    async def unavailable(request: Request, exc: Exception) -> Response:
+        status, body, headers = store_failure_answer(exc)
+        return JSONResponse(body, status_code=status, headers=headers)
+
+    app.add_exception_handler(BotoCoreError, unavailable)
+    app.add_exception_handler(ClientError, unavailable)

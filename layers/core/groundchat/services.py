@@ -67,6 +67,14 @@ class Services:
 
         return build_model(self.settings)
 
+    async def store_reachable(self) -> bool:
+        """One cheap read: can this deployment reach its DynamoDB at all?"""
+        try:
+            await self.dynamo.run(self.dynamo.client.list_tables, Limit=1)
+        except Exception:
+            return False
+        return True
+
     def model_status(self) -> tuple[bool, str, str]:
         """(enabled, reason, how to fix) without calling any model."""
         if self.model_override is not None:

@@ -9,6 +9,7 @@ the trace and the metrics; the claim and any unused reservation are released on 
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -23,6 +24,7 @@ from groundchat.chat.loop import Exchange, LoopLimits, run_exchange
 from groundchat.chat.prompts import system_prompt
 from groundchat.chat.steps import ModelStep, trace_records
 from groundchat.grounding.citations import citation_check
+from groundchat.ids import is_conversation_id
 from groundchat.models.messages import Message, ModelRequest
 from groundchat.observability import record_answer, record_refusal
 from groundchat.services import Services
@@ -30,6 +32,8 @@ from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.guard import SpendCapReached
 from groundchat.spending.prices import PricingError, price_for
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
+
+log = logging.getLogger("groundchat.chat")
 
 
 class ChatBody(BaseModel):
@@ -79,6 +83,19 @@ async def answer_question(services: Services, caller: Caller | None, body: bytes
     conversation = await _open_conversation(services, caller, parsed.conversation_id, run_id)
     if isinstance(conversation, Refusal):
         return conversation
+    try:
+        prepared = await _prepare(services, caller, conversation, question, run_id)
+    except BaseException:
+        # Whatever failed between the claim and the first frame must not leave it blocked.
+        await _release_claim(services, conversation, run_id)
+        raise
+    if isinstance(prepared, Refusal):
+        await _release_claim(services, conversation, run_id)
+    return prepared
+
+
+async def _prepare(services: Services, caller: Caller, conversation: _Conversation, question: str, run_id: str) -> Refusal | Answer:
+    """The history the model will see and step 0's reservation; then the answer, not yet started."""
     offered = [t.spec() for t in await services.registry.offered(caller)]
     system = system_prompt(services.settings.bot_name, [t.name for t in offered])
     shaped = shorten(conversation.history, Message(role="user", content=question), system, offered,
@@ -91,11 +108,20 @@ async def answer_question(services: Services, caller: Caller | None, body: bytes
             await spend.precheck(ModelRequest(system=system, messages=[*shaped.messages, Message(role="user", content=question)],
                                               tools=offered, max_output_tokens=services.settings.max_output_tokens))
     except SpendCapReached as cap:
-        if conversation.existing is not None:
-            await services.conversations.release(conversation.id, run_id)
         return Refusal(429, "spend-cap", cap.message, {"scope": cap.scope, "resets_at": cap.resets_at})
     frames = _frames(services, caller, conversation, question, system, run_id, spend, shaped)
     return Answer(conversation_id=conversation.id, run_id=run_id, frames=frames)
+
+
+async def _release_claim(services: Services, conversation: _Conversation, run_id: str) -> None:
+    if conversation.existing is None:
+        return  # a new conversation holds no claim
+    try:
+        await services.conversations.release(conversation.id, run_id)
+    except Exception:
+        # The store that just failed may fail again: the claim then expires on its own, and the
+        # original failure is the one the caller must see.
+        log.warning("could not release the claim on %s for run %s", conversation.id, run_id)
 
 
 def _configuration_problem(services: Services) -> Refusal | None:
@@ -119,18 +145,35 @@ async def _caller_problem(services: Services, caller: Caller | None) -> Refusal 
 
 
 def parse_body(body: bytes | str | dict[str, Any], max_question_chars: int) -> ChatBody | Refusal:
+    """The request body as a question, or 400 with what is wrong: never an exception. The body
+    holds two flat strings, so anything nested is refused as such, however deep."""
     try:
         raw = body if isinstance(body, dict) else json.loads(body or b"null")
-        parsed = ChatBody.model_validate(raw)
+    except UnicodeDecodeError:
+        return Refusal(400, "bad-request", "the body is not valid UTF-8")
+    except RecursionError:
+        return Refusal(400, "bad-request", "the body is nested deeper than a question can be")
     except json.JSONDecodeError:
         return Refusal(400, "bad-request", "the body is not JSON")
+    try:
+        parsed = ChatBody.model_validate(raw)
     except ValidationError as exc:
         return Refusal(400, "bad-request", _validation_problem(exc))
+    if not _is_text(parsed.message) or not _is_text(parsed.conversation_id or ""):
+        return Refusal(400, "bad-request", "the body holds a lone surrogate (\\ud800-\\udfff): it is not text")
     if not parsed.message.strip():
         return Refusal(400, "bad-request", "message is empty")
     if len(parsed.message) > max_question_chars:
         return Refusal(400, "bad-request", f"message is over {max_question_chars} characters")
     return parsed
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _validation_problem(exc: ValidationError) -> str:
@@ -147,8 +190,9 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
     if conversation_id is None:
         return _Conversation(new_conversation_id(), None, [])
     store, limit = services.conversations, services.settings.max_conversation_messages
-    existing = await store.get_owned(conversation_id, caller.id)
-    if existing is None:  # someone else's and unknown get the same answer
+    # Someone else's, unknown and malformed all get the same answer; a malformed id never reaches the store.
+    existing = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
+    if existing is None:
         return Refusal(404, "not-found", "No such conversation.")
     if int(existing.get("message_count", 0)) >= limit:
         return Refusal(409, "conversation-full", f"This conversation has reached {limit} messages: start a new conversation.")
@@ -156,8 +200,15 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
         await store.claim(conversation_id, run_id)
     except ConversationBusy:
         return Refusal(409, "conversation-busy", "Another answer to this conversation is in progress: wait for it, then ask again.")
-    # Read after the claim: no other answer can change the conversation now.
-    return _Conversation(conversation_id, await store.get(conversation_id), await store.read_history(conversation_id))
+    claimed = _Conversation(conversation_id, existing, [])
+    try:
+        # Read after the claim: no other answer can change the conversation now.
+        claimed.existing = await store.get(conversation_id) or existing
+        claimed.history = await store.read_history(conversation_id)
+    except BaseException:
+        await _release_claim(services, claimed, run_id)
+        raise
+    return claimed
 
 
 def _frames(services: Services, caller: Caller, conversation: _Conversation, question: str, system: str,

@@ -37,6 +37,7 @@ from groundchat.models.messages import (
     tool_result_text,
 )
 from groundchat.spending.guard import NoSpendGuard, SpendCapReached, StepGuard
+from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
 from groundchat.tools.base import ToolContext, ToolError, ToolRefused, ToolRegistry
 
 
@@ -209,6 +210,9 @@ def _unmeasured(ex: Exchange, out: _StepOutcome) -> LimitFrame:
 
 
 def _failed(ex: Exchange, exc: Exception) -> ErrorFrame:
+    if store_unavailable(exc):  # the answer could not be stored: not the model's fault
+        ex.failure = {"class": STORE_UNAVAILABLE, "reason": type(exc).__name__}
+        return ErrorFrame(code=STORE_UNAVAILABLE, message=STORE_UNAVAILABLE_MESSAGE, run_id=ex.run_id)
     if isinstance(exc, _StepFailed):
         ex.failure = exc.failure.trace_record()
         return ErrorFrame(code=exc.failure.cls, message=exc.failure.reader_message, run_id=ex.run_id)
@@ -219,9 +223,13 @@ def _failed(ex: Exchange, exc: Exception) -> ErrorFrame:
     return ErrorFrame(code=code, message=message, run_id=ex.run_id)
 
 
+TOOL_FAILED = "tool-failed"
+
+
 async def _run_tool(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, ex: Exchange, limits: LoopLimits) -> AsyncIterator[Frame]:
     started = time.perf_counter()
     outcome = "ok"
+    detail = ""
     try:
         value = await registry.execute(call.name, call.args, ctx)
         value = fit_result(value, limits.max_tool_result_chars)
@@ -234,12 +242,16 @@ async def _run_tool(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, ex
     except (ToolRefused, ToolError) as exc:
         outcome = "refused" if isinstance(exc, ToolRefused) else "invalid"
         yield _tool_error(call, ex, str(exc))
-    except Exception as exc:  # a tool that raises: the model sees the error and can recover
+    except Exception as exc:  # a tool that raises: the model sees a plain error and can recover
         outcome = "error"
-        yield _tool_error(call, ex, f"{type(exc).__name__}: {exc}")
+        # The exception's own text may name an endpoint or a table: it goes to the trace only.
+        detail = f"{type(exc).__name__}: {exc}"
+        why = "its data could not be reached" if store_unavailable(exc) else "it failed inside"
+        yield _tool_error(call, ex, f"{TOOL_FAILED}: {call.name} could not run this time ({why}); answer without it or try again later")
     ex.answer.take_frames()  # a tool that failed shows nothing
     ex.steps.append(ToolStep(id=call.id, name=call.name, args=call.args, outcome=outcome,  # type: ignore[arg-type]
-                             latency_ms=round((time.perf_counter() - started) * 1000, 2), debug=ex.answer.take_debug()))
+                             latency_ms=round((time.perf_counter() - started) * 1000, 2), debug=ex.answer.take_debug(),
+                             error_detail=detail if outcome == "error" else None))
 
 
 def _tool_error(call: ToolCall, ex: Exchange, message: str) -> ToolResultFrame:

@@ -31,8 +31,11 @@ class ToolStep(BaseModel):
     outcome: Literal["ok", "refused", "invalid", "error"]
     latency_ms: float
     debug: dict[str, Any] | None = None
+    # What a failing tool raised, for the operator; the reader and the model see `tool-failed`.
+    error_detail: str | None = None
 
 
 def trace_records(steps: list[ModelStep | ToolStep]) -> list[dict[str, Any]]:
-    """As stored in the trace: a tool step without retrieval debug carries no `debug` key."""
-    return [s.model_dump(exclude={"debug"} if isinstance(s, ToolStep) and s.debug is None else None) for s in steps]
+    """As stored in the trace: a tool step carries `debug` and `error_detail` only when it has them."""
+    return [s.model_dump(exclude={k for k in ("debug", "error_detail") if getattr(s, k) is None} or None)
+            if isinstance(s, ToolStep) else s.model_dump() for s in steps]

@@ -19,6 +19,10 @@ class ToolError(Exception):
     """A tool refusing its input in words the model can act on (e.g. listing valid values)."""
 
 
+class ToolNotFound(ToolError):
+    """The thing the input names does not exist (e.g. no run with that id): 404 on a page route."""
+
+
 @dataclass
 class ToolContext:
     """Built by the app per caller and request. Tools reach data only through what is here."""

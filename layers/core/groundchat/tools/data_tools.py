@@ -12,7 +12,7 @@ from typing import Any
 from groundchat.auth.callers import RUNS_READ
 from groundchat.spending.prices import cost_text
 from groundchat.benchmark.runs import RunFilter, RunSummary
-from groundchat.tools.base import Tool, ToolContext, ToolError, define_tool
+from groundchat.tools.base import Tool, ToolContext, ToolError, ToolNotFound, define_tool
 from groundchat.tools.data_shapes import (
     RUN_LINKS,
     CompareContextsResult,
@@ -169,7 +169,7 @@ async def list_runs(ctx: ToolContext, args: ListRunsArgs) -> ListRunsResult:
 async def get_run(ctx: ToolContext, args: GetRunArgs) -> GetRunResult:
     run = await _runs(ctx).get_run(args.run_id)
     if run is None:
-        raise ToolError(f"no run with id {args.run_id!r}; list_runs shows the ids that exist")
+        raise ToolNotFound(f"no run with id {args.run_id!r}; list_runs shows the ids that exist")
     row = _run_row(run.summary())
     violations = [
         ViolationOut(
