@@ -124,7 +124,7 @@ async def test_two_tool_round_through_the_loop():
     results = [b["toolResult"] for b in second["messages"][2]["content"]]
     assert [r["toolUseId"] for r in results] == ["tooluse_a1", "tooluse_b2"]
     assert [r["status"] for r in results] == ["success", "error"]
-    assert results[1]["content"] == [{"text": "error: RuntimeError: index unavailable"}]
+    assert results[1]["content"] == [{"text": "error: tool-failed: boom could not run this time (it failed inside); answer without it or try again later"}]
 
 
 async def test_throttling_exception_in_the_stream_is_a_typed_failure():

@@ -63,9 +63,9 @@ async def test_tool_error_status_only_where_the_model_accepts_it(transcripts):
     nova = to_converse_request(request, NOVA)["messages"][2]["content"][0]["toolResult"]
     assert claude["status"] == "error"
     assert "status" not in nova
-    assert claude["content"] == nova["content"] == [{"text": "error: RuntimeError: index unavailable"}]
+    assert claude["content"] == nova["content"] == [{"text": "error: tool-failed: boom could not run this time (it failed inside); answer without it or try again later"}]
     tool_message = to_openai_messages(request)["messages"][3]
-    assert tool_message == {"role": "tool", "tool_call_id": "call_0_0", "content": "error: RuntimeError: index unavailable"}
+    assert tool_message == {"role": "tool", "tool_call_id": "call_0_0", "content": "error: tool-failed: boom could not run this time (it failed inside); answer without it or try again later"}
 
 
 async def test_no_result_is_sent_as_words_never_empty(transcripts):

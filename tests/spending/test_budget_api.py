@@ -95,9 +95,9 @@ def test_the_429_comes_after_the_409(api, dynamo):
     model = ScriptedModel([Step(text="never")], model_id="scripted")
     client = api(model, chat="0.001")
     client.services.conversations.conversations.put_item(
-        Item={"conversation_id": "full", "owner": "alice", "message_count": 40, "created_at": "2026-11-01T00:00:00Z", "title": "t", "version": 1}
+        Item={"conversation_id": "f" * 32, "owner": "alice", "message_count": 40, "created_at": "2026-11-01T00:00:00Z", "title": "t", "version": 1}
     )
-    full = client.post("/api/chat", json={"conversation_id": "full", "message": QUESTION}, headers=client.auth_for("alice"))
+    full = client.post("/api/chat", json={"conversation_id": "f" * 32, "message": QUESTION}, headers=client.auth_for("alice"))
     assert full.status_code == 409
     fresh = client.post("/api/chat", json={"message": QUESTION}, headers=client.auth_for("alice"))
     assert fresh.status_code == 429

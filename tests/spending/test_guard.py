@@ -219,8 +219,12 @@ async def test_an_unused_precheck_reservation_is_released(dynamo, budget_setting
     assert counter(dynamo, bc.CHAT_SCOPE).committed == 0 and open_reservations(dynamo) == []
 
 
+RERANK_MODEL = "bedrock:amazon.rerank-v1:0"
+
+
 async def test_a_search_is_charged_its_embedding_and_the_flat_rerank(dynamo, budget_settings, monkeypatch):
     monkeypatch.setenv("GROUNDCHAT_EMBEDDING_MODEL", "bedrock:amazon.titan-embed-text-v2:0")
+    monkeypatch.setenv("GROUNDCHAT_RERANK", RERANK_MODEL)
     settings = budget_settings()
     guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
     charge = await guard.charge_search("x" * 300)  # 100 tokens by our estimate
@@ -233,7 +237,18 @@ async def test_a_search_is_charged_its_embedding_and_the_flat_rerank(dynamo, bud
     assert sum(r["charged"] for r in rows) == counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.00076584")
 
 
-async def test_a_search_past_the_cap_is_refused_and_not_charged(dynamo, budget_settings):
+async def test_without_a_rerank_a_search_is_charged_its_embedding_alone(dynamo, budget_settings, monkeypatch):
+    monkeypatch.setenv("GROUNDCHAT_EMBEDDING_MODEL", "bedrock:amazon.titan-embed-text-v2:0")
+    settings = budget_settings()
+    assert settings.rerank == "none"
+    guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
+    assert (await guard.charge_search("x" * 300))["charged"] == "0.000002"  # 100 tokens at $0.02 per million
+    monkeypatch.setenv("GROUNDCHAT_EMBEDDING_MODEL", "local:minilm-int8")  # the local default: nothing at all
+    assert (await BudgetGuard(dynamo, budget_settings(), "ann", "c", "run-u", "scripted").charge_search("q"))["charged"] == "0"
+
+
+async def test_a_search_past_the_cap_is_refused_and_not_charged(dynamo, budget_settings, monkeypatch):
+    monkeypatch.setenv("GROUNDCHAT_RERANK", RERANK_MODEL)
     settings = budget_settings(chat="0.0005")
     guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
     await guard.charge_search("a question")

@@ -10,16 +10,23 @@ Off Lambda (`make run`, tests) there is no X-Ray daemon and no CloudWatch readin
 and metric output are off by default there: POWERTOOLS_TRACE_DISABLED and
 POWERTOOLS_METRICS_DISABLED are set unless the environment already says otherwise. A namespace is
 always given, so a metric never fails for lack of one.
+
+Every log line goes through the redactor as it is formatted (message, extra keys and traceback
+alike), so a logged error that echoes a key does not put it in CloudWatch.
 """
 from __future__ import annotations
 
+import logging
 import os
 from decimal import Decimal
 from typing import Any
 
 from aws_lambda_powertools import Logger, Tracer
+from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
+
+from groundchat.redaction import redact
 
 SERVICE = "groundchat"
 NAMESPACE_DEFAULT = "groundchat"
@@ -41,7 +48,15 @@ def _local_defaults() -> None:
 
 _local_defaults()
 
-logger = Logger(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
+
+class RedactingFormatter(LambdaPowertoolsFormatter):
+    """The Powertools JSON line, redacted (the redactor keeps JSON escapes intact)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+logger = Logger(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE), logger_formatter=RedactingFormatter())
 tracer = Tracer(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
 
 

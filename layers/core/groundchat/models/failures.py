@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from groundchat.redaction import redact
+
 FailureClass = Literal[
     "spend_limit", "auth", "upstream_unreachable", "gateway_unreachable", "gateway", "content_missing", "internal"
 ]
@@ -35,29 +37,55 @@ READER_MESSAGES: dict[str, str] = {
     "internal": "Something went wrong while answering.",
 }
 
-# Order matters: whole signed URLs go first, so the credentials inside them are removed with them
-# rather than leaving a half-redacted address behind.
-_SECRET_PATTERNS = [
-    (re.compile(r"https?://[^\s\"'<>]*(?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|Signature=|[?&]sig=|[?&]token=)[^\s\"'<>]*", re.I), "[signed-url]"),
-    (re.compile(r"sk-[A-Za-z0-9_\-]{8,}"), "sk-[redacted]"),
-    # Eight characters at least, so "the bearer of bad news" stays prose.
-    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}"), "Bearer [redacted]"),
-    (re.compile(r"(?i)(authorization\W{1,3})basic\s+[A-Za-z0-9+/=]{8,}"), r"\1Basic [redacted]"),
-    (re.compile(r"\b(?:AKIA|ASIA|AROA|AIDA)[A-Z0-9]{16}\b"), "[aws-access-key]"),
-    (re.compile(r"(?i)(aws_secret_access_key|secret[_-]?access[_-]?key|secretkey)(\W{1,3})[A-Za-z0-9/+=]{30,}"), r"\1\2[redacted]"),
-    (re.compile(r"(?i)(x-amz-security-token|aws_session_token|session[_-]?token)(\W{1,3})[A-Za-z0-9/+=%]{16,}"), r"\1\2[redacted]"),
-    # A bare AWS secret access key is 40 characters of base64: redact any such run on its own.
-    (re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"), "[redacted-40]"),
-    (re.compile(r"(?i)(api[_-]?key|x-api-key|authorization)(\"?\s*[:=]\s*\"?)[^\s\",}]{6,}"), r"\1\2[redacted]"),
+# The reason kept in a trace, and the upstream body inside it, are bounded excerpts.
+MAX_REASON_CHARS = 2000
+UPSTREAM_EXCERPT_CHARS = 500
+
+# Stack frames an upstream (a gateway, a proxy, the provider) printed into its error body: Python
+# tracebacks, Java/.NET and Node frames. They say nothing to an operator of ours and may name paths.
+_PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
+_PY_FRAME = re.compile(r'^\s*File \\?".*?\\?", line \d+')
+_OTHER_FRAMES = [
+    # Java and .NET: at a.b.C.m(C.java:42), at java.base/java.lang.Thread.run(...), at A.B() in x.cs:line 3
+    re.compile(r"^\s*at\s+[\w$/<>]+(?:\.[\w$/<>`]+)+\([^()]*\)(?:\s+in\s+\S.*)?\s*$"),
+    re.compile(r"^\s*at\s+(?:[^()\n]*?\s)?\(?[^\s()]+:\d+:\d+\)?\s*$"),  # Node: at f (/app/x.js:1:2)
+    re.compile(r"^\s*at\s+(?:async\s+)?\S+\s+\((?:native|index \d+|<anonymous>)\)\s*$"),  # Node, no file
+    re.compile(r"^\s*\.\.\. \d+ (?:more|common frames omitted)\s*$"),
 ]
+FRAMES_MARK = "[stack frames removed]"
+
+
+def strip_frames(text: str) -> str:
+    """`text` without stack frames; each run of removed lines leaves one mark."""
+    # A body that is JSON carries its trace as one string with escaped newlines.
+    text = text.replace("\\r\\n", "\n").replace("\\n", "\n").replace("\\t", "\t")
+    kept: list[str] = []
+    frame_indent: int | None = None  # inside a Python frame: its source lines are indented deeper
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if frame_indent is not None and line.strip() and indent > frame_indent:
+            continue
+        frame_indent = None
+        if _PY_FRAME.match(line):
+            frame_indent = indent
+        elif not (_PY_TRACEBACK.match(line) or any(p.match(line) for p in _OTHER_FRAMES)):
+            kept.append(line)
+            continue
+        if not kept or kept[-1] != FRAMES_MARK:
+            kept.append(FRAMES_MARK)
+    return "\n".join(kept)
+
+
+def excerpt(text: str, limit: int = UPSTREAM_EXCERPT_CHARS) -> str:
+    """What a trace keeps of text from outside: frames out, secrets redacted, then at most `limit`
+    characters. Redacted before the cut, so a cut never leaves half a key behind."""
+    out = redact(strip_frames(str(text))).strip()
+    return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
 def sanitise(reason: str) -> str:
-    """Remove keys, bearer tokens, AWS credentials and signed URLs from a provider's reason."""
-    out = str(reason)
-    for pattern, replacement in _SECRET_PATTERNS:
-        out = pattern.sub(replacement, out)
-    return out[:2000]
+    """Remove secrets, credential shapes and stack frames from a provider's reason, and bound it."""
+    return excerpt(reason, MAX_REASON_CHARS)
 
 
 @dataclass
@@ -114,7 +142,7 @@ def from_http_status(status: int, body: str, *, retry_after: float | None = None
     Only throttling (429 without spend words) and 5xx are retryable: a 4xx is our request or our
     account, and sending it again changes nothing.
     """
-    reason = f"HTTP {status}: {body.strip()[:1000]}"
+    reason = f"HTTP {status}: {excerpt(body)}"
     extra = {"retry_after": retry_after} if retry_after is not None else {}
     if status in (401, 403):
         return ModelFailure("auth", reason, status=status)
@@ -141,7 +169,7 @@ _AWS_RETRYABLE = {
 def from_aws_error(code: str, message: str, status: int | None = None) -> ModelFailure:
     """A Bedrock error code (from an HTTP error or an exception event in the stream), classified."""
     key = (code or "").lower()
-    reason = f"{code}: {message}"
+    reason = f"{code}: {excerpt(message)}"
     if key in _AWS_AUTH:
         return ModelFailure("auth", reason, status=status)
     if key in _AWS_RETRYABLE:

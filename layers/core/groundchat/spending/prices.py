@@ -212,9 +212,11 @@ def charged_cost(price: ModelPrice, ours: Decimal, provider: Decimal | None) -> 
     return ceil_money(max(Decimal(ours), Decimal(provider)))
 
 
-def search_cost(embedding_price: ModelPrice, embedding_tokens: int) -> Decimal:
-    """A search: its embedding at the embedding model's price, plus the flat rerank charge."""
-    return ceil_money(tokens_cost(embedding_tokens, embedding_price.input_per_mtok) + RERANK_FLAT_USD)
+def search_cost(embedding_price: ModelPrice, embedding_tokens: int, *, reranked: bool = True) -> Decimal:
+    """A search: its embedding at the embedding model's price, plus the flat rerank charge when a
+    rerank model runs (none is charged with `GROUNDCHAT_RERANK=none`)."""
+    rerank = RERANK_FLAT_USD if reranked else Decimal(0)
+    return ceil_money(tokens_cost(embedding_tokens, embedding_price.input_per_mtok) + rerank)
 
 
 def money_text(amount: Decimal) -> str:

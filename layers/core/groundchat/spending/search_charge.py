@@ -41,7 +41,8 @@ class SearchCharge:
         embedding_price = price_for(embedding_model, self.settings)
         if embedding_tokens is None:
             embedding_tokens = estimate_tokens(query) if query else EMBEDDING_MAX_INPUT_TOKENS
-        amount = search_cost(embedding_price, embedding_tokens)
+        reranked = str(getattr(self.settings, "rerank", "none") or "none").strip().lower() != "none"
+        amount = search_cost(embedding_price, embedding_tokens, reranked=reranked)
         now, created_at = timestamp(self.clock)
         caps = caps_for(self.settings, self.caller_id, now)
         refuse_oversized(caps, amount)

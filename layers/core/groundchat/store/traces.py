@@ -1,4 +1,9 @@
-"""Traces: one record per chat run, written for failures as well as successes."""
+"""Traces: one record per chat run, written for failures as well as successes.
+
+Whoever holds `traces.read` reads them, so every step and failure passes through the redactor on
+the way in (a tool argument or a debug record may echo a secret), and again on the way out for
+records written before it. The question is the reader's own text and is kept as asked.
+"""
 from __future__ import annotations
 
 import json
@@ -8,6 +13,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
+from groundchat.redaction import redact_value
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.tables import TRACES
 
@@ -22,6 +28,7 @@ class TraceStore:
 
     async def put(self, *, run_id: str, caller: str, conversation_id: str, started_at: float, outcome: str,
                   steps: list[dict[str, Any]], failure: dict[str, Any] | None, question: str) -> None:
+        steps, failure = _redacted(steps), _redacted(failure)
         steps_json = json.dumps(steps, default=str)
         if len(steps_json) > MAX_STEPS_CHARS:
             steps_json = json.dumps({"cut": f"steps over {MAX_STEPS_CHARS} characters", "count": len(steps), "steps": [
@@ -57,6 +64,11 @@ class TraceStore:
         return _public(items[0]) if items else None
 
 
+def _redacted(value: Any) -> Any:
+    # Through JSON first, as it will be stored: an object's text (default=str) is redacted too.
+    return redact_value(json.loads(json.dumps(value, default=str)))
+
+
 def _public(item: dict[str, Any]) -> dict[str, Any]:
     return {
         "run_id": item["run_id"],
@@ -66,6 +78,6 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
         "duration_ms": int(item.get("duration_ms", 0)),
         "outcome": item.get("outcome"),
         "question": item.get("question"),
-        "steps": json.loads(item.get("steps", "[]")),
-        "failure": json.loads(item["failure"]) if item.get("failure") else None,
+        "steps": redact_value(json.loads(item.get("steps", "[]"))),
+        "failure": redact_value(json.loads(item["failure"])) if item.get("failure") else None,
     }
