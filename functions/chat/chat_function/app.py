@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in
 from chat_function.errors import error, store_failure
 from chat_function.limits import MAX_CHAT_BODY_BYTES, read_limited
+from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, asset_response, chat_request, refusals
 from chat_function.server_errors import TypedServerErrors
 from chat_function.streaming import ExchangeStream
 from groundchat.auth.callers import CHAT_USE, TRACES_READ, Caller
@@ -45,7 +46,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.add_exception_handler(BotoCoreError, store_failure)
     app.add_exception_handler(ClientError, store_failure)
 
-    _chat_routes(app)
+    _chat_routes(app, app.state.services.settings.max_question_chars)
     _conversation_routes(app)
     _trace_routes(app)
     _run_routes(app)
@@ -53,8 +54,8 @@ def create_app(services: Services | None = None) -> FastAPI:
     return app
 
 
-def _chat_routes(app: FastAPI) -> None:
-    @app.get("/healthz")
+def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
+    @app.get("/healthz", responses={503: {"description": "a dependency is down"}})
     async def healthz(request: Request) -> Response:
         """Which dependency is down, if one is: 503 while the store cannot be reached."""
         store = "ok" if await services_of(request).store_reachable() else "down"
@@ -68,7 +69,7 @@ def _chat_routes(app: FastAPI) -> None:
         return {"enabled": enabled, "reason": reason, "how_to_fix": how, "bot_name": services.settings.bot_name,
                 "model": services.settings.model}
 
-    @app.post("/api/chat")
+    @app.post("/api/chat", openapi_extra=chat_request(max_question_chars), responses=CHAT_RESPONSES, response_class=Response)
     async def chat(request: Request) -> Response:
         body = await read_limited(request, MAX_CHAT_BODY_BYTES)
         if body is None:
@@ -78,18 +79,18 @@ def _chat_routes(app: FastAPI) -> None:
             return error(outcome.status, outcome.code, outcome.message, **outcome.extra)
         return ExchangeStream(outcome.frames)  # type: ignore[return-value]
 
-    @app.get("/api/chat/budget")
+    @app.get("/api/chat/budget", responses=refusals(401, *ALWAYS))
     async def budget(request: Request, caller: Caller = Depends(signed_in)) -> Response:
         services = services_of(request)
         return JSONResponse(await budget_status(services.dynamo, services.settings, caller.id))
 
 
 def _conversation_routes(app: FastAPI) -> None:
-    @app.get("/api/conversations")
+    @app.get("/api/conversations", responses=refusals(401, 403, *ALWAYS))
     async def list_conversations(request: Request, caller: Caller = may_chat) -> Response:
         return JSONResponse({"conversations": await services_of(request).conversations.list_for_owner(caller.id)})
 
-    @app.get("/api/conversations/{conversation_id}")
+    @app.get("/api/conversations/{conversation_id}", responses=refusals(401, 403, 404, *ALWAYS))
     async def read_conversation(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
         store = services_of(request).conversations
         item = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
@@ -98,11 +99,11 @@ def _conversation_routes(app: FastAPI) -> None:
         items = await store.read_items(conversation_id)
         return JSONResponse({"conversation": public_conversation(item), "messages": [public_message(i) for i in items]})
 
-    @app.post("/api/conversations/{conversation_id}/share")
+    @app.post("/api/conversations/{conversation_id}/share", responses=refusals(401, 403, 404, *ALWAYS))
     async def share(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
         return await _set_shared(services_of(request), conversation_id, caller, True)
 
-    @app.delete("/api/conversations/{conversation_id}/share")
+    @app.delete("/api/conversations/{conversation_id}/share", responses=refusals(401, 403, 404, *ALWAYS))
     async def unshare(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
         return await _set_shared(services_of(request), conversation_id, caller, False)
 
@@ -117,12 +118,12 @@ async def _set_shared(services: Services, conversation_id: str, caller: Caller, 
 
 
 def _trace_routes(app: FastAPI) -> None:
-    @app.get("/api/traces/latest")
+    @app.get("/api/traces/latest", responses=refusals(401, 403, 404, *ALWAYS))
     async def latest_trace(request: Request, caller: Caller = may_read_traces) -> Response:
         trace = await services_of(request).traces.latest(caller.id)
         return JSONResponse(trace) if trace else error(404, "not-found", "No runs yet.")
 
-    @app.get("/api/traces/{run_id}")
+    @app.get("/api/traces/{run_id}", responses=refusals(401, 403, 404, *ALWAYS))
     async def trace(run_id: str, request: Request, caller: Caller = may_read_traces) -> Response:
         found = await services_of(request).traces.get(run_id, caller.id) if is_answer_run_id(run_id) else None
         return JSONResponse(found) if found else error(404, "not-found", "No such run.")
@@ -131,11 +132,11 @@ def _trace_routes(app: FastAPI) -> None:
 def _run_routes(app: FastAPI) -> None:
     """The run list every result links to: the data tools, through the same permission check."""
 
-    @app.get("/api/runs")
+    @app.get("/api/runs", responses=refusals(400, 401, 403, *ALWAYS))
     async def runs(request: Request, caller: Caller = Depends(signed_in)) -> Response:
         return await _tool_route(services_of(request), caller, "list_runs", dict(request.query_params))
 
-    @app.get("/api/runs/{run_id}")
+    @app.get("/api/runs/{run_id}", responses=refusals(400, 401, 403, 404, *ALWAYS))
     async def run(run_id: str, request: Request, caller: Caller = Depends(signed_in)) -> Response:
         if not is_benchmark_run_id(run_id):
             return error(404, "not-found", "No such run.")
@@ -161,16 +162,16 @@ def _page_routes(app: FastAPI) -> None:
         html = resources.files("chat_function").joinpath(f"static/{name}").read_text()
         return HTMLResponse(html.replace("{{BOT_NAME}}", services_of(request).settings.bot_name))
 
-    @app.get("/chat/runs", response_class=HTMLResponse)
+    @app.get("/chat/runs", response_class=HTMLResponse, responses=HTML)
     async def runs_page(request: Request) -> HTMLResponse:
         return page("runs.html", request)
 
-    @app.get("/chat", response_class=HTMLResponse)
+    @app.get("/chat", response_class=HTMLResponse, responses=HTML)
     async def chat_page(request: Request) -> HTMLResponse:
         return page("chat.html", request)
 
     for name in ASSETS:  # one route per asset, as API Gateway routes them
-        app.get(f"/static/{name}")(_asset_route(name))
+        app.get(f"/static/{name}", response_class=Response, responses=asset_response(ASSETS[name]))(_asset_route(name))
 
 
 def _asset_route(name: str):

@@ -1,0 +1,57 @@
+"""What the OpenAPI document says each route accepts and answers, so a client (or a fuzzer) sees
+the request body of `POST /api/chat`, every refusal and every content type the routes really give."""
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from pydantic import BaseModel
+
+from groundchat.chat.answer import ChatBody
+from groundchat.chat.frames import FrameType
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every refusal on every route: `{"error": {"code", "message", ...}}`."""
+
+    error: ErrorDetail
+
+
+def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    words = {
+        400: "the request is malformed", 401: "no verified caller", 403: "the caller lacks the permission",
+        404: "no such thing (or not yours)", 409: "the conversation is full or busy", 413: "the body is too large",
+        429: "a spending cap could be passed", 500: "an unexpected failure (typed)",
+        503: "the chat is not configured, or the store cannot be reached (Retry-After)",
+    }
+    return {status: {"model": ErrorBody, "description": words[status]} for status in statuses}
+
+
+# Every route can meet a store that is down (503) or an unexpected failure (500), both typed.
+ALWAYS = (500, 503)
+
+def chat_request(max_question_chars: int) -> dict[str, Any]:
+    """The body `answer_question` accepts, with this deployment's limits written in."""
+    schema = ChatBody.model_json_schema()
+    schema["properties"]["message"].update({"minLength": 1, "maxLength": max_question_chars, "pattern": r"\S"})
+    schema["properties"]["conversation_id"] = {"anyOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}],
+                                               "description": "a conversation of yours, as the start frame named it"}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "the answer as server-sent events, each a frame: its type as the event, its payload as JSON data",
+          "content": {"text/event-stream": {"schema": {
+              "type": "object",
+              "required": ["event", "data"],
+              "properties": {"event": {"enum": list(get_args(FrameType))}, "data": {"type": "string"}},
+          }}}},
+    **refusals(400, 401, 403, 404, 409, 413, 429, *ALWAYS),
+}
+HTML = {200: {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}
+
+
+def asset_response(media_type: str) -> dict[int | str, dict[str, Any]]:
+    return {200: {"description": "a page asset", "content": {media_type: {"schema": {"type": "string"}}}}}
