@@ -19,7 +19,7 @@ import re
 
 from groundchat.corpus.chunk import Chunk
 
-INDEX_TEXT_VERSION = "2"
+INDEX_TEXT_VERSION = "3"  # 3: Understanding WCAG chunks
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
@@ -27,7 +27,8 @@ _ARTICLE_REF = re.compile(r"^Article \d+\(\d+\) ")
 
 
 def kind(chunk: Chunk) -> str:
-    """`success-criterion`, `guideline`, `principle`, `term` (WCAG glossary), `recital`, `article`,
+    """`success-criterion`, `guideline`, `principle`, `term` (WCAG glossary), `understanding`
+    (Understanding WCAG, informative), `recital`, `article`,
     `definition` (an EAA Article 3 definition), `annex` or `doc`."""
     if chunk.source == "wcag22":
         return chunk.meta.get("kind", "success-criterion")
@@ -59,6 +60,8 @@ def keyword_heading(chunk: Chunk) -> str:
         return f"{chunk.title} {m.group(1)}" if m else chunk.title
     if k == "term":
         return f"{chunk.section.removeprefix('Glossary: ')} definition"
+    if k == "understanding":
+        return f"{chunk.meta['criterion']} {chunk.meta['handle']} understanding"
     if k == "definition":
         return f"{chunk.meta['term']} definition"
     if k == "article":
@@ -70,7 +73,7 @@ def keyword_heading(chunk: Chunk) -> str:
 def keyword_body(chunk: Chunk) -> str:
     k = kind(chunk)
     lines = _lines(chunk)
-    if k in ("success-criterion", "guideline", "principle", "article", "annex") and len(lines) > 1:
+    if k in ("success-criterion", "guideline", "principle", "article", "annex", "understanding") and len(lines) > 1:
         return "\n".join(lines[1:])  # the first line is the header the heading already carries
     if k == "definition":
         return _ARTICLE_REF.sub("", chunk.text)
@@ -90,6 +93,8 @@ def embedding_text(chunk: Chunk) -> str:
         return "\n".join([handle, *lines[1:]])
     if k == "term":
         return f"Definition of {chunk.text}"
+    if k == "understanding":  # what the criterion is about, without the label every such chunk shares
+        return "\n".join([chunk.meta["handle"], *_lines(chunk)[1:]])
     if k == "definition":
         return f"Definition of {chunk.meta['term']}: {_ARTICLE_REF.sub('', chunk.text)}"
     return _titled(chunk)

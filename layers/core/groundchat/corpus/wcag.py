@@ -10,12 +10,13 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
+from groundchat.corpus import understanding
 from groundchat.corpus.chunk import Chunk, make_chunk
 from groundchat.corpus.text import collapse
 
 # Part of the ingest's source hash: bump it whenever this converter writes different chunks from the
 # same files, so the next ingest converts the source again instead of keeping the old chunks.
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"  # 2: Understanding WCAG 2.2 chunks beside the Recommendation's
 TR_URL = "https://www.w3.org/TR/WCAG22/"
 # The Recommendation's date (respec-config.js publishDate of the WCAG22-20241212 tag).
 UPDATED_AT = "2024-12-12T00:00:00Z"
@@ -71,11 +72,12 @@ class Wcag:
 
 
 def source_files(root: Path) -> list[Path]:
-    """The files this converter reads (what the ingest hashes to decide whether to reconvert)."""
+    """The files this converter reads (what the ingest hashes to decide whether to reconvert),
+    Understanding WCAG's beside the Recommendation's when that folder is there."""
     files = [root / "index.html"]
     for sub in ("sc", "terms"):
         files.extend(sorted(p for p in (root / sub).rglob("*.html") if p.is_file()))
-    return files
+    return files + understanding.source_files(understanding.understanding_root(root))
 
 
 def load_document(root: Path) -> BeautifulSoup:
@@ -152,6 +154,9 @@ def convert(root: Path) -> list[Chunk]:
             text="\n".join(body), url=TR_URL + "#" + c.id, updated_at=UPDATED_AT,
             meta={"kind": "success-criterion", "level": c.level, "handle": c.handle, "guideline": c.guideline},
         ))
+    refs = [understanding.CriterionRef(id=c.id, num=c.num, handle=c.handle, level=c.level,
+                                       guideline=f"{c.guideline} {guideline_of[c.guideline].handle}") for c in doc.criteria]
+    chunks.extend(understanding.convert(understanding.understanding_root(root), refs))
     for t in doc.terms:
         body = [f"{t.term}: {t.definition}", *(f"Note: {n}" for n in t.notes)]
         chunks.append(make_chunk(

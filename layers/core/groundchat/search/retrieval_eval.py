@@ -27,7 +27,9 @@ def load_questions(path: Path) -> list[Question]:
 
 def _matches(section: str, gold: list[str]) -> bool:
     # "Article 2" is answered by any of its paragraphs ("Article 2(1)"); "Article 3(22)" only by itself.
-    return any(section == g or section.startswith(g + "(") for g in gold)
+    # A criterion is answered by its Understanding chunks too ("Understanding 1.4.3", "… Benefits").
+    understood = section.removeprefix("Understanding ").split(" ", 1)[0] if section.startswith("Understanding ") else None
+    return any(section == g or section.startswith(g + "(") or understood == g for g in gold)
 
 
 def evaluate(service: SearchService, questions: list[Question], *, leg: str = "hybrid", k: int = 5) -> dict[str, Any]:
