@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import os
 import json
 import tarfile
 import tempfile
@@ -89,7 +90,8 @@ def source_hash(spec: SourceSpec) -> str:
     digest.update(b"\0")
     base = spec.path if spec.path.is_dir() else spec.path.parent
     for f in spec.files(spec.path):
-        digest.update(f.relative_to(base).as_posix().encode())
+        # relpath, not relative_to: a source may read files beside its folder (Understanding WCAG).
+        digest.update(Path(os.path.relpath(f, base)).as_posix().encode())
         digest.update(b"\0")
         digest.update(f.read_bytes())
     return digest.hexdigest()

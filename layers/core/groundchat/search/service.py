@@ -6,6 +6,7 @@ from typing import Any, Iterable, Protocol
 
 from groundchat.corpus.chunk import SOURCES, Chunk
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
+from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import RRF_K, rrf
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds
 from groundchat.search.rerank import NoRerank, Reranker
@@ -83,6 +84,8 @@ class SearchService:
         # The kind prior (see search/prior.py) orders whatever list is served, fused or one leg.
         fused = apply_prior(query, fused)
         debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "factor": DEMOTE}
+        if leg == "hybrid":
+            fused = self._exact_first(query, fused, sources, debug)
         timings["fuse"] = _ms(t)
         t = time.perf_counter()
         try:
@@ -108,6 +111,17 @@ class SearchService:
             freshness=_freshness(passages), dropped={"passages": dropped_passages, "chars": dropped_chars},
             debug=debug,
         )
+
+    def _exact_first(self, query: str, fused: list[LegHit], sources: list[str] | None, debug: dict[str, Any]) -> list[LegHit]:
+        """The passages the question names (a criterion, article, annex, recital, axe rule) go first."""
+        named = exact_chunks(query, self.get_section, sources, axe_rule_criteria)
+        debug["exact"] = [c.section for c in named]
+        if not named:
+            return fused
+        top = max((h.score for h in fused), default=0.0)
+        ids = {c.id for c in named}
+        first = [LegHit(chunk=c, score=top + 1.0 + (len(named) - i) * 1e-6) for i, c in enumerate(named)]
+        return first + [h for h in fused if h.chunk.id not in ids]
 
     def get_section(self, source: str, section: str) -> Chunk | None:
         """Exact lookup (e.g. a criterion's normative text for `explain_rule`); None if absent."""
