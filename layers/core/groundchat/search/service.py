@@ -10,6 +10,7 @@ from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import RRF_K, rrf
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds
 from groundchat.search.rerank import NoRerank, Reranker
+from groundchat.search.vocabulary import with_texts_words
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
 
 # How many candidates each leg returns before fusion: enough for fusion to matter, few enough
@@ -29,13 +30,14 @@ class Backend(Protocol):
 class SearchService:
     def __init__(self, backend: Backend, embedder: Embedder, *, reranker: Reranker | None = None,
                  max_excerpts: int = 8, max_excerpt_chars: int = 1200,
-                 weights: dict[str, float] | None = None) -> None:
+                 weights: dict[str, float] | None = None, expand: bool = True) -> None:
         self.backend = backend
         self.embedder = embedder
         self.reranker = reranker or NoRerank()
         self.max_excerpts = max_excerpts
         self.max_excerpt_chars = max_excerpt_chars
         self.weights = weights or {"bm25": 1.0, "vector": 1.0}
+        self.expand = expand
 
     def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
                leg: Leg = "hybrid") -> SearchResult:
@@ -59,11 +61,14 @@ class SearchService:
             unknown = [s for s in sources if s not in SOURCES]
             if unknown:
                 raise ValueError(f"unknown source(s) {unknown}; known: {list(SOURCES)}")
+        # Both legs read the question with the texts' words for what it says (search/vocabulary.py).
+        expanded = with_texts_words(query) if self.expand else query
+        debug["expanded"] = expanded if expanded != query else None
         vector = None
         if "vector" in want:
             t = time.perf_counter()
             try:
-                vector = self.embedder.embed_query(query)
+                vector = self.embedder.embed_query(expanded)
             except EmbeddingError as exc:
                 return unavailable("embedding_unavailable", str(exc))
             except Exception as exc:  # a provider outage: we could not look, which is not "nothing found"
@@ -71,7 +76,7 @@ class SearchService:
             timings["embed"] = _ms(t)
         t = time.perf_counter()
         try:
-            legs = self.backend.legs(query, vector, CANDIDATES_PER_LEG, sources, want)
+            legs = self.backend.legs(expanded, vector, CANDIDATES_PER_LEG, sources, want)
         except EmbeddingModelMismatch as exc:
             return unavailable("embedding_model_mismatch", str(exc))
         except BackendUnavailable as exc:

@@ -1,0 +1,68 @@
+"""Everyday words to the words the texts use: users say "fines", "alt text" and "focus ring"; the
+Directive says "penalties", WCAG says "text alternative" and "focus visible". A question gets the
+texts' words added to what it already says (never replaced), for both legs.
+
+The list is a lexicon of the two texts' vocabulary, not a list of questions: each entry maps a
+common way of saying a thing to the term the texts use for it.
+"""
+from __future__ import annotations
+
+import re
+
+_ENTRIES: list[tuple[str, str]] = [
+    # British spellings: the texts are written in American English (WCAG) or use both.
+    (r"\bcolou?rs?\b|\bcolour", "color"),
+    (r"\bbehaviour", "behavior"),
+    # WCAG
+    (r"\balt(?:[- ]text|[- ]attribute|s)?\b|\bimage descriptions?\b|\bdescribe (?:the |our )?(?:images?|pictures?|photos?)", "text alternative non-text content"),
+    (r"\bdecorative\b", "decoration pure decoration text alternative"),
+    (r"\bfocus (?:ring|outline|indicator|style)s?\b|\boutline:\s*none\b", "focus visible keyboard focus indicator"),
+    (r"\bzoom(?:ing|ed)?\b|\b[234]00 ?%", "resize text reflow"),
+    (r"\bsubtitles?\b", "captions"),
+    (r"\bscreen ?readers?\b", "assistive technologies programmatically determined name role"),
+    (r"\btab(?:bing)? key\b|\bkeyboard[- ]only\b|\bwithout a mouse\b", "keyboard operable"),
+    (r"\bunderlined?\b", "use of color distinguish links"),
+    (r"\bbullets?\b|\bline breaks\b|\bul\b|\bli\b", "info and relationships structure lists"),
+    (r"\bheadings? (?:levels?|order)\b|\bh1\b", "info and relationships headings"),
+    (r"\bform (?:fields?|inputs?)\b", "labels or instructions input"),
+    (r"\btime ?outs?\b|\bsession expir", "timing adjustable"),
+    (r"\bflash(?:es|ing)?\b|\bstrob", "three flashes seizures"),
+    (r"\bautoplay|\bplays? automatically\b", "audio control pause stop hide"),
+    (r"\bcaptchas?\b", "authentication cognitive function test"),
+    (r"\bpasswords?\b|\blog ?in\b|\bsign ?in\b", "accessible authentication"),
+    (r"\bdrag(?:ging)?\b", "dragging movements single pointer"),
+    (r"\bbuttons? (?:too )?small\b|\btap (?:targets?|areas?)\b|\btouch targets?\b", "target size"),
+    (r"\bjargon\b|\bplain (?:language|english)\b|\beasy to read\b", "reading level understandable"),
+    # EAA
+    (r"\bfines?\b|\bsanctions?\b|\bpunish", "penalties"),
+    (r"\bnational laws?\b|\binto law\b|\bmake it law\b|\btranspos", "transposition member states adopt and publish"),
+    (r"\bcover(?:s|ed)?\b|\bin scope\b|\bapply to\b|\bapplies to\b", "scope applies"),
+    (r"\bcourts?\b|\bsue\b|\blegal action\b|\bcomplain", "enforcement proceedings national law"),
+    (r"\bEN 301 549\b|\bstandards?\b", "harmonised standards presumption of conformity"),
+    (r"\bsmall (?:business|compan|shop|firm)|\b(?:\d+|few) (?:staff|employees|people)\b|\bmicro", "microenterprises"),
+    (r"\bdefects?\b|\brecalls?\b|\bnon-?compliant\b|\bfix(?:ing)? (?:it|the problem)\b", "corrective measures not in conformity withdraw"),
+    (r"\bimport(?:ed|er|ers|ing)?\b|\boutside the EU\b", "importers placing on the market"),
+    (r"\bresell|\bdistribut|\bretailer", "distributors making available on the market"),
+    (r"\bsecond-?hand\b|\brefurbished\b|\bused (?:products?|phones?)\b", "placed on the market after"),
+    (r"\bdeadlines?\b|\bby when\b|\bfrom when\b|\bwhen does\b", "date apply transitional"),
+    (r"\bdisproportionate\b|\btoo expensive\b|\bcosts? too much\b", "disproportionate burden fundamental alteration"),
+    (r"\bwho checks\b|\bauthorit", "market surveillance authorities"),
+    (r"\bCE mark", "CE marking declaration of conformity"),
+    (r"\bonline shop|\bwebshop|\be-?shop|\bselling online\b", "e-commerce services"),
+    (r"\bbank(?:ing|s)?\b", "consumer banking services"),
+    (r"\be-?books?\b|\be-?readers?\b", "e-books e-readers"),
+    (r"\bticket machines?\b|\bkiosks?\b|\bATMs?\b", "self-service terminals"),
+    (r"\bemergency\b|\b112\b", "emergency communications"),
+    (r"\bbuildings?\b|\bbuilt environment\b", "built environment"),
+    (r"\bpackag|\binstructions?\b|\bmanuals?\b", "information on the use of the product labelling instructions"),
+]
+_COMPILED = [(re.compile(pattern, re.IGNORECASE), words) for pattern, words in _ENTRIES]
+
+
+def with_texts_words(query: str) -> str:
+    """The question with the texts' terms for what it says appended (each once)."""
+    added: list[str] = []
+    for pattern, words in _COMPILED:
+        if pattern.search(query) and words not in added:
+            added.append(words)
+    return f"{query} ({'; '.join(added)})" if added else query
