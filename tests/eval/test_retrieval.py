@@ -35,19 +35,48 @@ def test_every_gold_section_exists_in_the_index(real_search, path):
             assert found is not None, gold
 
 
-def test_hybrid_beats_bm25_on_hit_at_1(real_search):
-    questions = load_questions(QUESTIONS)
-    bm25 = evaluate(real_search, questions, leg="bm25")["overall"]
-    hybrid = evaluate(real_search, questions, leg="hybrid")["overall"]
-    assert hybrid["hit@1"] > bm25["hit@1"]
-    assert hybrid["mrr"] > bm25["mrr"]
-    assert hybrid["hit@5"] >= 0.9
+def test_on_the_first_sets_hybrid_still_finds_nearly_everything(real_search):
+    # These sets keep close to the texts' own words, where the keyword leg alone is strong: the
+    # fused list must not lose what it found (users' words are judged below, on the report split).
+    first = evaluate(real_search, load_questions(QUESTIONS), leg="hybrid")["overall"]
+    heldout = evaluate(real_search, load_questions(HELDOUT), leg="hybrid")["overall"]
+    assert first["hit@5"] >= 0.9 and heldout["hit@5"] >= 0.9
+    assert first["mrr"] >= 0.8 and heldout["mrr"] >= 0.8
 
 
-def test_on_the_held_out_set_hybrid_still_beats_bm25(real_search):
-    questions = load_questions(HELDOUT)
-    bm25 = evaluate(real_search, questions, leg="bm25")["overall"]
-    hybrid = evaluate(real_search, questions, leg="hybrid")["overall"]
-    assert hybrid["hit@1"] > bm25["hit@1"]
-    assert hybrid["mrr"] > bm25["mrr"]
-    assert hybrid["hit@5"] >= 0.85
+MRR_NOISE = 0.01
+USERS_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_tune.jsonl"
+# Never tuned on: the figures the closing note and docs/retrieval-eval.md report.
+USERS_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_report.jsonl"
+
+
+def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
+    from tests.corpus_support import require_corpus
+
+    reference = json.loads((require_corpus() / "reference" / "wcag22-success-criteria.json").read_text())
+    criteria = {c["num"] for c in (reference if isinstance(reference, list) else reference["success_criteria"])}
+    tune, report = load_questions(USERS_TUNE), load_questions(USERS_REPORT)
+    assert len(tune) + len(report) >= 200
+    assert not {q.q.lower() for q in tune} & {q.q.lower() for q in report}
+    gold = {g for q in [*tune, *report] if q.source == "wcag22" for g in q.gold}
+    assert len(criteria) == 87 and criteria <= gold
+
+
+@pytest.mark.parametrize("path", [USERS_TUNE, USERS_REPORT])
+def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path):
+    questions = load_questions(path)
+    fused = evaluate(real_search, questions, leg="hybrid")["per_source"]
+    for leg in ("bm25", "vector"):
+        single = evaluate(real_search, questions, leg=leg)["per_source"]
+        for source, figures in single.items():
+            assert fused[source]["hit@5"] >= figures["hit@5"], (leg, source)
+            # One question moving between rank 1 and 2 in a source of ~50 is 0.01 of MRR.
+            assert fused[source]["mrr"] >= figures["mrr"] - MRR_NOISE, (leg, source)
+
+
+def test_in_users_words_on_the_report_split(real_search):
+    figures = evaluate(real_search, load_questions(USERS_REPORT), leg="hybrid")
+    # Floors under today's figures (0.82 hit@5, 0.68 MRR): a change that loses ground fails here.
+    assert figures["overall"]["hit@5"] >= 0.8
+    assert figures["overall"]["mrr"] >= 0.65
+    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.9
