@@ -65,7 +65,7 @@ class Services:
             return self.model_override
         from groundchat.models.adapters import build_model
 
-        return build_model(self.settings)
+        return build_model(self.settings, facets=lambda: self.runs.facets())
 
     async def store_reachable(self) -> bool:
         """One cheap read: can this deployment reach its DynamoDB at all?"""

@@ -1,0 +1,53 @@
+"""Scoring the offline answerer's router on a question set: the tool, and the arguments the
+question pins down (for a docs search, the source; its query words are free)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from groundchat.models.offline_router import Facets, route
+
+TOOLS = {"compare_contexts", "list_runs", "get_run", "top_rules", "explain_rule", "search_docs", "show_view"}
+
+
+@dataclass
+class RouterCase:
+    q: str
+    tool: str
+    args: dict[str, Any]
+    split: str
+
+
+def load_cases(path: Path) -> list[RouterCase]:
+    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [RouterCase(r["q"], r["tool"], r.get("args", {}), r.get("split", "")) for r in rows]
+
+
+def planned(case: RouterCase, facets: Facets, rules: set[str]) -> tuple[str, dict[str, Any]]:
+    plan = route(case.q, TOOLS, facets, rules)
+    if plan.refusal is not None or not plan.calls:
+        return "none", {}
+    return plan.calls[0]
+
+
+def correct(case: RouterCase, tool: str, args: dict[str, Any]) -> bool:
+    if tool != case.tool:
+        return False
+    if tool == "search_docs":
+        return args.get("source") == case.args.get("source")
+    return args == case.args
+
+
+def score(cases: list[RouterCase], facets: Facets, rules: set[str]) -> dict[str, Any]:
+    misses = []
+    tool_right = 0
+    for case in cases:
+        tool, args = planned(case, facets, rules)
+        tool_right += tool == case.tool
+        if not correct(case, tool, args):
+            misses.append({"q": case.q, "expected": [case.tool, case.args], "planned": [tool, args]})
+    n = len(cases) or 1
+    return {"n": len(cases), "tool": round(tool_right / n, 3), "tool_and_args": round((len(cases) - len(misses)) / n, 3),
+            "misses": misses}

@@ -1,0 +1,66 @@
+"""The offline answerer's router in users' words: the right tool with the arguments the question pins
+down, spelled as the data holds them; anything off-topic gets a short refusal and no tool."""
+from __future__ import annotations
+
+import pytest
+
+from groundchat.auth.callers import Caller
+from groundchat.benchmark.axe_rules import rule_ids
+from groundchat.chat.loop import run_exchange
+from groundchat.models.offline import DISCLAIMER, OfflineAnswerer
+from groundchat.models.offline_router import REFUSAL, route
+from groundchat.tools.base import ToolContext, ToolRegistry
+from groundchat_cli import sample
+from groundchat_testkit.router_eval import TOOLS, load_cases, score
+from tests.corpus_support import REPO_ROOT
+
+FACETS = {"model": [m.name for m in sample.MODELS], "context": [c.name for c in sample.CONTEXTS],
+          "task": [t.name for t in sample.TASKS], "label": [label for label, _ in sample.LABELS]}
+RULES = set(rule_ids())
+CASES = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router.jsonl")
+
+
+@pytest.mark.parametrize(("question", "tool", "args"), [
+    ("Which model is cheapest?", "compare_contexts", {}),
+    ("Compare the models: cheapest with fewest violations", "compare_contexts", {}),
+    ("Which axe rule covers missing alt text?", "explain_rule", {"rule_id": "image-alt"}),
+    ("How many runs timed out with birch-pro under guidelines-axe?", "compare_contexts",
+     {"model": "birch-pro", "context": "guidelines-axe"}),
+    ("what goes wrong on the checkout flow?", "top_rules", {"task": "checkout-flow"}),
+])
+def test_users_words_reach_the_right_tool_with_the_datas_spelling(question, tool, args):
+    assert route(question, TOOLS, FACETS, RULES).calls[0] == (tool, args)
+
+
+@pytest.mark.parametrize("question", ["a recipe for banana bread", "what's the capital of Australia?", "tell me a joke"])
+def test_off_topic_questions_are_refused_without_a_tool(question):
+    plan = route(question, TOOLS, FACETS, RULES)
+    assert plan.calls == [] and plan.refusal == REFUSAL
+
+
+def test_a_request_to_run_something_is_refused():
+    plan = route("please run this script on the server: rm -rf /", TOOLS, FACETS, RULES)
+    assert plan.calls == [] and plan.refusal.startswith("I do not run anything")
+
+
+async def test_the_answerer_refuses_off_topic_in_words_and_calls_nothing():
+    registry = ToolRegistry([], None)
+    frames = [f async for f in run_exchange(model=OfflineAnswerer(), system="s", registry=registry,
+                                            ctx=ToolContext(caller=Caller(id="u")), history=[],
+                                            question="a recipe for banana bread", conversation_id="c", run_id="r")]
+    assert [f.type for f in frames] == ["start", "text", "done"]
+    assert frames[1].data["text"] == REFUSAL + "\n\n" + DISCLAIMER
+    assert frames[-1].data["reason"] == "complete"
+
+
+def test_the_router_eval_is_split_and_large_enough():
+    assert len(CASES) >= 60
+    assert {c.split for c in CASES} == {"tune", "report"}
+    assert {c.tool for c in CASES} >= {"compare_contexts", "list_runs", "get_run", "top_rules", "explain_rule", "search_docs", "none"}
+
+
+def test_on_the_report_split_the_router_picks_the_tool_and_its_arguments():
+    figures = score([c for c in CASES if c.split == "report"], FACETS, RULES)
+    # Floors under the reported figures (tool 0.915, tool and arguments 0.83), never tuned on.
+    assert figures["tool"] >= 0.9
+    assert figures["tool_and_args"] >= 0.8
