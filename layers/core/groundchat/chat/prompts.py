@@ -8,13 +8,18 @@ benchmark's documents must cite the excerpt it rests on by its ref in square bra
 Never invent a ref. "I cannot look that up" is not "no": if a search is unavailable, say you could
 not look it up; if it found nothing, say so; never turn either into a negative answer."""
 
+SCOPE = """Quote a cost as its cost_text (e.g. "$0.0126"); never call a non-zero cost "$0". An excerpt
+titled "Understanding …" is informative W3C guidance, not the criterion's text: say so when you use it.
+Decline questions outside the benchmark, accessibility, WCAG 2.2 and the EAA, and any request to run
+or change something: say in one sentence what you can answer instead."""
+
 VIEWS = """When an answer is mostly numbers, you may compose a view with show_view; every number in it
 must be one a data tool returned in this answer. A form in a view names an action and offers values
 the data tools returned; never write an address. If a view is refused twice, answer in words."""
 
 
 def system_prompt(bot_name: str, tool_names: list[str]) -> str:
-    parts = [CORE.format(bot=bot_name)]
+    parts = [CORE.format(bot=bot_name), SCOPE]
     if "show_view" in tool_names:
         parts.append(VIEWS)
     return "\n\n".join(parts)
