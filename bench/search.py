@@ -16,7 +16,8 @@ from groundchat.search.ingest import manifest, run_ingest
 from groundchat.search.embedded import EmbeddedIndex, EmbeddedStore
 from groundchat.search.service import SearchService
 
-QUERIES = Path(__file__).resolve().parent.parent / "tests" / "eval" / "retrieval_questions.jsonl"
+# Questions in users' own words (the report split): what the search meets in use.
+QUERIES = Path(__file__).resolve().parent.parent / "tests" / "eval" / "users_words_report.jsonl"
 
 
 def main() -> int:

@@ -11,19 +11,19 @@ import sys
 from typing import Any, Callable
 
 
-def _dynamo() -> tuple[Any, Any]:
+def _dynamo(args: argparse.Namespace) -> tuple[Any, Any]:
     from groundchat_cli.localstack import use_running_stack
     from groundchat.store.dynamo import Dynamo
 
     # Beside `groundchat serve`, the operator means the running stack's DynamoDB.
-    settings = use_running_stack()
+    settings = use_running_stack(getattr(args, "endpoint", None))
     return Dynamo(settings), settings
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     from groundchat.spending.operator import budget_status
 
-    dynamo, settings = _dynamo()
+    dynamo, settings = _dynamo(args)
     status = asyncio.run(budget_status(dynamo, settings, args.user))
     print(json.dumps(status, indent=2))
     return 0
@@ -38,7 +38,7 @@ def cmd_reset(args: argparse.Namespace, confirm: Callable[[str], str] = input) -
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    dynamo, settings = _dynamo()
+    dynamo, settings = _dynamo(args)
     period = args.period or period_key(settings.budget_period)
     if not args.yes:
         answer = confirm(
@@ -58,18 +58,21 @@ def cmd_reset(args: argparse.Namespace, confirm: Callable[[str], str] = input) -
 def cmd_sweep(args: argparse.Namespace) -> int:
     from groundchat.spending.operator import sweep_expired
 
-    dynamo, _ = _dynamo()
+    dynamo, _ = _dynamo(args)
     released = asyncio.run(sweep_expired(dynamo))
     print(json.dumps({"released": released}, indent=2))
     return 0
 
 
 def add_budget_commands(subparsers: Any) -> argparse.ArgumentParser:
+    from groundchat_cli.localstack import add_endpoint_option
+
     budget = subparsers.add_parser("budget", help="spending caps: status, reset, sweep")
     commands = budget.add_subparsers(dest="budget_command", required=True)
 
     status = commands.add_parser("status", help="spent, reserved and remaining for the chat and one person")
     status.add_argument("--user", default="dev", help="whose cap to show beside the chat's (default: dev)")
+    add_endpoint_option(status)
     status.set_defaults(func=cmd_status)
 
     reset = commands.add_parser("reset", help="set a cap's spent amount back to zero (usage rows are kept)")
@@ -77,8 +80,10 @@ def add_budget_commands(subparsers: Any) -> argparse.ArgumentParser:
     reset.add_argument("--period", default=None, help="'total' or a month like 2026-11 (default: the current period)")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     reset.add_argument("--actor", default="operator", help="who is resetting, for the reset log")
+    add_endpoint_option(reset)
     reset.set_defaults(func=cmd_reset)
 
     sweep = commands.add_parser("sweep", help="release reservations left by crashed requests once they expire")
+    add_endpoint_option(sweep)
     sweep.set_defaults(func=cmd_sweep)
     return budget

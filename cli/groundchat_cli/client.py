@@ -81,6 +81,13 @@ def print_answer(n: int, question: str, answer: dict[str, Any]) -> None:
     print(f"done: {answer['done']}   conversation: {answer['conversation_id']}\n")
 
 
+def failure_line(url: str, exc: Exception) -> str:
+    """One line for a request that did not get an answer."""
+    if isinstance(exc, httpx.TransportError):
+        return f"error: the app at {url} does not answer ({exc}): is the local stack running, or still starting? (`make run`)"
+    return f"error: {exc}"
+
+
 def ask_all(url: str, user: str | None, questions: list[str]) -> int:
     _, token = _token(user)
     conversation_id = None
@@ -89,7 +96,7 @@ def ask_all(url: str, user: str | None, questions: list[str]) -> int:
             try:
                 answer = ask(client, url, question, conversation_id)
             except (RuntimeError, httpx.HTTPError) as exc:
-                print(f"error: {exc}", file=sys.stderr)
+                print(failure_line(url, exc), file=sys.stderr)
                 return 1
             conversation_id = answer["conversation_id"]
             print_answer(n, question, answer)
@@ -100,7 +107,11 @@ def run_examples(url: str, user: str | None) -> int:
     _, token = _token(user)
     with httpx.Client(headers={"authorization": f"Bearer {token}"}) as client:
         for n, question in enumerate(EXAMPLES, 1):
-            answer = ask(client, url, question, None)
+            try:
+                answer = ask(client, url, question, None)
+            except (RuntimeError, httpx.HTTPError) as exc:
+                print(failure_line(url, exc), file=sys.stderr)
+                return 1
             print_answer(n, question, answer)
             resp = client.post(f"{url}/api/conversations/{answer['conversation_id']}/share")
             if resp.status_code == 200:

@@ -116,4 +116,9 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     for report in reports:
         for source, f in [*report["per_source"].items(), ("all", report["overall"])]:
             print(f"{report['leg']:8} {source:8} {f['n']:>4} {f['hit@1']:>6.3f} {f['hit@5']:>6.3f} {f['mrr']:>6.3f}")
+    for report in reports:
+        # Every miss, with what came first instead: where the next improvement has to look.
+        for miss in report["misses"]:
+            print(f"miss {report['leg']:6} {miss['source']:6} wanted {', '.join(miss['gold'])}: {miss['q']}\n"
+                  f"     got {'; '.join(miss['first']) or 'nothing'}")
     return 0

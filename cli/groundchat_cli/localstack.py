@@ -1,17 +1,31 @@
-"""The local stack: moto's DynamoDB server on 127.0.0.1, tables, a dev user, sample runs, the
-corpus index, and the app (chat and share together) on 127.0.0.1:8000.
+"""The local stack: moto's DynamoDB server on 127.0.0.1 (its state logged to disk), tables, a dev
+user, sample runs, the corpus index, and the app (chat and share together) on 127.0.0.1:$PORT.
 
 Only configuration differs from AWS: the same boto3 code talks to moto through `endpoint_url`.
+
+`serve` writes one address file per port, `$GROUNDCHAT_HOME/stack-<port>.json` (the app's URL, the
+DynamoDB endpoint, its pid), and removes it on a clean exit. Every other command finds the stack
+through `find_stack` (PORT, or the one stack running from this checkout), so they all agree.
 """
 from __future__ import annotations
 
+import json
 import os
 import socket
+import sys
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 from groundchat.config import Settings, get_settings, reset_settings_cache
 
-ENDPOINT_FILE = "dynamodb_endpoint"
+DEFAULT_PORT = 8000
+START_HINT = "start it with `make run`"
+
+
+class StackError(Exception):
+    """No usable local stack (none running, several, a bad PORT, its state in use): the message is
+    the one line the command prints."""
 
 
 def free_port() -> int:
@@ -20,25 +34,184 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def endpoint_file(settings: Settings) -> Path:
-    return Path(settings.home) / ENDPOINT_FILE
+def port_in_use(port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
 
 
-def use_running_stack() -> Settings:
-    """For CLI commands run beside `groundchat serve`: point at its DynamoDB unless configured."""
-    settings = get_settings()
-    if not settings.dynamodb_endpoint and endpoint_file(settings).exists():
-        os.environ["GROUNDCHAT_DYNAMODB_ENDPOINT"] = endpoint_file(settings).read_text().strip()
+# ---- the address files ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stack:
+    port: int
+    url: str
+    dynamodb_endpoint: str
+    pid: int
+    table_prefix: str
+    state: str | None = None  # the DynamoDB log, when the stack runs moto itself
+
+
+def stack_file(settings: Settings, port: int) -> Path:
+    return Path(settings.home) / f"stack-{port}.json"
+
+
+def state_log(settings: Settings, port: int) -> Path:
+    """Where the local DynamoDB of the stack on `port` keeps its state."""
+    return Path(settings.home) / f"dynamodb-{port}.log"
+
+
+def write_stack_file(settings: Settings, stack: Stack) -> Path:
+    path = stack_file(settings, stack.port)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(asdict(stack), indent=2))
+    os.replace(tmp, path)
+    return path
+
+
+def remove_stack_file(settings: Settings, port: int) -> None:
+    """Remove the address file if it is still this process's (a later stack may own the port)."""
+    path = stack_file(settings, port)
+    stack = _read_stack(path)
+    if stack is not None and stack.pid == os.getpid():
+        path.unlink(missing_ok=True)
+
+
+def _read_stack(path: Path) -> Stack | None:
+    try:
+        data = json.loads(path.read_text())
+        return Stack(**{k: data.get(k) for k in Stack.__dataclass_fields__})
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _answers(endpoint: str) -> bool:
+    """A local endpoint accepts connections (remote ones are taken on trust)."""
+    parsed = urlparse(endpoint)
+    if parsed.hostname not in ("127.0.0.1", "localhost"):
+        return True
+    try:
+        with socket.create_connection((parsed.hostname, parsed.port or 80), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def running_stacks(settings: Settings) -> list[Stack]:
+    """The stacks started from this checkout that are still running (a file left by a killed
+    process is ignored), by port."""
+    stacks = []
+    for path in sorted(Path(settings.home).glob("stack-*.json")):
+        stack = _read_stack(path)
+        if stack and isinstance(stack.pid, int) and _pid_alive(stack.pid) and _answers(stack.dynamodb_endpoint):
+            stacks.append(stack)
+    return sorted(stacks, key=lambda s: s.port)
+
+
+def env_port() -> int | None:
+    raw = os.environ.get("PORT", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise StackError(f"PORT={raw!r} is not a port number")
+    return int(raw)
+
+
+def find_stack(settings: Settings, flag: str = "--url", table_prefix: str | None = None) -> Stack:
+    """The stack on PORT if it is set; otherwise the one stack running from this checkout.
+    `flag` is the option that names a stack explicitly instead (said in the error)."""
+    port = env_port()
+    stacks = running_stacks(settings)
+    if table_prefix is not None:
+        stacks = [s for s in stacks if s.table_prefix == table_prefix]
+    if port is not None:
+        for stack in stacks:
+            if stack.port == port:
+                return stack
+        raise StackError(f"no local stack on port {port}: {START_HINT} (or set PORT / {flag})")
+    if len(stacks) == 1:
+        return stacks[0]
+    if not stacks:
+        raise StackError(f"no local stack on port {DEFAULT_PORT}: {START_HINT} (or set PORT / {flag})")
+    ports = ", ".join(str(s.port) for s in stacks)
+    raise StackError(f"{len(stacks)} local stacks are running (ports {ports}): set PORT or pass {flag}")
+
+
+def app_url(url: str | None = None) -> str:
+    """The app a client command talks to: `--url`, else the local stack's."""
+    if url:
+        return url.rstrip("/")
+    return find_stack(get_settings(), "--url").url
+
+
+def add_endpoint_option(parser) -> None:
+    """For commands that read or write state: which DynamoDB (see `use_running_stack`)."""
+    parser.add_argument(
+        "--endpoint", default=None,
+        help="DynamoDB endpoint URL, or 'aws' for the deployed tables "
+             "(default: GROUNDCHAT_DYNAMODB_ENDPOINT, else the local stack on PORT, or the one running)",
+    )
+
+
+# The endpoint this process pointed itself at (so a later look-up does not take it for the user's).
+_pointed_at: str | None = None
+
+
+def _point_at(endpoint: str) -> Settings:
+    global _pointed_at
+    _pointed_at = endpoint
+    if endpoint:
+        os.environ["GROUNDCHAT_DYNAMODB_ENDPOINT"] = endpoint
         _local_credentials()
-        reset_settings_cache()
-        settings = get_settings()
-    return settings
+    else:
+        os.environ.pop("GROUNDCHAT_DYNAMODB_ENDPOINT", None)
+    reset_settings_cache()
+    return get_settings()
+
+
+def use_running_stack(endpoint: str | None = None) -> Settings:
+    """The settings of a command that reads or writes state. In order: `--endpoint URL` (or
+    `--endpoint aws` for the deployed tables), GROUNDCHAT_DYNAMODB_ENDPOINT, the local stack
+    (`find_stack`). With none running, GROUNDCHAT_TABLE_PREFIX set alone names a deployed stack's
+    tables in AWS (as infra/deploy.md does); otherwise StackError, never a call to AWS."""
+    settings = get_settings()
+    if endpoint:
+        return _point_at("" if endpoint.lower() == "aws" else endpoint)
+    if settings.dynamodb_endpoint and settings.dynamodb_endpoint != _pointed_at:
+        return _point_at(settings.dynamodb_endpoint)
+    names_tables = "GROUNDCHAT_TABLE_PREFIX" in os.environ
+    try:
+        stack = find_stack(settings, "--endpoint", settings.table_prefix if names_tables else None)
+    except StackError:
+        if names_tables and env_port() is None:
+            return settings  # the deployed tables, in AWS
+        raise
+    return _point_at(stack.dynamodb_endpoint)
 
 
 def _local_credentials() -> None:
     # moto accepts any credentials; boto3 still needs some to sign with.
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+
+
+# ---- moto ----------------------------------------------------------------------------------------
 
 
 def make_moto_faithful():
@@ -51,12 +224,17 @@ def make_moto_faithful():
     - Arithmetic that lands on zero stores a number like "0E-7", which moto itself then fails to
       read back (it parses numbers without a point as int). DynamoDB normalises numbers; so do we.
 
+    Under the same lock, each successful write is appended to the state log when one is active
+    (`dynamodb_log`), before its response is returned.
+
     Idempotent; returns the original request handler, to undo the first."""
     import threading
     from decimal import Decimal
 
     from moto.dynamodb.models.dynamo_type import DynamoType
     from moto.dynamodb.responses import DynamoHandler
+
+    from groundchat_cli import dynamodb_log
 
     original = DynamoHandler.call_action
     if getattr(original, "_serialized", False):
@@ -65,7 +243,12 @@ def make_moto_faithful():
 
     def call_action(self):
         with lock:
-            return original(self)
+            refused = dynamodb_log.refuse_if_unlogged(self)
+            if refused is not None:
+                return refused
+            result = original(self)
+            dynamodb_log.record(self, result)
+            return result
 
     call_action._serialized = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = call_action
@@ -82,24 +265,79 @@ def make_moto_faithful():
     return original
 
 
-def start_dynamodb(settings: Settings):
-    from moto.server import ThreadedMotoServer
+class LocalDynamo:
+    """moto's DynamoDB server on a free port of 127.0.0.1; with `log`, its state is that file."""
 
-    port = free_port()
-    import logging
+    def __init__(self, log: Path | None = None, reset: bool = False) -> None:
+        self.log_path = Path(log) if log else None
+        self.reset = reset
+        self.server = None
+        self.endpoint = ""
+        self.replayed = None
+        self._log = None
+        self._lock = None
 
-    # moto's server logs every request; the local stack's own output is what a user needs to see.
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    make_moto_faithful()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    Path(settings.home).mkdir(parents=True, exist_ok=True)
-    endpoint_file(settings).write_text(endpoint)
-    os.environ["GROUNDCHAT_DYNAMODB_ENDPOINT"] = endpoint
-    _local_credentials()
-    reset_settings_cache()
-    return server, endpoint
+    def start(self) -> "LocalDynamo":
+        import logging
+
+        from moto.server import ThreadedMotoServer
+
+        from groundchat_cli import dynamodb_log
+
+        # moto's server logs every request; the local stack's own output is what a user needs to see.
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        make_moto_faithful()
+        dynamodb_log.reset_moto_dynamodb()  # moto's DynamoDB is one per process: this server's
+        try:
+            if self.log_path is not None:
+                self._take_log()
+                self.replayed = dynamodb_log.load(self.log_path)  # before anyone can reach the server
+                self._log = dynamodb_log.WriteLog(self.log_path)
+                dynamodb_log.activate(self._log)
+            port = free_port()
+            self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+            self.server.start()
+        except BaseException:
+            self.stop()
+            raise
+        self.endpoint = f"http://127.0.0.1:{port}"
+        return self
+
+    @property
+    def log(self):
+        """The open state log (`dynamodb_log.WriteLog`), or None in memory."""
+        return self._log
+
+    def _take_log(self) -> None:
+        """One server per log: a second one would fork the state."""
+        import fcntl
+
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = open(self.log_path.with_name(self.log_path.name + ".lock"), "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            self._lock = None
+            raise StackError(f"{self.log_path} is in use by another `groundchat serve`") from None
+        if self.reset:
+            self.log_path.unlink(missing_ok=True)
+
+    def stop(self) -> None:
+        from groundchat_cli import dynamodb_log
+
+        if self.server is not None:
+            self.server.stop()
+            if self.server._server is not None:
+                self.server._server.server_close()
+            self.server = None
+        if self._log is not None:
+            dynamodb_log.deactivate(self._log)
+            self._log.close()
+            self._log = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
 
 def prepare(settings: Settings, say=print) -> None:
@@ -143,21 +381,58 @@ def ingest_if_needed(settings: Settings, say=print) -> None:
         say(f"corpus: {line}")
 
 
-def serve(port: int | None = None) -> int:
+def _start_state(settings: Settings, port: int, reset: bool) -> tuple[LocalDynamo | None, str]:
+    """The DynamoDB this stack uses: GROUNDCHAT_DYNAMODB_ENDPOINT as it is, or moto with its log."""
+    if settings.dynamodb_endpoint:
+        if reset:
+            raise StackError("--reset-state resets the local store only; GROUNDCHAT_DYNAMODB_ENDPOINT is set")
+        _local_credentials()
+        print(f"DynamoDB: {settings.dynamodb_endpoint} (GROUNDCHAT_DYNAMODB_ENDPOINT; not started here)")
+        return None, settings.dynamodb_endpoint
+    local = LocalDynamo(state_log(settings, port), reset=reset).start()
+    replayed = local.replayed
+    notes = [f"{replayed.records} logged write(s) replayed"]
+    if replayed.failed:
+        notes.append(f"{replayed.failed} FAILED to replay")
+    if replayed.compacted_to is not None:
+        notes.append(f"log compacted to {replayed.compacted_to}")
+    print(f"DynamoDB (moto) on {local.endpoint}; state in {local.log_path} ({'; '.join(notes)})")
+    _point_at(local.endpoint)
+    return local, local.endpoint
+
+
+def serve(port: int | None = None, reset_state: bool = False) -> int:
     import uvicorn
 
+    from groundchat_cli import dynamodb_log
+
     settings = get_settings()
-    server, endpoint = start_dynamodb(settings)
+    try:
+        port = port or env_port() or DEFAULT_PORT
+    except StackError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if port_in_use(port):
+        print(f"port {port} is in use (another stack?): stop it, or set PORT to another port", file=sys.stderr)
+        return 1
+    try:
+        local, endpoint = _start_state(settings, port, reset_state)
+    except (StackError, dynamodb_log.LogCorrupt) as exc:
+        print(exc, file=sys.stderr)
+        return 1
     settings = get_settings()
-    print(f"DynamoDB (moto) on {endpoint}")
+    url = f"http://127.0.0.1:{port}"
+    stack = Stack(port=port, url=url, dynamodb_endpoint=endpoint, pid=os.getpid(), table_prefix=settings.table_prefix,
+                  state=str(local.log_path) if local else None)
+    write_stack_file(settings, stack)
     try:
         prepare(settings)
         from groundchat_cli.local_app import combined_app
 
-        port = port or int(os.environ.get("PORT", "8000"))
-        print(f"groundchat on http://127.0.0.1:{port}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
+        print(f"groundchat on {url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
         uvicorn.run(combined_app(), host="127.0.0.1", port=port, log_level="info")
     finally:
-        server.stop()
-        endpoint_file(settings).unlink(missing_ok=True)
+        remove_stack_file(settings, port)
+        if local is not None:
+            local.stop()
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Any
 
@@ -11,7 +12,7 @@ from typing import Any
 def _cmd_serve(args: argparse.Namespace) -> int:
     from groundchat_cli.localstack import serve
 
-    return serve(args.port)
+    return serve(args.port, reset_state=args.reset_state)
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
@@ -22,18 +23,18 @@ def _cmd_token(args: argparse.Namespace) -> int:
     return 0
 
 
-def _services():
+def _services(endpoint: str | None = None):
     from groundchat_cli.localstack import use_running_stack
     from groundchat.services import build_services
 
-    return build_services(use_running_stack())
+    return build_services(use_running_stack(endpoint))
 
 
 def _cmd_users_grant(args: argparse.Namespace) -> int:
     from groundchat.store.users import UnknownPermission
 
     try:
-        grants = asyncio.run(_services().users.grant(args.user, args.permissions))
+        grants = asyncio.run(_services(args.endpoint).users.grant(args.user, args.permissions))
     except UnknownPermission as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -42,7 +43,7 @@ def _cmd_users_grant(args: argparse.Namespace) -> int:
 
 
 def _cmd_users_list(args: argparse.Namespace) -> int:
-    for user in asyncio.run(_services().users.list()):
+    for user in asyncio.run(_services(args.endpoint).users.list()):
         print(f"{user['user_id']}: {', '.join(user['grants'])}")
     return 0
 
@@ -58,7 +59,7 @@ def _cmd_tool(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         print(f"error: the arguments are not JSON: {exc}", file=sys.stderr)
         return 2
-    s = _services()
+    s = _services(args.endpoint)
     caller = Caller(id=args.as_user or s.settings.dev_user)
 
     async def call() -> Any:
@@ -79,22 +80,30 @@ def _cmd_tool(args: argparse.Namespace) -> int:
 
 def _cmd_try(args: argparse.Namespace) -> int:
     from groundchat_cli.client import ask_all
+    from groundchat_cli.localstack import app_url
 
-    return ask_all(args.url, args.as_user, args.questions)
+    return ask_all(app_url(args.url), args.as_user, args.questions)
 
 
 def _cmd_examples(args: argparse.Namespace) -> int:
     from groundchat_cli.client import run_examples
+    from groundchat_cli.localstack import app_url
 
-    return run_examples(args.url, args.as_user)
+    return run_examples(app_url(args.url), args.as_user)
+
+
+URL_HELP = "the app, e.g. http://127.0.0.1:8000 (default: the local stack on PORT, or the one running)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="groundchat", description="A grounded chat over an accessibility benchmark.")
     sub = parser.add_subparsers(dest="command", required=True)
+    from groundchat_cli.localstack import add_endpoint_option
 
-    p = sub.add_parser("serve", help="start the local stack and serve http://127.0.0.1:8000/chat")
-    p.add_argument("--port", type=int, default=None)
+    p = sub.add_parser("serve", help="start the local stack and serve http://127.0.0.1:$PORT/chat (PORT defaults to 8000)")
+    p.add_argument("--port", type=int, default=None, help="instead of PORT")
+    p.add_argument("--reset-state", action="store_true",
+                   help="start with empty local DynamoDB state (deletes $GROUNDCHAT_HOME/dynamodb-<port>.log)")
     p.set_defaults(func=_cmd_serve)
 
     p = sub.add_parser("token", help="print a dev bearer token for USER")
@@ -106,24 +115,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = users.add_parser("grant", help="grant permissions to a user")
     p.add_argument("user")
     p.add_argument("permissions", nargs="+")
+    add_endpoint_option(p)
     p.set_defaults(func=_cmd_users_grant)
     p = users.add_parser("list", help="list users and grants")
+    add_endpoint_option(p)
     p.set_defaults(func=_cmd_users_list)
 
     p = sub.add_parser("tool", help="call one tool as a user and print its result as JSON")
     p.add_argument("name")
     p.add_argument("json", nargs="?", default="{}")
     p.add_argument("--as", dest="as_user", default=None)
+    add_endpoint_option(p)
     p.set_defaults(func=_cmd_tool)
 
     p = sub.add_parser("try", help="ask the running app; later questions continue the conversation")
     p.add_argument("questions", nargs="+")
-    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--url", default=None, help=URL_HELP)
     p.add_argument("--as", dest="as_user", default=None)
     p.set_defaults(func=_cmd_try)
 
     p = sub.add_parser("examples", help="ask the example questions and share the answers")
-    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--url", default=None, help=URL_HELP)
     p.add_argument("--as", dest="as_user", default=None)
     p.set_defaults(func=_cmd_examples)
 
@@ -138,9 +150,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def expected_failure(exc: BaseException) -> str | None:
+    """The one line to print for a failure a user can meet and fix (no stack, no credentials, a
+    stack that went away); None for a bug, which keeps its traceback."""
+    import botocore.exceptions as boto
+    import httpx
+
+    from groundchat_cli.localstack import StackError
+
+    if isinstance(exc, StackError):
+        return str(exc)
+    if isinstance(exc, boto.NoCredentialsError):
+        return "no AWS credentials: to use the local stack, start it with `make run` (or pass --endpoint)"
+    if isinstance(exc, (boto.EndpointConnectionError, boto.ConnectionClosedError)):
+        return f"DynamoDB does not answer ({exc}): is the local stack still running? (`make run`)"
+    if isinstance(exc, boto.ClientError):
+        error = exc.response.get("Error", {})
+        if error.get("Code") == "ResourceNotFoundException":
+            return f"a table is missing ({error.get('Message')}): start the local stack once with `make run`"
+        return f"DynamoDB refused: {error.get('Code')}: {error.get('Message')}"
+    if isinstance(exc, boto.BotoCoreError):
+        return f"DynamoDB: {exc}"
+    if isinstance(exc, httpx.HTTPError):
+        return f"the app does not answer ({exc}): is the local stack running? (`make run`, or --url)"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # the reader left (`| head`): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:
+        line = expected_failure(exc)
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -17,9 +17,10 @@ from tests.spending.helpers import counter, first_request, registry, usage_rows
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
+    """The command as typed, against the in-process moto: `--endpoint aws` is what mock_aws answers."""
     parser = argparse.ArgumentParser(prog="groundchat")
     add_budget_commands(parser.add_subparsers(dest="command", required=True))
-    return parser.parse_args(argv)
+    return parser.parse_args([*argv, "--endpoint", "aws"])
 
 
 def spend(dynamo, settings, caller: str = "ann") -> Decimal:

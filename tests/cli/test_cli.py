@@ -12,7 +12,7 @@ def stack(dynamo, monkeypatch):
     import groundchat_cli.main as cli
     from groundchat.services import Services
 
-    monkeypatch.setattr(cli, "_services", lambda: Services(settings=dynamo.settings, dynamo=dynamo))
+    monkeypatch.setattr(cli, "_services", lambda endpoint=None: Services(settings=dynamo.settings, dynamo=dynamo))
     return dynamo
 
 

@@ -8,11 +8,12 @@ from tests.benchmark.conftest import jsonl
 
 
 def run_cli(*argv: str) -> int:
+    """The command as typed, against the in-process moto: `--endpoint aws` is what mock_aws answers."""
     from groundchat_cli.runs import add_runs_commands
 
     parser = argparse.ArgumentParser()
     add_runs_commands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
+    args = parser.parse_args([*argv, "--endpoint", "aws"])
     return args.func(args)
 
 

@@ -41,7 +41,8 @@ def evaluate(service: SearchService, questions: list[Question], *, leg: str = "h
         sections = [p.section for p in result.passages if p.source == question.source]
         ranked = [p.section if p.source == question.source else None for p in result.passages]
         rank = next((i + 1 for i, s in enumerate(ranked) if s is not None and _matches(s, question.gold)), None)
-        rows.append({"q": question.q, "rank": rank, "top": sections[:3]})
+        rows.append({"q": question.q, "source": question.source, "gold": question.gold, "rank": rank,
+                     "top": sections[:3], "first": [f"{p.source} {p.section}" for p in result.passages[:3]]})
         per.setdefault(question.source, []).append(rank or 0)
     def figures(ranks: list[float]) -> dict[str, float]:
         n = len(ranks) or 1

@@ -1,0 +1,273 @@
+"""Local DynamoDB state that survives a restart: an append-only log of moto's successful writes.
+
+moto keeps DynamoDB in memory. The local stack makes it durable per write: every request that
+changes state and succeeds (HTTP 200) is appended to a JSON-lines log and fsync'd *before* its
+response leaves the server, inside the lock that serialises moto's requests (see
+`localstack.make_moto_faithful`), so the log's order is the order moto applied the writes in. A
+write the client saw succeed is therefore on disk, even if the process is killed right after; a
+write refused by its condition (a spending cap, a claimed conversation) is never logged.
+
+At start the log is replayed into moto through the same request handler, before the server listens;
+when it holds well over one write per live item it is compacted (the table definitions as logged,
+then one PutItem per live item), so starting stays proportional to the state, not to its history.
+One record a line:
+
+    {"op": "PutItem", "region": "eu-west-1", "account": "123456789012", "body": {...the request...}}
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+# Requests that never change state are not logged; anything else that succeeds is (an unknown
+# operation is logged rather than lost: replaying a read is harmless).
+READS = frozenset({
+    "GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems", "DescribeTable", "ListTables",
+    "DescribeTimeToLive", "ListTagsOfResource", "DescribeContinuousBackups", "DescribeEndpoints",
+    "DescribeLimits", "ListBackups", "DescribeBackup", "ListGlobalTables", "DescribeGlobalTable",
+    "DescribeKinesisStreamingDestination", "ListExports", "DescribeExport", "ListImports",
+    "DescribeImport", "DescribeContributorInsights", "ListContributorInsights", "GetResourcePolicy",
+    "DescribeTableReplicaAutoScaling", "DescribeGlobalTableSettings",
+})
+# Writes whose effect compaction folds into one PutItem per live item; every other logged request
+# (CreateTable, UpdateTimeToLive, DeleteTable, tags…) is kept as it was, in order.
+ITEM_WRITES = frozenset({
+    "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems",
+    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
+})
+TARGET_PREFIX = "DynamoDB_20120810."
+
+
+class LogCorrupt(Exception):
+    """A line in the middle of the log is not a record: refuse to start rather than drop writes."""
+
+
+class LogUnavailable(Exception):
+    """The log could not be written: the write was not made durable and is refused."""
+
+
+class WriteLog:
+    """The open log. `append` returns only once the record is on disk."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        created = not self.path.exists()
+        self._file = open(self.path, "ab")
+        if created:  # the new file's name is on disk too, not only its bytes
+            fsync_dir(self.path.parent)
+        self.broken: str | None = None  # set after a failed write: later writes are refused
+        self.appended = 0
+
+    def append(self, op: str, region: str, account: str, body: Any) -> None:
+        record = {"op": op, "region": region, "account": account, "body": body}
+        line = json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+        try:
+            self._file.write(line.encode("utf-8"))
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            self.broken = f"{self.path}: {exc}"
+            raise LogUnavailable(self.broken) from exc
+        self.appended += 1
+
+    def close(self) -> None:
+        self._file.close()
+
+
+# The log moto's request handler appends to. moto's backends are one per process, so is this.
+_active: WriteLog | None = None
+_active_lock = threading.Lock()
+
+
+def activate(log: WriteLog) -> None:
+    global _active
+    with _active_lock:
+        if _active is not None:
+            raise RuntimeError(f"a DynamoDB log is already active in this process ({_active.path})")
+        _active = log
+
+
+def deactivate(log: WriteLog) -> None:
+    global _active
+    with _active_lock:
+        if _active is log:
+            _active = None
+
+
+def refuse_if_unlogged(handler: Any) -> tuple[int, dict[str, str], str] | None:
+    """Called before moto handles a request: a write the log cannot take is not applied either."""
+    log = _active
+    if log is None or log.broken is None or handler._get_action() in READS:
+        return None
+    body = json.dumps({"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                       "message": f"the local state log cannot be written: {log.broken}"})
+    return 500, {"content-type": "application/x-amz-json-1.0"}, body
+
+
+def record(handler: Any, result: Any) -> None:
+    """Called by moto's patched handler, under its lock, after each request: log a successful write."""
+    log = _active
+    if log is None:
+        return
+    op = handler._get_action()
+    if op in READS or int(result[0]) != 200:
+        return
+    raw = handler.raw_body
+    text = raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else (raw or "")
+    log.append(op, handler.region, handler.current_account, json.loads(text) if text.strip() else {})
+
+
+# ---- reading, replaying, compacting ---------------------------------------------------------
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Every record in the log. A last line cut short (the process died while writing it, so its
+    request never answered) is dropped and cut from the file; a bad line before the end is an error."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    records: list[dict[str, Any]] = []
+    offset = 0
+    for number, line in enumerate(data.splitlines(keepends=True), start=1):
+        try:
+            if not line.endswith(b"\n"):
+                raise ValueError("no end of line")
+            rec = json.loads(line)
+            if not isinstance(rec, dict) or "op" not in rec:
+                raise ValueError("not a record")
+        except ValueError as exc:
+            if offset + len(line) == len(data):  # the torn tail of an interrupted write
+                with open(path, "r+b") as f:
+                    f.truncate(offset)
+                    os.fsync(f.fileno())
+                break
+            raise LogCorrupt(f"{path}, line {number}: {exc}; move the file away to start empty") from exc
+        records.append(rec)
+        offset += len(line)
+    return records
+
+
+def call(op: str, body: Any, region: str, account: str) -> tuple[int, Any]:
+    """One request through moto's DynamoDB handler in this process, as its server would take it."""
+    from moto.core.request import Request
+    from moto.dynamodb.responses import DynamoHandler
+
+    headers = {
+        "Host": "127.0.0.1",
+        "Content-Type": "application/x-amz-json-1.0",
+        "X-Amz-Target": TARGET_PREFIX + op,
+        "Authorization": f"AWS4-HMAC-SHA256 Credential=local/20200101/{region}/dynamodb/aws4_request, "
+                         "SignedHeaders=host, Signature=0",
+        "x-moto-account-id": account,
+    }
+    request = Request.from_primitives("POST", "http://127.0.0.1/", headers, json.dumps(body).encode("utf-8"))
+    status, _, content = DynamoHandler.dispatch(request)
+    text = content.decode("utf-8") if isinstance(content, (bytes, bytearray)) else content
+    return int(status), (json.loads(text) if text else {})
+
+
+@dataclass
+class Replay:
+    records: int = 0
+    failed: int = 0  # logged writes moto refused on replay (never expected: the log is deterministic)
+    compacted_to: int | None = None
+
+
+def reset_moto_dynamodb() -> None:
+    """Empty moto's DynamoDB in this process: the log, not memory, is the state."""
+    from moto.dynamodb.models import dynamodb_backends
+
+    for account in dynamodb_backends.values():
+        account.reset()
+
+
+def replay(records: list[dict[str, Any]]) -> Replay:
+    summary = Replay(records=len(records))
+    for rec in records:
+        status, _ = call(rec["op"], rec["body"], rec["region"], rec["account"])
+        if status != 200:
+            summary.failed += 1
+    return summary
+
+
+def _pages(op: str, body: dict[str, Any], region: str, account: str, key: str, cursor: tuple[str, str]) -> Iterator[Any]:
+    body = dict(body)
+    while True:
+        status, out = call(op, body, region, account)
+        if status != 200:
+            raise RuntimeError(f"{op} failed while compacting the local state: {out}")
+        yield from out.get(key, [])
+        if not out.get(cursor[0]):
+            return
+        body[cursor[1]] = out[cursor[0]]
+
+
+def snapshot(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The log, compacted: table-level records in order, then one PutItem per item moto now holds."""
+    kept = [r for r in records if r["op"] not in ITEM_WRITES]
+    places = list(dict.fromkeys((r["region"], r["account"]) for r in records))
+    puts = []
+    for region, account in places:
+        for table in _pages("ListTables", {}, region, account, "TableNames", ("LastEvaluatedTableName", "ExclusiveStartTableName")):
+            scan = {"TableName": table, "ConsistentRead": True}
+            for item in _pages("Scan", scan, region, account, "Items", ("LastEvaluatedKey", "ExclusiveStartKey")):
+                puts.append({"op": "PutItem", "region": region, "account": account,
+                             "body": {"TableName": table, "Item": item}})
+    return kept + puts
+
+
+def write_atomically(path: Path, records: list[dict[str, Any]]) -> None:
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        for rec in records:
+            f.write((json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8"))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def live_items(records: list[dict[str, Any]]) -> int:
+    """How many items moto holds now, over every table the log touched."""
+    total = 0
+    for region, account in dict.fromkeys((r["region"], r["account"]) for r in records):
+        for table in _pages("ListTables", {}, region, account, "TableNames", ("LastEvaluatedTableName", "ExclusiveStartTableName")):
+            status, out = call("DescribeTable", {"TableName": table}, region, account)
+            total += out.get("Table", {}).get("ItemCount", 0) if status == 200 else 0
+    return total
+
+
+def worth_compacting(records: list[dict[str, Any]]) -> bool:
+    """The log holds well over one write per live item (a snapshot costs a scan of everything)."""
+    item_writes = sum(1 for r in records if r["op"] in ITEM_WRITES)
+    return item_writes > 2 * live_items(records) + COMPACT_SLACK
+
+
+COMPACT_SLACK = 20
+
+
+def load(path: Path, compact: bool = True) -> Replay:
+    """Replay the log into an empty moto, then, if it has grown well past the state it holds,
+    rewrite it as a snapshot (atomically: a crash leaves the old log or the new one)."""
+    reset_moto_dynamodb()
+    records = read_records(path)
+    summary = replay(records)
+    if compact and records and summary.failed == 0 and worth_compacting(records):
+        compacted = snapshot(records)
+        write_atomically(path, compacted)
+        summary.compacted_to = len(compacted)
+    return summary
