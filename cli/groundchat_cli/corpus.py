@@ -33,34 +33,22 @@ def add_corpus_commands(sub: Any) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
+    from groundchat.search import open_index_store
     from groundchat.search.embeddings import make_embedder
     from groundchat.search.ingest import run_ingest, specs_for
-    from groundchat.search import open_index_store
+    from groundchat_cli.progress import IngestBars
 
     settings = get_settings()
-    bars: dict[str, Any] = {}
-
-    def progress(stage: str, done: int, total: int) -> None:
-        bar = bars.get(stage)
-        if bar is None:
-            bar = bars[stage] = tqdm(total=total, desc=stage, unit="chunk" if stage == "embed" else "step", leave=True)
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
+    bars = IngestBars()
     try:
         summary = run_ingest(specs_for(settings), open_index_store(settings),
                              make_embedder(settings.embedding_model, region=settings.aws_region),
-                             progress=progress, force=args.force)
+                             progress=bars, force=args.force)
     except Exception as exc:
-        for bar in bars.values():
-            bar.close()
+        bars.close()
         print(f"ingest failed, the serving index is unchanged: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    for bar in bars.values():
-        bar.close()
+    bars.close()
     print("\n".join(summary.lines()))
     return 0
 

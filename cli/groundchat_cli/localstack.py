@@ -365,8 +365,9 @@ def prepare(settings: Settings, say=print) -> None:
 def ingest_if_needed(settings: Settings, say=print) -> None:
     """Build the search index from the sources present; unchanged sources do no work."""
     from groundchat.search.embeddings import make_embedder
-    from groundchat.search.ingest import run_ingest, specs_for
     from groundchat.search import open_index_store
+    from groundchat.search.ingest import run_ingest, specs_for
+    from groundchat_cli.progress import IngestBars
 
     specs = specs_for(settings)
     present = [s for s in specs if s.path.exists()]
@@ -376,7 +377,12 @@ def ingest_if_needed(settings: Settings, say=print) -> None:
     if not present:
         return
     say("corpus: checking the search index (the first build embeds every chunk and takes a minute or two)")
-    summary = run_ingest(present, open_index_store(settings), make_embedder(settings.embedding_model, region=settings.aws_region))
+    bars = IngestBars()
+    try:
+        summary = run_ingest(present, open_index_store(settings), make_embedder(settings.embedding_model, region=settings.aws_region),
+                             progress=bars)
+    finally:
+        bars.close()
     for line in summary.lines():
         say(f"corpus: {line}")
 

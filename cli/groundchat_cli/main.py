@@ -54,13 +54,20 @@ def _cmd_tool(args: argparse.Namespace) -> int:
     from groundchat.spending.guard import SpendCapReached
     from groundchat.tools.base import ToolError, ToolRefused
 
+    s = _services(args.endpoint)
+    caller = Caller(id=args.as_user or s.settings.dev_user)
+    if args.list or not args.name:
+        return _list_tools(s, caller)
+    if s.registry.get(args.name) is None:
+        # Unlike the model, a person at the terminal is told what exists (the model is refused alike
+        # for unknown and denied tools, so it learns nothing about tools it may not use).
+        print(f"error: no tool named {args.name!r}; tools: {', '.join(s.registry.names)}", file=sys.stderr)
+        return 2
     try:
         tool_args = json.loads(args.json)
     except json.JSONDecodeError as exc:
         print(f"error: the arguments are not JSON: {exc}", file=sys.stderr)
         return 2
-    s = _services(args.endpoint)
-    caller = Caller(id=args.as_user or s.settings.dev_user)
 
     async def call() -> Any:
         # A run of its own: a search it makes is charged like any other, under this run.
@@ -75,6 +82,17 @@ def _cmd_tool(args: argparse.Namespace) -> int:
         print(json.dumps({"error": cap.message, "scope": cap.scope}, indent=2))
         return 1
     print(json.dumps(result, indent=2, default=str, ensure_ascii=False))
+    return 0
+
+
+def _list_tools(s: Any, caller: Any) -> int:
+    offered = asyncio.run(s.registry.offered(caller))
+    for tool in offered:
+        first_sentence = tool.description.split(". ")[0].rstrip(".")
+        print(f"{tool.name:18} {tool.permission:12} {first_sentence}")
+    denied = [name for name in s.registry.names if name not in {t.name for t in offered}]
+    if denied:
+        print(f"({caller.id} may not call: {', '.join(denied)})")
     return 0
 
 
@@ -121,9 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_endpoint_option(p)
     p.set_defaults(func=_cmd_users_list)
 
-    p = sub.add_parser("tool", help="call one tool as a user and print its result as JSON")
-    p.add_argument("name")
+    p = sub.add_parser("tool", help="call one tool as a user and print its result as JSON (--list: the tools that user may call)")
+    p.add_argument("name", nargs="?")
     p.add_argument("json", nargs="?", default="{}")
+    p.add_argument("--list", action="store_true", help="list the tools this user may call, with what each does")
     p.add_argument("--as", dest="as_user", default=None)
     add_endpoint_option(p)
     p.set_defaults(func=_cmd_tool)

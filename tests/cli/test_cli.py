@@ -50,3 +50,16 @@ def test_tool_goes_through_the_same_permission_check(stack, capsys):
     assert main(["tool", "top_rules", '{"limit": 3}', "--as", "mallory"]) == 1
     assert "not available" in json.loads(capsys.readouterr().out)["error"]
     assert main(["tool", "top_rules", "{not json", "--as", "alice"]) == 2
+
+
+def test_tool_list_shows_what_this_user_may_call_and_an_unknown_name_says_so(stack, capsys):
+    main(["users", "grant", "alice", "runs.read"])
+    capsys.readouterr()
+    assert main(["tool", "--list", "--as", "alice"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    names = [line.split()[0] for line in listed if not line.startswith("(")]
+    assert names == ["compare_contexts", "list_runs", "get_run", "top_rules"]
+    assert listed[-1] == "(alice may not call: explain_rule, search_docs, show_view)"
+    assert main(["tool", "top_rulez", "--as", "alice"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no tool named 'top_rulez'; tools: compare_contexts, list_runs")
