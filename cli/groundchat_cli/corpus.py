@@ -30,6 +30,9 @@ def add_corpus_commands(sub: Any) -> None:
     retrieval.add_argument("--leg", choices=["hybrid", "bm25", "vector", "all"], default="all")
     retrieval.add_argument("--json", action="store_true")
     retrieval.set_defaults(func=cmd_eval_retrieval)
+    from groundchat_cli.eval_answers import add_eval_answers_command
+
+    add_eval_answers_command(kinds)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:

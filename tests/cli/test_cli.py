@@ -63,3 +63,23 @@ def test_tool_list_shows_what_this_user_may_call_and_an_unknown_name_says_so(sta
     assert main(["tool", "top_rulez", "--as", "alice"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: no tool named 'top_rulez'; tools: compare_contexts, list_runs")
+
+
+def test_eval_answers_asks_through_the_answer_use_case_and_prints_what_each_answer_did(stack, capsys, tmp_path):
+    from groundchat_cli.sample import load_sample_if_empty_sync
+
+    load_sample_if_empty_sync(stack)
+    main(["users", "grant", "alice", "chat.use", "runs.read", "docs.read", "views.show"])
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"q": "Which model is cheapest?"}\na recipe for banana bread\n')
+    capsys.readouterr()
+    assert main(["eval", "answers", str(questions), "--as", "alice", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["q"] for r in rows] == ["Which model is cheapest?", "a recipe for banana bread"]
+    assert rows[0]["outcome"] == "complete" and rows[0]["tools"] == ["compare_contexts"]
+    assert rows[0]["view_try"] == 1  # the offline answerer's view of the figures, accepted at once
+    assert rows[1]["tools"] == [] and rows[1]["outcome"] == "complete"
+    assert rows[0]["cost"] == rows[1]["cost"] == "0"
+    assert main(["eval", "answers", str(questions), "--as", "alice"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.splitlines()[-1] == "total: 2 questions, 2 complete, 1 with a view, 0 unverified citations, cost $0"
