@@ -93,26 +93,31 @@ def ask_all(url: str, user: str | None, questions: list[str]) -> int:
     conversation_id = None
     with httpx.Client(headers={"authorization": f"Bearer {token}"}) as client:
         for n, question in enumerate(questions, 1):
-            try:
-                answer = ask(client, url, question, conversation_id)
-            except (RuntimeError, httpx.HTTPError) as exc:
-                print(failure_line(url, exc), file=sys.stderr)
+            answer = _answered(client, url, n, question, conversation_id)
+            if answer is None:
                 return 1
             conversation_id = answer["conversation_id"]
-            print_answer(n, question, answer)
     return 0
+
+
+def _answered(client: httpx.Client, url: str, n: int, question: str, conversation_id: str | None) -> dict | None:
+    """Asks and prints the answer; None (with one line said) when there is none."""
+    try:
+        answer = ask(client, url, question, conversation_id)
+    except (RuntimeError, httpx.HTTPError) as exc:
+        print(failure_line(url, exc), file=sys.stderr)
+        return None
+    print_answer(n, question, answer)
+    return answer
 
 
 def run_examples(url: str, user: str | None) -> int:
     _, token = _token(user)
     with httpx.Client(headers={"authorization": f"Bearer {token}"}) as client:
         for n, question in enumerate(EXAMPLES, 1):
-            try:
-                answer = ask(client, url, question, None)
-            except (RuntimeError, httpx.HTTPError) as exc:
-                print(failure_line(url, exc), file=sys.stderr)
+            answer = _answered(client, url, n, question, None)
+            if answer is None:
                 return 1
-            print_answer(n, question, answer)
             resp = client.post(f"{url}/api/conversations/{answer['conversation_id']}/share")
             if resp.status_code == 200:
                 print(f"shared: {url}{resp.json()['share_url']}\n")

@@ -7,17 +7,15 @@ import json
 import httpx
 import pytest
 
-from groundchat.config import reset_settings_cache
 from groundchat.models.failures import (
     FRAMES_MARK, UPSTREAM_EXCERPT_CHARS, ModelFailure, classify, from_aws_error, from_http_status, strip_frames,
 )
 from groundchat.models.openai_compat import OpenAICompatModel
 from groundchat.models.retry import RetryPolicy
-from groundchat.redaction import reset_redaction_cache
 
 import tests.models.provider_recordings as rec
+from tests.models.conftest import BARE_KEY
 
-BARE_KEY = "k3yW1thN0Prefix0123456789"
 GROQ_KEY = "gsk_Q2w3E4r5T6y7U8i9O0pAsDfGhJkL"
 GOOGLE_KEY = "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"
 
@@ -43,13 +41,6 @@ NODE_TRACE = """Error: upstream timed out
     at async Promise.all (index 0)
     at /app/server.js:10:5"""
 
-
-@pytest.fixture
-def configured(monkeypatch):
-    monkeypatch.setenv("GROUNDCHAT_OPENAI_API_KEY", BARE_KEY)
-    reset_settings_cache()
-    yield BARE_KEY
-    reset_redaction_cache()
 
 
 def _nowhere(failure: ModelFailure, *secrets: str) -> None:

@@ -10,21 +10,12 @@ from urllib.parse import quote
 import pytest
 
 from groundchat.config import reset_settings_cache
-from groundchat.redaction import redact, redact_value, reset_redaction_cache
+from tests.models.conftest import BARE_KEY
+from groundchat.redaction import redact, redact_value
 
-# A key with no known prefix: only the configured value can recognise it.
-BARE_KEY = "k3yW1thN0Prefix0123456789"
 GROQ_KEY = "gsk_Q2w3E4r5T6y7U8i9O0pAsDfGhJkL"
 GOOGLE_KEY = "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"
 
-
-@pytest.fixture
-def configured(monkeypatch):
-    """The platform's key configured as the OpenAI-compatible gateway key."""
-    monkeypatch.setenv("GROUNDCHAT_OPENAI_API_KEY", BARE_KEY)
-    reset_settings_cache()
-    yield BARE_KEY
-    reset_redaction_cache()
 
 
 def test_a_configured_key_with_no_known_prefix_is_redacted(configured):
