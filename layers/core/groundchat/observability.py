@@ -21,7 +21,7 @@ import os
 from decimal import Decimal
 from typing import Any
 
-from aws_lambda_powertools import Logger, Tracer
+from aws_lambda_powertools import Logger
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
@@ -57,7 +57,36 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
 
 
 logger = Logger(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE), logger_formatter=RedactingFormatter())
-tracer = Tracer(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
+
+
+def tracing_on() -> bool:
+    return os.environ.get("POWERTOOLS_TRACE_DISABLED", "").strip().lower() not in ("true", "1", "yes")
+
+
+class LazyTracer:
+    """The Powertools Tracer, built only when tracing is on: the X-Ray SDK it loads costs about
+    120 ms of every cold start, which a function that does not trace should not pay."""
+
+    def __init__(self) -> None:
+        self._tracer: Any = None
+
+    def real(self) -> Any:
+        if self._tracer is None:
+            from aws_lambda_powertools import Tracer
+
+            self._tracer = Tracer(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
+        return self._tracer
+
+    def capture_lambda_handler(self, handler: Any = None, **options: Any) -> Any:
+        if not tracing_on():
+            return handler if handler is not None else (lambda wrapped: wrapped)
+        return self.real().capture_lambda_handler(handler, **options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+
+tracer = LazyTracer()
 
 
 def namespace() -> str:

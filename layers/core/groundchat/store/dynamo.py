@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import asyncio
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, Callable, TypeVar
 
 import boto3
@@ -21,14 +21,22 @@ class Dynamo:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        kwargs: dict[str, Any] = {
+        self._kwargs: dict[str, Any] = {
             "region_name": settings.aws_region,
             "config": Config(retries={"max_attempts": 4, "mode": "standard"}, max_pool_connections=64),
         }
         if settings.dynamodb_endpoint:
-            kwargs["endpoint_url"] = settings.dynamodb_endpoint
-        self.client = boto3.client("dynamodb", **kwargs)
-        self.resource = boto3.resource("dynamodb", **kwargs)
+            self._kwargs["endpoint_url"] = settings.dynamodb_endpoint
+
+    # Built on first use, not at a cold start: loading the service model costs tens of milliseconds,
+    # and a request that is refused before any store call never needs it.
+    @cached_property
+    def client(self) -> Any:
+        return boto3.client("dynamodb", **self._kwargs)
+
+    @cached_property
+    def resource(self) -> Any:
+        return boto3.resource("dynamodb", **self._kwargs)
 
     def table(self, table: TableDef):
         return self.resource.Table(table.physical_name(self.settings))
