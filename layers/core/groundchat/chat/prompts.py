@@ -1,6 +1,8 @@
 """The system prompt, built from named fragments so each rule is stated once."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 CORE = """You are {bot}, the assistant of an accessibility benchmark of AI coding agents.
 Answer only from what your tools return in this conversation. Every number you give must come
 from a data tool result; every statement about WCAG 2.2, the European Accessibility Act or the
@@ -19,7 +21,13 @@ the data tools returned; never write an address. If a view is refused twice, ans
 
 
 def system_prompt(bot_name: str, tool_names: list[str]) -> str:
+    return _prompt(bot_name, "show_view" in tool_names)
+
+
+@lru_cache(maxsize=64)
+def _prompt(bot_name: str, with_views: bool) -> str:
+    # Byte-identical for every step of every answer with the same tools: what prompt caching needs.
     parts = [CORE.format(bot=bot_name), SCOPE]
-    if "show_view" in tool_names:
+    if with_views:
         parts.append(VIEWS)
     return "\n\n".join(parts)

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ValidationError
 
 from groundchat.auth.callers import Can, Caller
 from groundchat.chat.state import AnswerState
+from groundchat.tools.compact_schema import compact
 from groundchat.models.messages import ToolSpec
 
 
@@ -59,8 +61,12 @@ class Tool:
             raise ToolDefinitionError("a tool needs a name and a description")
 
     def spec(self) -> ToolSpec:
-        schema = self.input_model.model_json_schema()
-        schema.pop("title", None)
+        return self._spec
+
+    @cached_property
+    def _spec(self) -> ToolSpec:
+        # Built once per tool, not per exchange: a schema is the same for every caller and step.
+        schema = compact(self.input_model.model_json_schema())
         return ToolSpec(name=self.name, description=self.description, input_schema=schema)
 
 

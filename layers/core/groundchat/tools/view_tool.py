@@ -4,6 +4,7 @@ answer the model is told to answer in words.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -12,7 +13,7 @@ from groundchat.auth.callers import VIEWS_SHOW
 from groundchat.chat.frames import ViewFrame
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 from groundchat.views.actions import ACTIONS
-from groundchat.views.catalog import View
+from groundchat.views.catalog import COMPACT_SCHEMA
 from groundchat.views.review import review
 
 MAX_REFUSALS = 2
@@ -27,7 +28,7 @@ class ShowViewInput(BaseModel):
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        return View.model_json_schema(*args, **kwargs)
+        return copy.deepcopy(COMPACT_SCHEMA)
 
 
 _DESCRIPTION = (

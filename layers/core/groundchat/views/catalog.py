@@ -111,3 +111,27 @@ class View(_Strict):
         if forms and forms[0] != len(self.parts) - 1:
             raise ValueError(f"the form (parts[{forms[0]}]) must be the last part")
         return self
+
+
+# What the model is sent as `show_view`'s schema: the catalog described once, each part by its
+# fields, instead of the full generated schema (3,500 characters on every step). `View` above still
+# checks every view in full; a view that breaks it is refused with what to fix.
+PART_TYPES = ("stats", "table", "alert", "bar_chart", "form")
+COMPACT_SCHEMA: dict = {
+    "type": "object",
+    "required": ["title", "parts"],
+    "properties": {
+        "title": {"type": "string"},
+        "parts": {
+            "type": "array",
+            "description": (
+                "1-8 parts, each with its `type`: stats {items: [{label, value, unit?, format?: number|percent|usd}]}; "
+                "table {caption, columns: [label], rows: [[value]]}; alert {level: info|warning|error, text}; "
+                "bar_chart {title, unit, bars: [{label, value}]}; form, only as the last part "
+                "{action, title?, submit_label?, fields: [{name, label, options: [{label, value}]}]}. "
+                "A '%' in a unit or column label marks percentages."
+            ),
+            "items": {"type": "object", "required": ["type"], "properties": {"type": {"enum": list(PART_TYPES)}}},
+        },
+    },
+}
