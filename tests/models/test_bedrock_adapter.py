@@ -9,7 +9,7 @@ import pytest
 from botocore.eventstream import EventStreamBuffer
 
 from groundchat.models.failures import ModelFailure
-from groundchat.models.bedrock import BedrockModel
+from groundchat.models.bedrock import BedrockModel, to_converse_request
 from groundchat.models.retry import RetryPolicy
 from groundchat_testkit.providers import assert_bedrock_messages, assert_bedrock_request
 from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolSpec, UsageEvent
@@ -70,7 +70,8 @@ async def test_text_answer_streams_deltas_usage_and_stop():
     assert replay.urls[0].endswith("/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream")
     sent = replay.sent[0]
     assert sent["messages"] == [{"role": "user", "content": [{"text": "Which context is best?"}]}]
-    assert sent["system"] == [{"text": "Answer from tools."}]
+    # Sent through botocore's own parameter validation: the cache point is a shape it knows.
+    assert sent["system"] == [{"text": "Answer from tools."}, {"cachePoint": {"type": "default"}}]
     assert sent["inferenceConfig"] == {"maxTokens": 3000}
     assert sent["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"]["properties"] == {"q": {"type": "string"}}
     assert replay.raws[0].closed
@@ -307,3 +308,16 @@ def test_the_exceptions_above_are_all_the_stream_can_raise():
     }
     events = {name for name, shape in stream.members.items() if not shape.metadata.get("exception")}
     assert events == {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
+
+
+@pytest.mark.parametrize(("model_id", "system_cached", "tools_cached"), [
+    ("anthropic.claude-3-5-haiku-20241022-v1:0", True, True),
+    ("eu.anthropic.claude-3-7-sonnet-20250219-v1:0", True, True),
+    ("amazon.nova-lite-v1:0", True, False),
+    ("anthropic.claude-3-haiku-20240307-v1:0", False, False),
+])
+def test_a_cache_point_follows_the_fixed_part_only_where_the_model_caches_it(model_id, system_cached, tools_cached):
+    body = to_converse_request(ModelRequest(system="s", messages=[Message(role="user", content="q")], tools=SPECS), model_id)
+    assert (body["system"][-1] == {"cachePoint": {"type": "default"}}) is system_cached
+    assert (body["toolConfig"]["tools"][-1] == {"cachePoint": {"type": "default"}}) is tools_cached
+    assert body["toolConfig"]["tools"][0]["toolSpec"]["name"] == "lookup"

@@ -58,22 +58,44 @@ def to_converse_request(request: ModelRequest, model_id: str) -> dict[str, Any]:
         "messages": turns,
         "inferenceConfig": {"maxTokens": request.max_output_tokens},
     }
+    caching = cache_points(model_id)
     if request.system.strip():
-        body["system"] = [{"text": request.system}]
+        body["system"] = [{"text": request.system}, *([CACHE_POINT] if "system" in caching else [])]
     if with_tools:
         body["toolConfig"] = {
             "tools": [
-                {
-                    "toolSpec": {
-                        "name": spec.name,
-                        "description": spec.description,
-                        "inputSchema": {"json": spec.input_schema},
+                *(
+                    {
+                        "toolSpec": {
+                            "name": spec.name,
+                            "description": spec.description,
+                            "inputSchema": {"json": spec.input_schema},
+                        }
                     }
-                }
-                for spec in request.tools
+                    for spec in request.tools
+                ),
+                *([CACHE_POINT] if "tools" in caching else []),
             ]
         }
     return body
+
+
+# Prompt caching: a cache point after the fixed part of every step (system prompt, tool schemas),
+# so a repeated step's fixed part is billed at the cache-read price. Only where Bedrock documents
+# it for the model: Claude models cache system and tools, Nova models the system prompt alone.
+CACHE_POINT = {"cachePoint": {"type": "default"}}
+_CACHING = (
+    ("anthropic.claude-3-5-haiku", frozenset({"system", "tools"})),
+    ("anthropic.claude-3-7-sonnet", frozenset({"system", "tools"})),
+    ("anthropic.claude-sonnet-4", frozenset({"system", "tools"})),
+    ("anthropic.claude-opus-4", frozenset({"system", "tools"})),
+    ("amazon.nova-", frozenset({"system"})),
+)
+
+
+def cache_points(model_id: str) -> frozenset[str]:
+    """Where a cache point may go for this model (a cross-region prefix such as `eu.` included)."""
+    return next((where for family, where in _CACHING if family in model_id), frozenset())
 
 
 def _blocks_for(message: Message, model_id: str, with_tools: bool) -> tuple[str, list[dict[str, Any]]]:
