@@ -78,7 +78,7 @@ async def ask_one(services: Any, user: str, question: str) -> dict[str, Any]:
     outcome = await answer_question(services, Caller(id=user), {"message": question})
     if isinstance(outcome, Refusal):
         return {"q": question, "status": outcome.status, "outcome": outcome.code, "tools": [], "verified": 0,
-                "unverified": 0, "view_try": None, "cost": "0"}
+                "unverified": 0, "view_try": None, "unverified_numbers": [], "cost": "0"}
     frames = [f async for f in outcome.frames]
     tools = [f.data["name"] for f in frames if f.type == "tool-call"]
     citations = next((f.data for f in frames if f.type == "citations"), {"verified": 0, "unverified": []})
@@ -90,6 +90,7 @@ async def ask_one(services: Any, user: str, question: str) -> dict[str, Any]:
         "q": question, "status": 200, "outcome": frames[-1].data["reason"], "run_id": outcome.run_id,
         "tools": [t for t in tools if t != "show_view"], "verified": citations["verified"],
         "unverified": len(citations["unverified"]), "view_try": view_calls if shown else None,
+        "unverified_numbers": [n["text"] for n in citations.get("unverified_numbers", [])],
         "cost": str(us.total_charged(rows)),
     }
 
@@ -97,14 +98,16 @@ async def ask_one(services: Any, user: str, question: str) -> dict[str, Any]:
 def _line(row: dict[str, Any]) -> str:
     view = f"view at try {row['view_try']}" if row["view_try"] else "no view"
     tools = ", ".join(row["tools"]) or "no tool"
+    figures = f"; unverified figures: {', '.join(row['unverified_numbers'])}" if row.get("unverified_numbers") else ""
     return (f"{row['outcome']:10} ${Decimal(row['cost']):<10} {tools:40} citations {row['verified']} verified, "
-            f"{row['unverified']} unverified; {view}\n           {row['q']}")
+            f"{row['unverified']} unverified; {view}{figures}\n           {row['q']}")
 
 
 def _total(rows: list[dict[str, Any]]) -> str:
     cost = sum((Decimal(r["cost"]) for r in rows), Decimal(0))
     views = sum(1 for r in rows if r["view_try"])
     unverified = sum(r["unverified"] for r in rows)
+    figures = sum(len(r.get("unverified_numbers", [])) for r in rows)
     complete = sum(1 for r in rows if r["outcome"] == "complete")
     return (f"total: {len(rows)} questions, {complete} complete, {views} with a view, {unverified} unverified "
-            f"citations, cost ${cost}")
+            f"citations, {figures} unverified figures, cost ${cost}")

@@ -82,4 +82,4 @@ def test_eval_answers_asks_through_the_answer_use_case_and_prints_what_each_answ
     assert rows[0]["cost"] == rows[1]["cost"] == "0"
     assert main(["eval", "answers", str(questions), "--as", "alice"]) == 0
     printed = capsys.readouterr().out
-    assert printed.splitlines()[-1] == "total: 2 questions, 2 complete, 1 with a view, 0 unverified citations, cost $0"
+    assert printed.splitlines()[-1] == "total: 2 questions, 2 complete, 1 with a view, 0 unverified citations, 0 unverified figures, cost $0"

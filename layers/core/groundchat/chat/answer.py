@@ -230,6 +230,7 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
         await services.traces.put(
             run_id=ex.run_id, caller=caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
             outcome=ex.done_reason, steps=trace_records(ex.steps), failure=ex.failure, question=ex.question,
+            checks=_check_counts(ex),
         )
         _record_metrics(ex)
 
@@ -240,6 +241,14 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
         guard=spend, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
         after_answer=[citation_check], commit=commit, on_finish=finish, history_shortening=shaped,
     )
+
+
+def _check_counts(ex: Exchange) -> dict[str, int] | None:
+    report = ex.answer.annotations.citations
+    if report is None:
+        return None
+    return {"verified_refs": report["verified"], "unverified_refs": len(report["unverified"]),
+            "unverified_numbers": len(report.get("unverified_numbers", []))}
 
 
 def _record_metrics(ex: Exchange) -> None:

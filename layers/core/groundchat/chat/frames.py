@@ -70,6 +70,8 @@ class CitationsFrame(_Frame):
     unverified: list[dict[str, Any]]
     cited: int
     verified: int
+    # Figures in the answer's words that no tool returned in this answer (`grounding.text_numbers`).
+    unverified_numbers: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class HistoryFrame(_Frame):

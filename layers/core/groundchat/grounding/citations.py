@@ -51,7 +51,11 @@ def check_citations(answer_text: str, tool_results: Iterable[dict[str, Any]]) ->
 
 
 async def citation_check(exchange: Any) -> list[CitationsFrame]:
-    """An after-answer check for `groundchat.chat.loop.run_exchange`."""
+    """An after-answer check for `groundchat.chat.loop.run_exchange`: the refs the answer cites, and
+    the figures in its words that no tool of this answer returned (see `text_numbers`)."""
+    from groundchat.grounding.text_numbers import unverified_numbers
+
     report = check_citations(exchange.answer_text, exchange.answer.tool_results)
+    report["unverified_numbers"] = unverified_numbers(exchange.answer_text, exchange.question, exchange.answer.tool_results)
     exchange.answer.annotations.citations = report
     return [CitationsFrame(**report)]

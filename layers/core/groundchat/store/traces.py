@@ -27,7 +27,8 @@ class TraceStore:
         self.table = dynamo.table(TRACES)
 
     async def put(self, *, run_id: str, caller: str, conversation_id: str, started_at: float, outcome: str,
-                  steps: list[dict[str, Any]], failure: dict[str, Any] | None, question: str) -> None:
+                  steps: list[dict[str, Any]], failure: dict[str, Any] | None, question: str,
+                  checks: dict[str, int] | None = None) -> None:
         steps, failure = _redacted(steps), _redacted(failure)
         steps_json = json.dumps(steps, default=str)
         if len(steps_json) > MAX_STEPS_CHARS:
@@ -43,6 +44,8 @@ class TraceStore:
             "question": question[:2000],
             "steps": steps_json,
             "failure": json.dumps(failure, default=str) if failure else None,
+            # What the after-answer checks found (unverified refs and figures), as counts.
+            "checks": json.dumps(checks) if checks else None,
             "expires_at": int(time.time()) + self.dynamo.settings.retention_days * 86400,
         }
         # Put is safe here: the run id is fresh per request and only this run writes it.
@@ -80,4 +83,5 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
         "question": item.get("question"),
         "steps": redact_value(json.loads(item.get("steps", "[]"))),
         "failure": redact_value(json.loads(item["failure"])) if item.get("failure") else None,
+        "checks": json.loads(item["checks"]) if item.get("checks") else None,
     }
