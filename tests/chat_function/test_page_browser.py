@@ -19,15 +19,18 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 
 def sign_in(page, url: str, env, user: str) -> None:
+    """The one-click local sign-in, as another local user than the dev user."""
     page.goto(f"{url}/chat")
-    page.fill("#token", env.token(user)["authorization"].split(" ", 1)[1])
-    page.dispatch_event("#token", "change")
+    page.wait_for_selector("#dev-sign-in:not([hidden])", timeout=10_000)
+    page.fill("#dev-user", user)
+    page.click("#dev-sign-in-button")
+    page.wait_for_selector("#signed-in:not([hidden])", timeout=10_000)
 
 
 def ask(page, question: str, answers: int = 1, timeout: int = 20_000) -> None:
     """Ask in the page and wait until `answers` answers in the transcript have completed."""
     page.fill("#question", question)
-    page.click("button[type=submit]")
+    page.click("#ask button[type=submit]")
     page.wait_for_function(f"document.querySelectorAll(\".msg.assistant[data-done='complete']\").length === {answers}", timeout=timeout)
 
 
@@ -71,8 +74,8 @@ def test_a_question_streams_into_the_transcript_with_tools_and_citations(browser
     sign_in(page, url, env, "alice")
     ask(page, "Which context level is best?")
     answer = page.inner_text(".msg.assistant")
-    assert "Full context is best: 3.5 violations per run [deadbeef]." in answer
-    assert "compare_contexts" in answer and "→ ok" in answer
+    assert "Full context is best: 3.5 violations per run [deadbeef: unverified source]." in answer
+    assert "compare_contexts" in answer and "context: full" in answer and "→ 1 row" in answer
     assert "[deadbeef] unverified" in answer
     # The second question continues the same conversation.
     ask(page, "And what does it cost?", answers=2)
@@ -93,7 +96,7 @@ def test_the_form_is_disabled_and_says_why_when_the_chat_is_not_configured(brows
         page.wait_for_function("document.getElementById('status').textContent.length > 0", timeout=10_000)
         assert "disabled" in page.inner_text("#status")
         assert "GROUNDCHAT_OPENAI" in page.inner_text("#status")
-        assert page.is_disabled("#question") and page.is_disabled("button[type=submit]")
+        assert page.is_disabled("#question") and page.is_disabled("#ask button[type=submit]")
     finally:
         server.should_exit = True
         thread.join(5)
@@ -101,17 +104,20 @@ def test_the_form_is_disabled_and_says_why_when_the_chat_is_not_configured(brows
 
 def test_offline_view_is_drawn_and_its_form_opens_the_run_list(browser, served, dynamo):
     """The offline answerer composes a view from compare_contexts; the page draws it as a table and
-    its form, submitted, opens the run list the registered action names."""
+    its form, submitted, opens the run list the registered action names in a new tab."""
     page, env, url = offline_answer_in_page(browser, served, dynamo)
-    table = page.inner_text(".msg.assistant table")
+    table = page.inner_text(".msg.assistant .view table")
     assert "guidelines-axe" in table and "$" in table
     assert "offline answerer" in page.inner_text(".msg.assistant")
     form = page.locator(".msg.assistant form")
     form.locator("select").first.select_option("checklist")
-    form.locator("button, input[type=submit]").first.click()
-    page.wait_for_url("**/chat/runs?**context=checklist**", timeout=10_000)
-    page.wait_for_selector("#rows tr", timeout=10_000)
-    assert all(cells.split("\t")[2] == "checklist" for cells in page.locator("#rows tr").all_inner_texts())
+    with page.context.expect_page() as opened:
+        form.locator("button, input[type=submit]").first.click()
+    runs = opened.value
+    runs.wait_for_url("**/chat/runs?**context=checklist**", timeout=10_000)
+    runs.wait_for_selector("#rows tr", timeout=10_000)
+    assert all(cells.split("\t")[2] == "checklist" for cells in runs.locator("#rows tr").all_inner_texts())
+    assert page.url.endswith("/chat")  # the conversation stays open
 
 
 def offline_answer_in_page(browser, served, dynamo):
@@ -143,11 +149,11 @@ def test_our_own_pages_pass_axe(browser, served, dynamo, corpus_dir):
     with an answer, a view and its citations drawn."""
     axe = _axe_source(corpus_dir)
     page, env, url = offline_answer_in_page(browser, served, dynamo)
-    conversation = page.evaluate("fetch('/api/conversations', {headers: {authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}).then(r => r.json())")
+    conversation = page.evaluate("fetch('/api/conversations', {headers: {authorization: 'Bearer ' + sessionStorage.getItem('groundchat-token')}}).then(r => r.json())")
     conversation_id = conversation["conversations"][0]["conversation_id"]
-    shared = page.evaluate(f"fetch('/api/conversations/{conversation_id}/share', {{method: 'POST', headers: {{authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}}}).then(r => r.status)")
+    shared = page.evaluate(f"fetch('/api/conversations/{conversation_id}/share', {{method: 'POST', headers: {{authorization: 'Bearer ' + sessionStorage.getItem('groundchat-token')}}}}).then(r => r.status)")
     assert shared == 200
-    runs = page.evaluate("fetch('/api/runs?limit=2', {headers: {authorization: 'Bearer ' + localStorage.getItem('groundchat-token')}}).then(r => r.json())")["runs"]
+    runs = page.evaluate("fetch('/api/runs?limit=2', {headers: {authorization: 'Bearer ' + sessionStorage.getItem('groundchat-token')}}).then(r => r.json())")["runs"]
 
     found = {}
     for address in (None, f"/chat/shared/{conversation_id}", "/chat/runs?context=none",

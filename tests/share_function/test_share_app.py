@@ -72,7 +72,7 @@ async def test_page_draws_with_the_shared_transcript_code_and_states_the_date(cl
     assert '<script src="/static/transcript.js"></script>' in page
     assert ".stored(data.messages)" in page
     day = (await client.get(f"/api/shared/{SHARED}")).json()["answered_on"]
-    assert f"what the database held on {day}, the day it was\n    answered" in page
+    assert f'what the database held on <span class="date">{day}</span>, the day it was\n    answered' in page
     embedded = page.split('<script id="conversation-data" type="application/json">')[1].split("</script>")[0]
     assert json.loads(embedded)["messages"][0]["content"] == "Which context level is best?"
     js = await client.get("/static/transcript.js")

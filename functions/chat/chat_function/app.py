@@ -15,6 +15,7 @@ from chat_function.errors import error, store_failure
 from chat_function.limits import MAX_CHAT_BODY_BYTES, read_limited
 from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, asset_response, chat_request, refusals
 from chat_function.server_errors import TypedServerErrors
+from chat_function.signin import add_sign_in_routes
 from chat_function.streaming import ExchangeStream
 from groundchat.auth.callers import CHAT_USE, TRACES_READ, Caller
 from groundchat.chat.answer import Refusal, answer_question
@@ -50,6 +51,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     _conversation_routes(app)
     _trace_routes(app)
     _run_routes(app)
+    add_sign_in_routes(app)  # dev auth mode only
     _page_routes(app)
     return app
 

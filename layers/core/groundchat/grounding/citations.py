@@ -9,9 +9,9 @@ import re
 from typing import Any, Iterable
 
 from groundchat.chat.frames import CitationsFrame
+from groundchat.grounding.refs import CITATION
 from groundchat.grounding.result_walk import result_nodes
 
-CITATION = re.compile(r"\[([0-9a-f]{8})\]")
 
 
 def refs_in_results(tool_results: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable
 
-from groundchat.grounding.citations import CITATION
+from groundchat.grounding.refs import CITATION
 from groundchat.grounding.result_walk import result_nodes
 from groundchat.grounding.view_numbers import Shown, is_grounded, returned_numbers
 

@@ -1,14 +1,321 @@
-// Drawing a transcript from frames: shared by the live chat and the shared-conversation page,
-// so a shared answer looks exactly as it did when it streamed.
+// Drawing a transcript from frames: one renderer for the live chat, a reopened conversation and
+// the shared-conversation page, so a shared answer looks exactly as it did when it streamed.
+//
+// Safety: every piece of model text, tool result and corpus text reaches the page through
+// textContent or a text node; nothing here assigns innerHTML, and a link's address is used only
+// when it is a path of this site or an http(s) address.
 (function (global) {
   "use strict";
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
+    if (text !== undefined && text !== null) node.textContent = text;
     return node;
   }
+
+  // A path of this site ("/chat/runs?…") or an http(s) address; anything else (javascript:,
+  // data:, "//elsewhere") is refused and the name is shown as text.
+  function safeHref(url) {
+    if (typeof url !== "string" || !url) return null;
+    if (url.startsWith("/") && !url.startsWith("//") && !url.startsWith("/\\")) return url;
+    try {
+      const parsed = new URL(url);
+      return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // A link opened in a new tab (the conversation stays where it is), or the text alone when the
+  // address is not one we open.
+  function link(text, url, cls, sameTab) {
+    const href = safeHref(url);
+    if (!href) return el("span", cls, text);
+    const a = el("a", cls, text);
+    a.href = href;
+    if (!sameTab) {
+      a.target = "_blank";
+      a.rel = "noopener";
+    }
+    return a;
+  }
+
+  function shown(value) {
+    return value === null || value === undefined || value === "" ? "—" : String(value);
+  }
+
+  function percent(fraction) {
+    if (typeof fraction !== "number") return shown(fraction);
+    return (Math.round(fraction * 1000) / 10) + "%";
+  }
+
+  function day(stamp) {
+    return stamp ? String(stamp).slice(0, 10) : "";
+  }
+
+  function time(stamp) {
+    const t = el("time", "date", day(stamp) || "—");
+    if (stamp) t.dateTime = String(stamp);
+    return t;
+  }
+
+  // Landmark names must be unique on a page: a second "Runs" table becomes "Runs (2)".
+  const usedLabels = new Map();
+  function uniqueLabel(label) {
+    const n = (usedLabels.get(label) || 0) + 1;
+    usedLabels.set(label, n);
+    return n === 1 ? label : label + " (" + n + ")";
+  }
+
+  // A table (or code) scrolls inside its own box, never the page: a focusable, named region, so
+  // it can be scrolled with the keyboard too.
+  function scrollBox(child, label) {
+    const box = el("div", "scroll-box");
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", uniqueLabel(label || "Table"));
+    box.appendChild(child);
+    return box;
+  }
+
+  // ---- signing in: the token lives in this tab (sessionStorage) and is lent to our other tabs --
+
+  const TOKEN_KEY = "groundchat-token";
+  let memoryToken = "";
+  const authListeners = [];
+  let waitingForToken = null;
+  const channel = typeof global.BroadcastChannel === "function" ? new global.BroadcastChannel("groundchat-auth") : null;
+
+  function tabStorage() {
+    try { return global.sessionStorage; } catch (e) { return null; }
+  }
+
+  const Auth = {
+    token() {
+      const s = tabStorage();
+      return (s && s.getItem(TOKEN_KEY)) || memoryToken;
+    },
+    set(token, quiet) {
+      memoryToken = token;
+      const s = tabStorage();
+      if (s) s.setItem(TOKEN_KEY, token);
+      if (!quiet && channel) channel.postMessage({ type: "signed-in" });
+    },
+    clear(quiet) {
+      memoryToken = "";
+      const s = tabStorage();
+      if (s) s.removeItem(TOKEN_KEY);
+      if (!quiet && channel) channel.postMessage({ type: "signed-out" });
+    },
+    // The user a token names (its `sub`), for display only: the server verifies every request.
+    user(token) {
+      const t = token === undefined ? Auth.token() : token;
+      try {
+        const part = t.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+        return String(JSON.parse(atob(part)).sub || "");
+      } catch (e) {
+        return "";
+      }
+    },
+    headers(extra) {
+      const h = Object.assign({}, extra || {});
+      const t = Auth.token();
+      if (t) h.authorization = "Bearer " + t;
+      return h;
+    },
+    // This tab's token, or one another open tab of this site lends it (a run list opened in a
+    // new tab starts with an empty sessionStorage); "" when nobody is signed in.
+    ready(waitMs) {
+      const t = Auth.token();
+      if (t || !channel) return Promise.resolve(t);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => { waitingForToken = null; resolve(""); }, waitMs || 400);
+        waitingForToken = (token) => { clearTimeout(timer); waitingForToken = null; Auth.set(token, true); resolve(token); };
+        channel.postMessage({ type: "token?" });
+      });
+    },
+    onChange(fn) { authListeners.push(fn); },
+  };
+
+  if (channel) {
+    channel.onmessage = (event) => {
+      const m = event.data || {};
+      if (m.type === "token?" && Auth.token()) channel.postMessage({ type: "token", token: Auth.token() });
+      else if (m.type === "token" && typeof m.token === "string" && waitingForToken) waitingForToken(m.token);
+      else if (m.type === "signed-out" && Auth.token()) { Auth.clear(true); authListeners.forEach((fn) => fn("signed-out")); }
+      else if (m.type === "signed-in") authListeners.forEach((fn) => fn("signed-in"));
+    };
+  }
+
+  // ---- Markdown, a safe subset: paragraphs, **strong**, *emphasis*, `code`, lists, code blocks,
+  // tables, quotes, [text](address), bare http(s) addresses and citations [0123abcd]. Built with
+  // DOM calls only. -------
+
+  const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
+  const FENCE = /^\s*```/;
+  const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
+  const QUOTE = /^\s{0,3}>\s?(.*)$/;
+  const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
+  const TABLE_SEP = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
+  const INLINE = /`([^`]+)`|\[([0-9a-f]{8})\]|\*\*([^\s*](?:[\s\S]*?[^\s])?)\*\*|\*([^\s*](?:[^*]*?[^\s*])?)\*|\[([^\[\]]+)\]\(([^()\s]+)\)|(https?:\/\/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'"])/g;
+
+  function inline(parent, text, cite) {
+    let last = 0;
+    INLINE.lastIndex = 0;
+    const matches = [...text.matchAll(INLINE)];
+    for (const m of matches) {
+      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
+      if (m[1] !== undefined) parent.appendChild(el("code", null, m[1]));
+      else if (m[2] !== undefined) parent.appendChild(cite ? cite(m[2]) : document.createTextNode(m[0]));
+      else if (m[3] !== undefined) inline(parent.appendChild(el("strong")), m[3], cite);
+      else if (m[4] !== undefined) inline(parent.appendChild(el("em")), m[4], cite);
+      else if (m[5] !== undefined) {
+        const href = safeHref(m[6]);
+        if (href) parent.appendChild(link(m[5], href));
+        else parent.appendChild(document.createTextNode(m[0]));
+      } else if (m[7] !== undefined) {
+        parent.appendChild(link(m[7], m[7]));
+      }
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
+    return parent;
+  }
+
+  function startsBlock(lines, i) {
+    const line = lines[i];
+    return FENCE.test(line) || HEADING.test(line) || LIST_ITEM.test(line) || QUOTE.test(line) || isTableStart(lines, i);
+  }
+
+  function isTableStart(lines, i) {
+    return i + 1 < lines.length && lines[i].includes("|") && lines[i + 1].includes("|") && TABLE_SEP.test(lines[i + 1]);
+  }
+
+  function tableCells(line) {
+    let s = line.trim();
+    if (s.startsWith("|")) s = s.slice(1);
+    if (s.endsWith("|")) s = s.slice(0, -1);
+    return s.split("|").map((c) => c.trim());
+  }
+
+  function mdTable(lines, i, cite) {
+    const table = el("table", "md-table");
+    const head = el("tr");
+    for (const cell of tableCells(lines[i])) {
+      const th = inline(el("th"), cell, cite);
+      th.scope = "col";
+      head.appendChild(th);
+    }
+    table.appendChild(el("thead")).appendChild(head);
+    const body = table.appendChild(el("tbody"));
+    i += 2;
+    while (i < lines.length && lines[i].includes("|") && lines[i].trim()) {
+      const tr = body.appendChild(el("tr"));
+      for (const cell of tableCells(lines[i])) tr.appendChild(inline(el("td"), cell, cite));
+      i += 1;
+    }
+    return [scrollBox(table, "Table in the answer"), i];
+  }
+
+  function mdList(lines, i, cite) {
+    const out = document.createDocumentFragment();
+    const stack = [];
+    let lastItem = null;
+    while (i < lines.length) {
+      const line = lines[i];
+      if (!line.trim()) {  // a blank line inside a list continues it when an item follows
+        let j = i + 1;
+        while (j < lines.length && !lines[j].trim()) j += 1;
+        if (j < lines.length && LIST_ITEM.test(lines[j])) { i = j; continue; }
+        break;
+      }
+      const m = LIST_ITEM.exec(line);
+      if (m) {
+        const indent = m[1].replace(/\t/g, "    ").length;
+        const ordered = /\d/.test(m[2]);
+        while (stack.length && indent < stack[stack.length - 1].indent) stack.pop();
+        let top = stack[stack.length - 1];
+        if (!top || (indent > top.indent && lastItem)) {
+          const list = el(ordered ? "ol" : "ul");
+          const start = parseInt(m[2], 10);
+          if (ordered && start !== 1) list.start = start;
+          (top ? lastItem : out).appendChild(list);
+          top = { indent, list };
+          stack.push(top);
+        }
+        lastItem = inline(el("li"), m[3], cite);
+        top.list.appendChild(lastItem);
+      } else if (/^\s/.test(line) && lastItem) {
+        inline(lastItem, " " + line.trim(), cite);
+      } else {
+        break;
+      }
+      i += 1;
+    }
+    return [out, i];
+  }
+
+  function renderMarkdown(text, cite) {
+    const out = document.createDocumentFragment();
+    const lines = String(text || "").replace(/\r\n?/g, "\n").split("\n");
+    let i = 0;
+    while (i < lines.length) {
+      const line = lines[i];
+      if (!line.trim() || RULE.test(line)) { i += 1; continue; }
+      if (FENCE.test(line)) {
+        const code = [];
+        i += 1;
+        while (i < lines.length && !FENCE.test(lines[i])) code.push(lines[i++]);
+        i += 1;
+        const pre = el("pre");
+        pre.appendChild(el("code", null, code.join("\n")));
+        out.appendChild(scrollBox(pre, "Code in the answer"));
+        continue;
+      }
+      const heading = HEADING.exec(line);
+      if (heading) {
+        out.appendChild(el("p", "md-heading")).appendChild(inline(el("strong"), heading[1], cite));
+        i += 1;
+        continue;
+      }
+      if (isTableStart(lines, i)) {
+        const [box, next] = mdTable(lines, i, cite);
+        out.appendChild(box);
+        i = next;
+        continue;
+      }
+      if (LIST_ITEM.test(line)) {
+        const [list, next] = mdList(lines, i, cite);
+        out.appendChild(list);
+        i = next;
+        continue;
+      }
+      const quoted = [];
+      while (i < lines.length && QUOTE.test(lines[i])) quoted.push(QUOTE.exec(lines[i++])[1]);
+      if (quoted.length) {
+        const quote = out.appendChild(el("blockquote"));
+        quote.appendChild(paragraph(quoted, cite));
+        continue;
+      }
+      const para = [line];
+      i += 1;
+      while (i < lines.length && lines[i].trim() && !startsBlock(lines, i)) para.push(lines[i++]);
+      out.appendChild(paragraph(para, cite));
+    }
+    return out;
+  }
+
+  function paragraph(lines, cite) {
+    const p = el("p");
+    lines.forEach((line, n) => {
+      if (n) p.appendChild(el("br"));
+      inline(p, line.trim(), cite);
+    });
+    return p;
+  }
+
+  // ---- views (show_view) ----------------------------------------------------------------------
 
   // What a view's form may run, and how its address is built: the page's copy of
   // groundchat.views.actions.page_registry() (a test keeps the two equal). The model only names an
@@ -27,32 +334,6 @@
   }
 
   let viewCount = 0;
-
-  // One stylesheet for views, added by the script that draws them, so a view looks the same in
-  // the live chat and on a shared page.
-  const VIEW_CSS = [
-    ".view { border: 1px solid #ccc; padding: .5rem 1rem; margin: .75rem 0; }",
-    ".view h3 { margin: .25rem 0 .5rem; font-size: 1.05rem; }",
-    ".view-stats { display: grid; grid-template-columns: max-content auto; gap: .25rem 1rem; }",
-    ".view-stats dt { font-weight: 600; } .view-stats dd { margin: 0; font-variant-numeric: tabular-nums; }",
-    ".view table { border-collapse: collapse; margin: .5rem 0; }",
-    ".view caption { text-align: left; font-weight: 600; }",
-    ".view th, .view td { border-bottom: 1px solid #ccc; padding: .2rem .5rem; text-align: left; }",
-    ".view td.num { text-align: right; font-variant-numeric: tabular-nums; }",
-    ".view-alert { padding: .5rem; border-left: 4px solid #0a58ca; background: #f2f6ff; }",
-    ".view-alert.warning { border-color: #8a5300; background: #fff8e6; }",
-    ".view-alert.error { border-color: #b02a37; background: #fdf0f1; }",
-    ".view-bars svg { max-width: 32rem; height: auto; display: block; }",
-    ".view-bars svg text { font: 12px system-ui, sans-serif; fill: #1a1a1a; }",
-    ".view-form { display: block; } .view-form select { font: inherit; }",
-  ].join("\n");
-
-  function ensureViewStyles() {
-    if (document.getElementById("groundchat-view-css")) return;
-    const style = el("style", null, VIEW_CSS);
-    style.id = "groundchat-view-css";
-    document.head.appendChild(style);
-  }
 
   function shownValue(value, format, unit) {
     if (value === null || value === undefined) return "—";
@@ -95,7 +376,7 @@
       body.appendChild(tr);
     }
     table.appendChild(body);
-    return table;
+    return scrollBox(table, caption);
   }
 
   function drawAlert(part) {
@@ -148,9 +429,11 @@
     if (!VIEW_ACTIONS[part.action]) return el("p", "error", "This form's action is not available on this page.");
     const action = VIEW_ACTIONS[part.action];
     const form = el("form", "view-form");
-    // Without script the browser builds the same address from action, method and the names.
+    // Without script the browser builds the same address from action, method and the names, in a
+    // new tab as well, so the conversation stays open.
     form.action = action.path;
     form.method = "get";
+    form.target = "_blank";
     const n = viewCount;
     if (part.title) form.appendChild(el("p", "view-form-title", part.title));
     for (const field of part.fields || []) {
@@ -173,18 +456,18 @@
     const button = el("button", null, part.submit_label || "Open");
     button.type = "submit";
     form.appendChild(button);
+    form.appendChild(el("span", "hint", " (opens the run list in a new tab)"));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const values = {};
       for (const select of form.querySelectorAll("select")) values[select.dataset.field] = select.value;
       const address = actionAddress(part.action, values);
-      if (address) global.location.assign(address);
+      if (address) global.open(address, "_blank", "noopener");
     });
     return form;
   }
 
   function drawView(view) {
-    ensureViewStyles();
     viewCount += 1;
     const section = el("section", "view");
     const heading = el("h2", null, view.title);  // under the page's h1
@@ -201,60 +484,296 @@
     return section;
   }
 
+  // ---- tool results: the evidence, drawn as compact tables whose names link to the run list ---
+
+  const SOURCE_NAMES = { wcag22: "WCAG 2.2", eaa: "European Accessibility Act", docs: "benchmark docs" };
+
+  function sourceLabel(source, section) {
+    if (String(section || "").startsWith("Understanding")) return "Understanding WCAG (informative)";
+    if (source === "docs") return "project docs";
+    return "normative";
+  }
+
+  // columns: [{label, get(row) -> value, href(row) -> address, num, date}]
+  function dataTable(caption, columns, rows, sameTab) {
+    const table = el("table", "data-table");
+    table.appendChild(el("caption", null, caption));
+    const head = el("tr");
+    for (const c of columns) {
+      const th = el("th", c.num ? "num" : null, c.label);
+      th.scope = "col";
+      head.appendChild(th);
+    }
+    table.appendChild(el("thead")).appendChild(head);
+    const body = table.appendChild(el("tbody"));
+    for (const row of rows || []) {
+      const tr = body.appendChild(el("tr"));
+      columns.forEach((c, i) => {
+        const cell = el(i === 0 ? "th" : "td", c.num ? "num" : null);
+        if (i === 0) cell.scope = "row";
+        const value = c.get(row);
+        if (c.date) cell.appendChild(time(value));
+        else if (c.href && c.href(row) && value !== undefined && value !== null) cell.appendChild(link(String(value), c.href(row), null, sameTab));
+        else cell.textContent = shown(value);
+        tr.appendChild(cell);
+      });
+    }
+    return scrollBox(table, caption);
+  }
+
+  function facts(pairs) {
+    const dl = el("dl", "facts");
+    for (const [name, value] of pairs) {
+      if (value === undefined) continue;
+      dl.appendChild(el("dt", null, name));
+      const dd = dl.appendChild(el("dd"));
+      if (value instanceof Node) dd.appendChild(value);
+      else dd.textContent = shown(value);
+    }
+    return dl;
+  }
+
+  function filterText(filter) {
+    const pairs = Object.entries(filter || {});
+    return pairs.length ? "Filter: " + pairs.map(([k, v]) => k + " = " + v).join(", ") : "";
+  }
+
+  function runListAddress(filter) {
+    const query = new URLSearchParams();
+    for (const name of ["model", "context", "task", "label", "rule"]) {
+      if (filter && filter[name]) query.set(name, filter[name]);
+    }
+    const qs = query.toString();
+    return qs ? "/chat/runs?" + qs : "/chat/runs";
+  }
+
+  const contextColumns = (withModel) => [
+    ...(withModel ? [{ label: "Model", get: (r) => r.model, href: (r) => (r.links && r.links.model) || r.model_link }] : []),
+    { label: "Context", get: (r) => r.context, href: (r) => (r.links && r.links.context) || r.context_link },
+    { label: "Runs", get: (r) => r.runs, href: (r) => r.link, num: true },
+    { label: "Completed", get: (r) => (r.completion_rate === undefined ? undefined : percent(r.completion_rate)), num: true },
+    { label: "Mean violations", get: (r) => r.mean_violations, num: true },
+    { label: "Mean cost", get: (r) => r.mean_cost_text || r.cost_text, num: true },
+  ];
+
+  const runColumns = [
+    { label: "Run", get: (r) => r.run_id, href: (r) => r.link },
+    { label: "Model", get: (r) => r.model, href: (r) => r.model_link },
+    { label: "Context", get: (r) => r.context, href: (r) => r.context_link },
+    { label: "Task", get: (r) => r.task },
+    { label: "Label", get: (r) => r.label },
+    { label: "Started", get: (r) => r.started_at, date: true },
+    { label: "Outcome", get: (r) => r.outcome },
+    { label: "Violations", get: (r) => r.violation_count, num: true },
+    { label: "Cost", get: (r) => r.cost_text, num: true },
+  ];
+
+  function plural(n, one, many) {
+    return n + " " + (n === 1 ? one : many);
+  }
+
+  const TOOL_VIEWS = {
+    compare_contexts(result) {
+      const box = document.createDocumentFragment();
+      const f = filterText(result.filter);
+      if (f) box.appendChild(el("p", "tool-note", f));
+      if (result.by_context && result.by_context.length) {
+        box.appendChild(dataTable("By context level, all models", contextColumns(false), result.by_context));
+      }
+      if (result.rows && result.rows.length) box.appendChild(dataTable("By model and context level", contextColumns(true), result.rows));
+      if (result.note) box.appendChild(el("p", "tool-note", result.note));
+      return box;
+    },
+    list_runs(result) {
+      const box = document.createDocumentFragment();
+      const f = filterText(result.filter);
+      if (f) box.appendChild(el("p", "tool-note", f));
+      const runs = result.runs || [];
+      box.appendChild(dataTable(plural(runs.length, "run", "runs") + " shown", runColumns, runs));
+      if (result.more) {
+        const p = el("p", "tool-note", "More runs match: ");
+        p.appendChild(link("see them in the run list", runListAddress(result.filter)));
+        box.appendChild(p);
+      }
+      return box;
+    },
+    get_run(result) {
+      const box = document.createDocumentFragment();
+      box.appendChild(facts([
+        ["Run", link(shown(result.run_id), result.link)],
+        ["Model", link(shown(result.model), result.model_link)],
+        ["Context", link(shown(result.context), result.context_link)],
+        ["Task", result.task], ["Label", result.label], ["Outcome", result.outcome],
+        ["Started", time(result.started_at)],
+        ["Violations", result.violation_count], ["Failing elements", result.node_count], ["Cost", result.cost_text],
+        ["Tokens in / out", result.tokens_in === undefined ? undefined : shown(result.tokens_in) + " / " + shown(result.tokens_out)],
+      ]));
+      const violations = result.violations || [];
+      if (violations.length) {
+        box.appendChild(dataTable("Rules this run broke", [
+          { label: "Rule", get: (v) => v.rule_id, href: (v) => v.rule_link },
+          { label: "Impact", get: (v) => v.impact },
+          { label: "WCAG", get: (v) => (v.wcag_tags || []).join(", ") },
+          { label: "Elements", get: (v) => v.node_count, num: true },
+        ], violations));
+      }
+      return box;
+    },
+    top_rules(result) {
+      const box = document.createDocumentFragment();
+      const f = filterText(result.filter);
+      if (f) box.appendChild(el("p", "tool-note", f));
+      const caption = "Rules broken most often" + (result.graded_runs !== undefined ? ", of " + plural(result.graded_runs, "graded run", "graded runs") : "");
+      box.appendChild(dataTable(caption, [
+        { label: "Rule", get: (r) => r.rule_id, href: (r) => r.link },
+        { label: "Impact", get: (r) => r.impact },
+        { label: "Runs", get: (r) => r.count, num: true },
+        { label: "Share", get: (r) => percent(r.share_of_graded_runs), num: true },
+        { label: "Elements", get: (r) => r.nodes, num: true },
+        { label: "WCAG", get: (r) => (r.wcag || []).join(", ") || "best practice" },
+      ], result.rules || []));
+      return box;
+    },
+    search_docs(result) {
+      if (result.outcome === "empty") return el("p", "tool-note", "Nothing in the docs matched.");
+      if (result.outcome === "unavailable") return el("p", "tool-note", "The search could not run (" + shown(result.reason) + ").");
+      const list = el("ol", "excerpts");
+      for (const x of result.excerpts || []) {
+        const li = list.appendChild(el("li"));
+        li.appendChild(el("p", "excerpt-title")).appendChild(link(x.title || x.section || x.ref, x.url));
+        const meta = li.appendChild(el("p", "excerpt-meta"));
+        meta.append((SOURCE_NAMES[x.source] || shown(x.source)) + " · section " + shown(x.section) + " · ");
+        if (x.updated_at) { meta.append("updated "); meta.appendChild(time(x.updated_at)); meta.append(" · "); }
+        meta.appendChild(el("span", "badge", sourceLabel(x.source, x.section)));
+        const text = String(x.text || "");
+        li.appendChild(excerpt(text.length > 320 ? text.slice(0, 320).trimEnd() + " …" : text));
+      }
+      return list;
+    },
+    explain_rule(result) {
+      const box = document.createDocumentFragment();
+      const rule = el("p", "rule");
+      rule.append("Rule ");
+      rule.appendChild(link(shown(result.rule_id), result.link));
+      rule.append(" · impact " + shown(result.impact) + (result.best_practice ? " · best practice" : ""));
+      if (result.help_url) { rule.append(" · "); rule.appendChild(link("axe rule help", result.help_url)); }
+      box.appendChild(rule);
+      const criteria = result.criteria || [];
+      if (!criteria.length) box.appendChild(el("p", "tool-note", shown(result.wcag)));
+      const list = el("ul", "criteria");
+      for (const c of criteria) {
+        const li = list.appendChild(el("li"));
+        li.appendChild(link(c.number + " " + (c.handle || ""), c.url));
+        li.append(" · " + (c.level ? "Level " + c.level : "no level") + (c.obsolete ? " · obsolete in WCAG 2.2" : "") + " · ");
+        li.appendChild(el("span", "badge", "normative"));
+        if (c.text) li.appendChild(excerpt(c.text));
+      }
+      if (criteria.length) box.appendChild(list);
+      return box;
+    },
+  };
+
+  // Corpus text is Markdown too (the converters keep lists and emphasis): the same safe subset.
+  function excerpt(text) {
+    const quote = el("blockquote", "excerpt-text");
+    quote.appendChild(renderMarkdown(text));
+    return quote;
+  }
+
+  function resultSummary(name, result) {
+    if (!result || typeof result !== "object") return "done";
+    if (name === "list_runs") return plural((result.runs || []).length, "run", "runs") + (result.more ? ", more match" : "");
+    if (name === "compare_contexts") return plural((result.rows || []).length, "row", "rows");
+    if (name === "top_rules") return plural((result.rules || []).length, "rule", "rules");
+    if (name === "get_run") return "run " + shown(result.run_id);
+    if (name === "search_docs") return result.outcome === "ok" || result.excerpts ? plural((result.excerpts || []).length, "excerpt", "excerpts") : shown(result.outcome);
+    if (name === "explain_rule") return shown(result.wcag);
+    if (name === "show_view") return "view shown";
+    return "done";
+  }
+
+  // Arguments as "key: value", never the JSON of a view.
+  function argsText(name, args) {
+    if (!args || typeof args !== "object") return "";
+    if (name === "show_view") {
+      const parts = (args.parts || []).map((p) => (p && p.type) || "?");
+      return "view: " + shown(args.title) + (parts.length ? " (" + parts.join(", ") + ")" : "");
+    }
+    return Object.entries(args).map(([k, v]) => {
+      let value;
+      if (v === null || typeof v !== "object") value = String(v);
+      else if (Array.isArray(v)) value = v.every((x) => x === null || typeof x !== "object") ? v.join(", ") : plural(v.length, "item", "items");
+      else value = "…";
+      if (value.length > 60) value = value.slice(0, 60) + "…";
+      return k + ": " + value;
+    }).join(", ");
+  }
+
+  function genericResult(result) {
+    if (result === null || typeof result !== "object") return el("p", "tool-note", shown(result));
+    const pairs = Object.entries(result).filter(([, v]) => v === null || typeof v !== "object");
+    return pairs.length ? facts(pairs) : el("p", "tool-note", "Result received.");
+  }
+
+  // ---- the transcript -------------------------------------------------------------------------
+
+  let answerCount = 0;
+
   class Transcript {
-    constructor(root) {
+    constructor(root, options) {
       this.root = root;
+      this.options = options || {};
       this.answer = null;
       this.tools = new Map();
     }
 
     question(text) {
       const q = el("div", "msg user");
-      q.appendChild(el("div", "who", "You"));
-      q.appendChild(el("p", "body", text));
+      q.appendChild(el("p", "who", "You"));
+      q.appendChild(el("p", "question", text));
       this.root.appendChild(q);
       this.answer = null;
+      return q;
     }
 
     ensureAnswer() {
       if (!this.answer) {
-        this.answer = el("div", "msg assistant");
-        this.answer.appendChild(el("div", "who", document.body.dataset.bot || "groundchat"));
-        this.answer.toolsBox = el("ul", "tools");
-        this.answer.appendChild(this.answer.toolsBox);
+        answerCount += 1;
+        const a = el("div", "msg assistant");
+        a.number = answerCount;
+        a.appendChild(el("p", "who", document.body.dataset.bot || "groundchat"));
+        a.toolsBox = a.appendChild(el("ul", "tools"));
+        a.toolsBox.hidden = true;
         // Views sit between the tools and the words, live and on a shared page alike.
-        this.answer.viewsBox = el("div", "views");
-        this.answer.appendChild(this.answer.viewsBox);
-        this.answer.textBox = el("div", "body");
-        this.answer.appendChild(this.answer.textBox);
-        this.answer.textBox.setAttribute("aria-live", "polite");
-        this.root.appendChild(this.answer);
+        a.viewsBox = a.appendChild(el("div", "views"));
+        a.textBox = a.appendChild(el("div", "body"));
+        a.raw = "";
+        a.cites = null;
+        this.root.appendChild(a);
+        this.answer = a;
       }
       return this.answer;
     }
 
     frame(type, data) {
       const a = this.ensureAnswer();
+      data = data || {};
       switch (type) {
         case "text":
-          a.textBox.textContent += data.text;
+          a.raw += data.text || "";
+          a.textBox.setAttribute("aria-busy", "true");
+          this.drawText(a);
           break;
-        case "tool-call": {
-          // Arguments can be a whole view: show the start; the trace has them in full.
-          let args = JSON.stringify(data.args || {});
-          if (args.length > 140) args = args.slice(0, 140) + " …";
-          const li = el("li", "tool", "⚙ " + data.name + " " + args);
-          this.tools.set(data.id, li);
-          a.toolsBox.appendChild(li);
+        case "tool-call":
+          this.toolCall(a, data);
           break;
-        }
-        case "tool-result": {
-          const li = this.tools.get(data.id);
-          if (li) li.textContent += data.error ? "  → error: " + data.error : "  → ok";
+        case "tool-result":
+          this.toolResult(a, data);
           break;
-        }
         case "view":
           a.viewsBox.appendChild(drawView(data));
+          // The view says it; the tables its numbers came from fold to one line each.
+          for (const d of a.toolsBox.querySelectorAll("details.data-tool")) d.open = false;
           break;
         case "citations":
           this.citations(a, data);
@@ -267,30 +786,110 @@
           break;
         case "done":
           a.dataset.done = data.reason;
-          if (data.reason !== "complete") a.appendChild(el("p", "done-note", "Answer ended: " + data.reason));
+          a.textBox.removeAttribute("aria-busy");
+          if (data.reason !== "complete" && !(data.reason === "error" && a.querySelector(".error"))) {
+            a.appendChild(el("p", "done-note", "Answer ended: " + data.reason));
+          }
+          if (this.options.onDone) this.options.onDone(a, data);
           this.answer = null;
           break;
+      }
+      return a;
+    }
+
+    drawText(a) {
+      a.textBox.textContent = "";
+      a.textBox.appendChild(renderMarkdown(a.raw, (ref) => this.citeMark(a, ref)));
+    }
+
+    citeMark(a, ref) {
+      if (!a.cites) return el("span", "cite-pending", "[" + ref + "]");
+      const n = a.cites.numbers.get(ref);
+      if (n !== undefined) {
+        const sup = el("sup", "cite");
+        const mark = el("a");
+        mark.href = "#a" + a.number + "-source-" + n;
+        mark.appendChild(el("span", "visually-hidden", "source "));
+        mark.append(String(n));
+        sup.append("[", mark, "]");
+        return sup;
+      }
+      if (a.cites.unverified.has(ref)) return el("span", "cite-unverified", "[" + ref + ": unverified source]");
+      return document.createTextNode("[" + ref + "]");
+    }
+
+    toolCall(a, data) {
+      a.toolsBox.hidden = false;
+      const li = a.toolsBox.appendChild(el("li", "tool"));
+      const drawn = Boolean(TOOL_VIEWS[data.name]);
+      const box = li.appendChild(el("details", drawn ? "data-tool" : "other-tool"));
+      box.open = drawn;
+      const summary = box.appendChild(el("summary"));
+      summary.appendChild(el("code", "tool-name", data.name));
+      const args = argsText(data.name, data.args);
+      if (args) summary.appendChild(el("span", "tool-args", " " + args));
+      box.status = summary.appendChild(el("span", "tool-status", " …"));
+      box.body = box.appendChild(el("div", "tool-body"));
+      box.name = data.name;
+      this.tools.set(data.id, box);
+    }
+
+    toolResult(a, data) {
+      let box = this.tools.get(data.id);
+      if (!box) {
+        this.toolCall(a, { id: data.id, name: data.name || "tool", args: {} });
+        box = this.tools.get(data.id);
+      }
+      const name = box.name;
+      if (data.error) {
+        box.status.textContent = " → error";
+        box.classList.add("failed");
+        box.body.appendChild(el("p", "error tool-error", data.error));
+        box.open = name !== "show_view";
+        return;
+      }
+      const result = data.result;
+      box.status.textContent = " → " + resultSummary(name, result);
+      if (name === "show_view") { box.body.remove(); return; }
+      const draw = TOOL_VIEWS[name];
+      try {
+        box.body.appendChild(draw && result && typeof result === "object" ? draw(result) : genericResult(result));
+      } catch (e) {
+        box.body.appendChild(genericResult(result));
+      }
+      if (result && result._truncated) box.body.appendChild(el("p", "tool-note", "Cut to fit: " + result._truncated));
+      if (draw && !a.linksNote && box.body.querySelector("a[target=_blank]")) {
+        a.linksNote = a.toolsBox.after(el("p", "tool-note hint", "Links in these results open in a new tab.")) || true;
       }
     }
 
     citations(a, data) {
-      const sources = (data && data.sources) || [];
-      const unverified = (data && data.unverified) || [];
+      const sources = data.sources || [];
+      const unverified = (data.unverified || []).map((u) => (typeof u === "string" ? u : u.ref));
+      a.cites = { numbers: new Map(sources.map((s, i) => [s.ref, s.n || i + 1])), unverified: new Set(unverified) };
+      this.drawText(a);
+      if (a.sourcesBox) a.sourcesBox.remove();
       if (!sources.length && !unverified.length) return;
-      const box = el("ol", "sources");
-      for (const s of sources) {
-        const li = el("li");
-        const link = el("a", null, (s.title || s.section || s.ref) + " (" + s.source + " " + (s.section || "") + ")");
-        link.href = s.url || "#";
-        li.appendChild(link);
-        li.appendChild(el("span", "ref", " [" + s.ref + "]"));
-        box.appendChild(li);
+      const box = el("div", "sources");
+      if (sources.length) {
+        box.appendChild(el("p", "sources-title", "Sources"));
+        const list = box.appendChild(el("ol"));
+        sources.forEach((s, i) => {
+          const n = s.n || i + 1;
+          const li = list.appendChild(el("li"));
+          li.value = n;
+          li.id = "a" + a.number + "-source-" + n;
+          li.appendChild(link(s.title || s.section || s.ref, s.url));
+          li.append(" · " + (SOURCE_NAMES[s.source] || shown(s.source)) + (s.section ? ", " + s.section : "") + " · ");
+          li.appendChild(el("span", "badge", sourceLabel(s.source, s.section)));
+          li.appendChild(el("span", "ref", " [" + s.ref + "]"));
+        });
       }
-      a.appendChild(box);
-      for (const item of unverified) {
-        const ref = typeof item === "string" ? item : item.ref;
-        a.appendChild(el("p", "unverified", "[" + ref + "] unverified: no tool returned this source in this answer"));
+      for (const ref of unverified) {
+        box.appendChild(el("p", "unverified", "[" + ref + "] unverified: no tool returned this source in this answer"));
       }
+      a.sourcesBox = box;
+      a.textBox.after(box);
     }
 
     // Stored messages (as /api/conversations/{id} and /api/shared/{id} return them) drawn as frames.
@@ -302,8 +901,15 @@
           for (const c of m.tool_calls || []) this.frame("tool-call", c);
           for (const view of (m.annotations && m.annotations.views) || []) this.frame("view", view);
           if (m.annotations && m.annotations.citations) this.frame("citations", m.annotations.citations);
+          if (this.answer) this.answer.textBox.removeAttribute("aria-busy");
         }
-        if (m.role === "tool") this.frame("tool-result", { id: m.tool_call_id, name: m.name, error: m.is_error ? m.content : null });
+        if (m.role === "tool") {
+          let result = null;
+          if (!m.is_error) {
+            try { result = JSON.parse(m.content); } catch (e) { result = m.content; }
+          }
+          this.frame("tool-result", { id: m.tool_call_id, name: m.name, result, error: m.is_error ? m.content.replace(/^error: /, "") : null });
+        }
       }
       this.answer = null;
     }
@@ -332,5 +938,8 @@
     }
   }
 
-  global.GroundchatTranscript = { Transcript, readFrames, actionAddress, VIEW_ACTIONS };
+  global.GroundchatTranscript = {
+    Transcript, readFrames, actionAddress, VIEW_ACTIONS, renderMarkdown, scrollBox, dataTable, link, time, el,
+    runListAddress, plural, runColumns, Auth,
+  };
 })(window);
