@@ -236,6 +236,10 @@ def make_moto_faithful():
 
     from groundchat_cli import dynamodb_log
 
+    # Transactions and Queries cost per item, as in DynamoDB (the runs' views write ~30 items a run).
+    from groundchat_cli.runs import make_moto_costs_faithful
+
+    make_moto_costs_faithful()
     original = DynamoHandler.call_action
     if getattr(original, "_serialized", False):
         return original

@@ -1,4 +1,4 @@
-"""`groundchat runs import FILE…` and `groundchat runs sample`: the benchmark's runs from the shell."""
+"""`groundchat runs import FILE…`, `runs sample` and `runs repair`: the benchmark's runs from the shell."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +9,7 @@ from pathlib import Path
 def add_runs_commands(subparsers: argparse._SubParsersAction) -> None:
     from groundchat_cli.localstack import add_endpoint_option
 
-    runs = subparsers.add_parser("runs", help="benchmark runs: import axe-core results, load sample data")
+    runs = subparsers.add_parser("runs", help="benchmark runs: import axe-core results, load sample data, check the aggregates")
     sub = runs.add_subparsers(dest="runs_command", required=True)
 
     p = sub.add_parser("import", help="import JSONL files of runs (each run's `axe` is an axe-core result)")
@@ -23,16 +23,21 @@ def add_runs_commands(subparsers: argparse._SubParsersAction) -> None:
     add_endpoint_option(p)
     p.set_defaults(func=_cmd_sample)
 
+    p = sub.add_parser("repair", help="recompute the aggregates and run lists from the runs and report any difference")
+    p.add_argument("--fix", action="store_true", help="also rewrite what differs (each write conditional on what was read)")
+    add_endpoint_option(p)
+    p.set_defaults(func=_cmd_repair)
+
 
 def _writer(endpoint: str | None):
     from groundchat_cli.localstack import use_running_stack
     from groundchat.store.dynamo import Dynamo, create_tables
     from groundchat.store.runs import RunWriter
-    from groundchat.store.tables import RUNS
+    from groundchat.store.tables import RUN_VIEWS, RUNS
 
     # Beside `groundchat serve`, the runs go into the running stack's DynamoDB.
     dynamo = Dynamo(use_running_stack(endpoint))
-    create_tables(dynamo, [RUNS])  # idempotent: a first import on a fresh stack needs the table
+    create_tables(dynamo, [RUNS, RUN_VIEWS])  # idempotent: a first import on a fresh stack needs them
     return dynamo, RunWriter(dynamo)
 
 
@@ -76,3 +81,139 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     loaded = sample.load_sample_if_empty_sync(dynamo, seed)
     print(f"sample of {loaded} runs loaded" if loaded else "the runs table already holds runs: sample not loaded")
     return 0
+
+
+def _cmd_repair(args: argparse.Namespace) -> int:
+    """Exit 0 when the views agree with the runs (or were fixed), 1 when they differ."""
+    from groundchat.store.run_repair import check_views
+
+    dynamo, _ = _writer(args.endpoint)
+    report = check_views(dynamo, fix=args.fix)
+    for line in report.lines():
+        print(line)
+    return 0 if report.clean or (args.fix and report.fixed_all) else 1
+
+
+# ---- moto ----------------------------------------------------------------------------------------
+
+
+def make_moto_costs_faithful() -> None:
+    """Two places where moto's DynamoDB costs what DynamoDB does not, met by the runs' views:
+
+    - A transaction deep-copies every table it touches, once per item, to roll back on failure:
+      one run's transaction (about 30 items) would copy the runs and views tables 30 times, so
+      importing the sample took minutes and 50,000 runs never finished. Here only the items the
+      transaction names are saved and put back, which is the same rollback.
+    - A Query on a table's own key walks and sorts every item of the table, not the partition
+      asked for. Here it reads that partition alone: the same items in the same order.
+    - Each condition expression is parsed three times per item written (half the server's time
+      in an import). Here a parse is kept per distinct expression, names and values.
+
+    Results are unchanged; only the cost is DynamoDB's (per item touched or read). Idempotent, and
+    a no-op where moto is not installed."""
+    try:
+        import moto.dynamodb.models as backend_module
+        from moto.dynamodb.models.table import Table
+    except ImportError:
+        return
+    backend = backend_module.DynamoDBBackend
+    if getattr(backend.transact_write_items, "_per_item", False):
+        return
+    _patch_transactions(backend_module, backend, Table)
+    _patch_partition_queries(Table)
+    _patch_condition_parsing(backend_module)
+
+
+def _patch_transactions(backend_module, backend, table_type) -> None:
+    import copy
+    import types
+
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    def deepcopy(value, memo=None):  # the whole-table backups become references; items are saved below
+        return value if isinstance(value, table_type) else copy.deepcopy(value, memo)
+
+    backend_module.copy = types.SimpleNamespace(deepcopy=deepcopy, copy=copy.copy)
+    original = backend.transact_write_items
+
+    def saved_items(self, transact_items):
+        saved = []
+        for entry in transact_items:
+            op_type, op = next(iter(entry.items()))
+            table = self.tables.get(op.get("TableName"))
+            attrs = op.get("Item") if op_type == "Put" else op.get("Key")
+            if table is None or not attrs or table.hash_key_attr not in attrs:
+                continue
+            hash_key = DynamoType(attrs[table.hash_key_attr])
+            range_attr = table.range_key_attr
+            range_key = DynamoType(attrs[range_attr]) if range_attr and range_attr in attrs else None
+            if range_attr and range_key is None:
+                continue
+            saved.append((table, hash_key, range_key, copy.deepcopy(table.get_item(hash_key, range_key))))
+        return saved
+
+    def transact_write_items(self, transact_items):
+        saved = saved_items(self, transact_items)
+        try:
+            return original(self, transact_items)
+        except Exception:
+            for table, hash_key, range_key, item in saved:
+                _put_back(table, hash_key, range_key, item)
+            raise
+
+    transact_write_items._per_item = True  # type: ignore[attr-defined]
+    backend.transact_write_items = transact_write_items
+
+
+def _put_back(table, hash_key, range_key, item) -> None:
+    if range_key is None:
+        if item is None:
+            table.items.pop(hash_key, None)
+        else:
+            table.items[hash_key] = item
+    elif item is None:
+        table.items.get(hash_key, {}).pop(range_key, None)
+    else:
+        table.items[hash_key][range_key] = item
+
+
+def _patch_partition_queries(table_type) -> None:
+    import threading
+
+    asked = threading.local()
+    original_query, original_all_items = table_type.query, table_type.all_items
+
+    def query(self, hash_key, *args, **kwargs):
+        index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
+        if index_name or hash_key is None or not self.range_key_attr:
+            return original_query(self, hash_key, *args, **kwargs)
+        asked.partition = (self, hash_key)
+        try:
+            return original_query(self, hash_key, *args, **kwargs)
+        finally:
+            asked.partition = None
+
+    def all_items(self):
+        partition = getattr(asked, "partition", None)
+        if partition is not None and partition[0] is self:
+            return sorted(self.items.get(partition[1], {}).values(), key=lambda item: item.range_key)
+        return original_all_items(self)
+
+    table_type.query, table_type.all_items = query, all_items
+
+
+def _patch_condition_parsing(backend_module) -> None:
+    import functools
+    import json
+
+    import moto.dynamodb.models.table as table_module
+    from moto.dynamodb import comparisons
+
+    @functools.lru_cache(maxsize=4096)
+    def parsed(expr, names, values):
+        return comparisons.get_filter_expression(expr, json.loads(names), json.loads(values))
+
+    def get_filter_expression(expr, names, values):  # the parsed operators are never changed
+        return parsed(expr, json.dumps(names, sort_keys=True), json.dumps(values, sort_keys=True))
+
+    backend_module.get_filter_expression = table_module.get_filter_expression = get_filter_expression

@@ -201,14 +201,35 @@ def _iso(dt: datetime) -> str:
     return dt.isoformat().replace("+00:00", "Z")
 
 
-def generate_runs(seed: int = SEED) -> list[dict[str, Any]]:
-    """One run per model × context × task × label (480), as import lines, oldest first."""
+ROUND_EVERY = timedelta(days=28)  # as LABELS: a round every four weeks
+
+
+def rounds_of(count: int) -> tuple[tuple[str, datetime], ...]:
+    """LABELS, continued every four weeks past the third round (for bigger generated benchmarks)."""
+    extra = tuple((f"round-{i + 1}", LABELS[0][1] + i * ROUND_EVERY) for i in range(len(LABELS), count))
+    return (LABELS + extra)[:count]
+
+
+def tasks_of(count: int) -> tuple[SampleTask, ...]:
+    """TASKS, then variants of them ("signup-form-2", …) that break the same kinds of rules."""
+    variants = tuple(
+        SampleTask(f"{base.name}-{i // len(TASKS) + 1}", base.page, base.base_violations, base.rules)
+        for i in range(len(TASKS), count)
+        for base in (TASKS[i % len(TASKS)],)
+    )
+    return (TASKS + variants)[:count]
+
+
+def generate_runs(seed: int = SEED, rounds: int = len(LABELS), tasks: int = len(TASKS)) -> list[dict[str, Any]]:
+    """One run per model × context × task × label, as import lines, oldest first: 480 with the
+    defaults (the sample); `rounds` and `tasks` make bigger benchmarks of the same shape
+    (bench/runs.py), each default one unchanged."""
     rng = random.Random(seed)
     facts = load_rules()
     lines: list[dict[str, Any]] = []
-    for label, round_start in LABELS:
+    for label, round_start in rounds_of(rounds):
         clock = round_start
-        for task in TASKS:
+        for task in tasks_of(tasks):
             for model in MODELS:
                 for context in CONTEXTS:
                     turns = rng.randint(3, 8) + context.extra_turns
@@ -277,8 +298,23 @@ def load_sample_if_empty_sync(dynamo: Any, seed: int = SEED) -> int:
 
     writer = RunWriter(dynamo)
     if not writer.is_empty():
+        _count_runs_stored_before_the_views(dynamo)
         return 0
     report = import_text(writer, sample_jsonl(seed), source="sample")
     if report.errors:  # the generator and the importer disagree: a bug, never user input
         raise RuntimeError(f"sample data failed its own import: {report.errors[:3]}")
     return len(report.imported)
+
+
+def _count_runs_stored_before_the_views(dynamo: Any) -> None:
+    """A local store filled before the runs' views existed has runs and no cells: build them once
+    (what `groundchat runs repair --fix` does), so its data tools answer as before."""
+    from groundchat.store.run_repair import check_views
+    from groundchat.store.run_views import CELLS
+    from groundchat.store.tables import RUN_VIEWS
+
+    if dynamo.table(RUN_VIEWS).query(KeyConditionExpression="#v = :v", ExpressionAttributeNames={"#v": "view"},
+                                     ExpressionAttributeValues={":v": CELLS}, Limit=1).get("Items"):
+        return
+    print("benchmark runs: building their aggregates and run lists (stored before they existed; once)")
+    check_views(dynamo, fix=True)

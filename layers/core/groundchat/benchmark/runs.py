@@ -4,6 +4,7 @@ and writes these, the tools format them, and tests hold both to the same arithme
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_CEILING, Decimal
 from typing import Literal
@@ -133,48 +134,102 @@ def mean_cost(total: Decimal, runs: int) -> Decimal:
 ALL_MODELS = "all models"
 
 
-def overview_rows(runs: list[RunSummary], per_model: bool = True) -> list[OverviewRow]:
-    """Per model × context aggregates (or per context over every model). Pure, so tests can hold
-    the store to the same arithmetic."""
-    groups: dict[tuple[str, str], list[RunSummary]] = defaultdict(list)
-    for run in runs:
-        groups[(run.model if per_model else ALL_MODELS, run.context)].append(run)
-    rows = []
-    for (model, context), members in groups.items():
-        completed = sum(r.outcome == "completed" for r in members)
-        graded = [r for r in members if r.graded]
-        violations = sum(r.violation_count for r in graded)
-        total_cost = sum((r.cost_usd for r in members), Decimal(0))
-        rows.append(
-            OverviewRow(
-                model=model,
-                context=context,
-                runs=len(members),
-                completed=completed,
-                failed=sum(r.outcome == "failed" for r in members),
-                timeout=sum(r.outcome == "timeout" for r in members),
-                graded_runs=len(graded),
-                violations=violations,
-                total_cost_usd=total_cost,
-                completion_rate=round(completed / len(members), 4),
-                mean_violations=round(violations / len(graded), 2) if graded else None,
-                mean_cost_usd=mean_cost(total_cost, len(members)),
-            )
+@dataclass
+class CellTotals:
+    """What a group of runs adds up to: the one shape the store keeps per cell (model × context ×
+    task × label, and the same sums over task, label or both) and the arithmetic every aggregate
+    shares, so the figures read from stored cells equal the ones computed from the runs."""
+
+    runs: int = 0
+    completed: int = 0
+    failed: int = 0
+    timeout: int = 0
+    graded: int = 0
+    violations: int = 0  # over graded runs
+    nodes: int = 0  # over graded runs
+    cost: Decimal = field(default_factory=lambda: Decimal(0))  # every run, exact
+    rule_runs: dict[str, int] = field(default_factory=dict)  # runs that broke each rule
+    rule_nodes: dict[str, int] = field(default_factory=dict)  # failing elements over those runs
+
+    @classmethod
+    def of_run(cls, run: RunSummary) -> "CellTotals":
+        return cls(
+            runs=1,
+            completed=int(run.outcome == "completed"),
+            failed=int(run.outcome == "failed"),
+            timeout=int(run.outcome == "timeout"),
+            graded=int(run.graded),
+            violations=run.violation_count if run.graded else 0,
+            nodes=run.node_count if run.graded else 0,
+            cost=run.cost_usd,
+            rule_runs={rule: 1 for rule in run.rules},
+            rule_nodes=dict(run.rules),
         )
+
+    def add(self, other: "CellTotals") -> "CellTotals":
+        for name in ("runs", "completed", "failed", "timeout", "graded", "violations", "nodes"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.cost += other.cost  # Decimal addition is exact: any grouping gives the same sum
+        for rule, count in other.rule_runs.items():
+            self.rule_runs[rule] = self.rule_runs.get(rule, 0) + count
+        for rule, count in other.rule_nodes.items():
+            self.rule_nodes[rule] = self.rule_nodes.get(rule, 0) + count
+        return self
+
+
+def totals_of(runs: list[RunSummary]) -> CellTotals:
+    total = CellTotals()
+    for run in runs:
+        total.add(CellTotals.of_run(run))
+    return total
+
+
+def overview_row(model: str, context: str, t: CellTotals) -> OverviewRow:
+    return OverviewRow(
+        model=model,
+        context=context,
+        runs=t.runs,
+        completed=t.completed,
+        failed=t.failed,
+        timeout=t.timeout,
+        graded_runs=t.graded,
+        violations=t.violations,
+        total_cost_usd=t.cost,
+        completion_rate=round(t.completed / t.runs, 4),
+        mean_violations=round(t.violations / t.graded, 2) if t.graded else None,
+        mean_cost_usd=mean_cost(t.cost, t.runs),
+    )
+
+
+def overview_from_cells(cells: dict[tuple[str, str], CellTotals], per_model: bool = True) -> list[OverviewRow]:
+    """Rows per model × context (or per context over every model) from cells keyed by (model,
+    context); cells with no run are left out."""
+    groups: dict[tuple[str, str], CellTotals] = defaultdict(CellTotals)
+    for (model, context), totals in cells.items():
+        if totals.runs:
+            groups[(model if per_model else ALL_MODELS, context)].add(totals)
+    rows = [overview_row(model, context, t) for (model, context), t in groups.items()]
     rows.sort(key=lambda r: (r.model, context_sort_key(r.context)))
     return rows
 
 
-def rule_counts_of(runs: list[RunSummary], limit: int | None = None) -> RuleCounts:
-    seen: dict[str, int] = defaultdict(int)
-    nodes: dict[str, int] = defaultdict(int)
-    graded = 0
+def overview_rows(runs: list[RunSummary], per_model: bool = True) -> list[OverviewRow]:
+    """Per model × context aggregates (or per context over every model), computed from the runs
+    themselves: the brute force the stored cells are held to."""
+    cells: dict[tuple[str, str], CellTotals] = defaultdict(CellTotals)
     for run in runs:
-        graded += run.graded
-        for rule_id, count in run.rules.items():
-            seen[rule_id] += 1
-            nodes[rule_id] += count
-    ranked = sorted(seen, key=lambda r: (-seen[r], -nodes[r], r))
+        cells[(run.model, run.context)].add(CellTotals.of_run(run))
+    return overview_from_cells(cells, per_model)
+
+
+def rule_counts_from(totals: CellTotals, limit: int | None = None) -> RuleCounts:
+    seen, nodes = totals.rule_runs, totals.rule_nodes
+    ranked = sorted((r for r in seen if seen[r]), key=lambda r: (-seen[r], -nodes.get(r, 0), r))
     if limit is not None:
         ranked = ranked[:limit]
-    return RuleCounts(graded_runs=graded, rules=[RuleCount(rule_id=r, runs=seen[r], nodes=nodes[r]) for r in ranked])
+    rules = [RuleCount(rule_id=r, runs=seen[r], nodes=nodes.get(r, 0)) for r in ranked]
+    return RuleCounts(graded_runs=totals.graded, rules=rules)
+
+
+def rule_counts_of(runs: list[RunSummary], limit: int | None = None) -> RuleCounts:
+    return rule_counts_from(totals_of(runs), limit)

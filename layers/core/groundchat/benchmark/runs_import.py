@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from groundchat.store.run_views import MAX_RULES_PER_RUN
 from groundchat.store.runs import RunWriter
 from groundchat.benchmark.runs import Node, Run, Violation
 
@@ -110,6 +111,9 @@ class RunLine(BaseModel):
             raise ValueError("a completed run needs its axe result in `axe`")
         if self.finished_at is not None and self.finished_at < self.started_at:
             raise ValueError("finished_at is before started_at")
+        if self.axe is not None and len({v.id for v in self.axe.violations}) > MAX_RULES_PER_RUN:
+            # A run is stored in one transaction with an entry per rule broken (store/run_views.py).
+            raise ValueError(f"more than {MAX_RULES_PER_RUN} distinct axe rules broken in one run")
         return self
 
     def to_run(self) -> Run:

@@ -79,6 +79,10 @@ RUNS = TableDef(
         Index("by_model", ("model", "S"), ("started_key", "S")),
     ),
 )
+# What the runs add up to, kept in the transaction that stores each run (store/run_views.py): the
+# aggregate cells the data tools sum, the values each filter can take, and the run list entries per
+# filter, each served by a Query on one partition (`view`) in `entry` order.
+RUN_VIEWS = TableDef("run_views", hash_key=("view", "S"), range_key=("entry", "S"))
 # One row per model step or search: the record of money spent, never deleted by a reset.
 USAGE = TableDef(
     "usage",
@@ -94,7 +98,7 @@ BUDGET = TableDef(
     indexes=(Index("by_expiry", ("reservation_state", "S"), ("expires_at", "N")),),
 )
 
-ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, USAGE, BUDGET)
+ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, RUN_VIEWS, USAGE, BUDGET)
 
 
 def table_by_name(logical: str) -> TableDef:

@@ -1,0 +1,213 @@
+"""The runs' views: what the runs add up to, kept beside them so no question reads every run.
+
+One table (`run_views`), partition key `view`, sort key `entry`. Every item is written in the
+TransactWriteItems that stores its run (store/runs.py, `RunWriter`), so a view never counts a run
+the runs table lacks, and a run is never stored without being counted.
+
+- Cells, `view = "cells"`, `"cells/task=T"`, `"cells/label=L"` or `"cells/task=T/label=L"`, entry
+  `"mc/<model>/<context>"`: one item per model × context under that scope (the last scope is the
+  model × context × task × label cell; the others are its sums, so a filter on task, label or
+  neither reads one partition of at most models × contexts items). Each holds run counts (runs,
+  completed, failed, timeout, graded), violation and node sums over graded runs, the exact cost
+  sum, and `rules`, a map of rule id to [runs that broke it, failing elements] (~100 axe rules
+  at most, a few KB), kept as one JSON string. The writer reads a run's cells and puts them back with the run added, each
+  Put conditional on the cell's run count being the one it read (its version).
+- Values, `view = "cells"`, entry `"v/<field>/<value>"`: one item per model, context, task and
+  label that exists: the filter values, checked with one BatchGetItem. Written once, by the first
+  run that has the value (conditional on being new); no count, so imports never contend on them.
+- List entries, `view = "runs"` or `"runs/<field>=<value>/…"` for every subset of model, context,
+  task and label (16 per run), and `"runs/rule=<rule>"` per rule the run broke; entry = the run's
+  `started_key`. A filtered run list is one Query, newest first, of exactly the runs it shows.
+  An entry is its keys, the run's cost (a Number, as in the summary) and `row`, one JSON string
+  of the rest of what the list shows: one attribute rather than a dozen to write 20 times a run.
+
+Values in keys are percent-encoded, so no model, task or label name can make two keys collide.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from decimal import Decimal
+from itertools import combinations
+from typing import Any
+from urllib.parse import quote
+
+from boto3.dynamodb.types import TypeSerializer
+
+from groundchat.benchmark.runs import FILTER_FIELDS, CellTotals, RunSummary
+from groundchat.store.run_items import decode_rules, encode_rules, iso, started_key
+
+CELLS = "cells"
+RUNS_VIEW = "runs"
+CELL_PREFIX = "mc/"
+VALUE_PREFIX = "v/"
+COUNTERS = ("runs", "completed", "failed", "timeout", "graded", "violations", "nodes")
+SCOPES = ((False, False), (True, False), (False, True), (True, True))  # (by task, by label)
+LIST_SUBSETS: tuple[tuple[str, ...], ...] = tuple(
+    subset for size in range(len(FILTER_FIELDS) + 1) for subset in combinations(FILTER_FIELDS, size)
+)
+
+# One transaction per run: summary, record, a cell per scope, a value per field, a list entry per
+# subset, and one more list entry per rule broken. DynamoDB takes at most 100 items in one.
+MAX_TRANSACTION_ITEMS = 100
+FIXED_ITEMS_PER_RUN = 2 + len(SCOPES) + len(FILTER_FIELDS) + len(LIST_SUBSETS)
+MAX_RULES_PER_RUN = MAX_TRANSACTION_ITEMS - FIXED_ITEMS_PER_RUN
+
+_serialize = TypeSerializer().serialize
+
+
+def enc(value: str) -> str:
+    return quote(value, safe="")
+
+
+# ---- keys --------------------------------------------------------------------------------------
+
+
+def cell_view(task: str | None = None, label: str | None = None) -> str:
+    parts = [CELLS]
+    if task is not None:
+        parts.append(f"task={enc(task)}")
+    if label is not None:
+        parts.append(f"label={enc(label)}")
+    return "/".join(parts)
+
+
+def cell_entry(model: str, context: str) -> str:
+    return f"{CELL_PREFIX}{enc(model)}/{enc(context)}"
+
+
+def cell_prefix(model: str | None) -> str:
+    return CELL_PREFIX if model is None else f"{CELL_PREFIX}{enc(model)}/"
+
+
+def value_entry(field: str, value: str) -> str:
+    return f"{VALUE_PREFIX}{field}/{enc(value)}"
+
+
+def list_view(values: dict[str, str | None]) -> str:
+    parts = [RUNS_VIEW] + [f"{name}={enc(values[name])}" for name in FILTER_FIELDS if values.get(name) is not None]
+    return "/".join(parts)
+
+
+def rule_view(rule: str) -> str:
+    return f"{RUNS_VIEW}/rule={enc(rule)}"
+
+
+def list_views_of(run: RunSummary) -> list[str]:
+    views = [list_view({name: getattr(run, name) for name in subset}) for subset in LIST_SUBSETS]
+    return views + [rule_view(rule) for rule in sorted(run.rules)]
+
+
+def cell_views_of(run: RunSummary) -> list[str]:
+    return [cell_view(run.task if by_task else None, run.label if by_label else None) for by_task, by_label in SCOPES]
+
+
+# ---- items -------------------------------------------------------------------------------------
+
+
+def cell_item(view: str, model: str, context: str, t: CellTotals) -> dict[str, Any]:
+    item: dict[str, Any] = {"view": view, "entry": cell_entry(model, context), "model": model, "context": context}
+    item.update({name: getattr(t, name) for name in COUNTERS})
+    item["cost"] = t.cost
+    rules = {rule: [n, t.rule_nodes.get(rule, 0)] for rule, n in t.rule_runs.items()}
+    item["rules"] = json.dumps(rules, sort_keys=True, separators=(",", ":"))
+    return item
+
+
+def totals_from_item(item: dict[str, Any]) -> CellTotals:
+    t = CellTotals(**{name: int(item.get(name, 0)) for name in COUNTERS}, cost=Decimal(item.get("cost", 0)))
+    for rule, (runs, nodes) in json.loads(item.get("rules") or "{}").items():
+        t.rule_runs[rule], t.rule_nodes[rule] = runs, nodes
+    return t
+
+
+def value_item(field: str, value: str) -> dict[str, Any]:
+    return {"view": CELLS, "entry": value_entry(field, value), "field": field, "value": value}
+
+
+def list_entry(view: str, run: RunSummary) -> dict[str, Any]:
+    """What the run list shows of a run (and its rules, to filter on), under one list view."""
+    row = {
+        "run_id": run.run_id, "model": run.model, "context": run.context, "task": run.task, "label": run.label,
+        "started_at": iso(run.started_at), "outcome": run.outcome, "graded": run.graded,
+        "violation_count": run.violation_count, "node_count": run.node_count, "rules": encode_rules(run.rules),
+    }
+    return {"view": view, "entry": started_key(run), "cost_usd": run.cost_usd,
+            "row": json.dumps(row, sort_keys=True, separators=(",", ":"))}
+
+
+def summary_from_entry(item: dict[str, Any]) -> RunSummary:
+    row = json.loads(item["row"])
+    return RunSummary.model_validate({**row, "cost_usd": item["cost_usd"], "rules": decode_rules(row["rules"])})
+
+
+# ---- the writes that count a run ----------------------------------------------------------------
+
+
+def cell_keys(run: RunSummary) -> list[tuple[str, str]]:
+    """The cells a run adds to, read (or remembered) before they are written."""
+    return [(view, cell_entry(run.model, run.context)) for view in cell_views_of(run)]
+
+
+def value_keys(run: RunSummary) -> list[tuple[str, str]]:
+    return [(CELLS, value_entry(name, getattr(run, name))) for name in FILTER_FIELDS]
+
+
+def view_writes(table: str, run: RunSummary, current: dict[tuple[str, str], dict[str, Any]],
+                new_values: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """TransactWriteItems entries that add one run to every view, given its cells as they are
+    (`current`; an absent one is missing) and which of its values are new: each cell put back with
+    the run added, conditional on its run count being the one given; each new value and a new list
+    entry per view, conditional on being new. In that order; also returns the cells as written."""
+    delta = CellTotals.of_run(run)
+    cells = []
+    for key in cell_keys(run):
+        seen = current.get(key)
+        cells.append(cell_item(key[0], run.model, run.context, (totals_from_item(seen) if seen else CellTotals()).add(delta)))
+    writes = [_put(table, cell, _as_read(current.get((cell["view"], cell["entry"])))) for cell in cells]
+    fields = {value_entry(name, getattr(run, name)): name for name in FILTER_FIELDS}
+    new = ("attribute_not_exists(#k)", {"#k": "view"}, {})
+    writes += [_put(table, value_item(fields[entry], getattr(run, fields[entry])), new) for _, entry in new_values]
+    writes += [_put(table, list_entry(view, run), new) for view in list_views_of(run)]
+    return writes, cells
+
+
+def _as_read(seen: dict[str, Any] | None) -> tuple[str, dict[str, str], dict[str, Any]]:
+    if seen is None:
+        return "attribute_not_exists(#k)", {"#k": "view"}, {}
+    return "#r = :r", {"#r": "runs"}, {":r": _serialize(seen["runs"])}
+
+
+def _put(table: str, item: dict[str, Any], condition: tuple[str, dict[str, str], dict[str, Any]]) -> dict[str, Any]:
+    expression, names, values = condition
+    put: dict[str, Any] = {"TableName": table, "Item": serialized(item), "ConditionExpression": expression,
+                           "ExpressionAttributeNames": names}
+    if values:
+        put["ExpressionAttributeValues"] = values
+    return {"Put": put}
+
+
+def serialized(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: _serialize(v) for k, v in item.items()}
+
+
+# ---- the views recomputed from the runs (repair) ----------------------------------------------
+
+
+def expected_views(runs: list[RunSummary]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every view item the runs should have produced, by (view, entry): the brute force."""
+    cells: dict[tuple[str, str, str], CellTotals] = defaultdict(CellTotals)
+    values: set[tuple[str, str]] = set()
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for run in runs:
+        delta = CellTotals.of_run(run)
+        for view in cell_views_of(run):
+            cells[(view, run.model, run.context)].add(delta)
+        values.update((name, getattr(run, name)) for name in FILTER_FIELDS)
+        for view in list_views_of(run):
+            out[(view, started_key(run))] = list_entry(view, run)
+    for (view, model, context), totals in cells.items():
+        out[(view, cell_entry(model, context))] = cell_item(view, model, context, totals)
+    for name, value in values:
+        out[(CELLS, value_entry(name, value))] = value_item(name, value)
+    return out
