@@ -53,6 +53,9 @@ def assert_bedrock_messages(messages: list[dict[str, Any]]) -> None:
                 if not value.get("toolUseId") or not value.get("name") or not isinstance(value.get("input"), dict):
                     raise BedrockRuleBroken(f"{where}: toolUse needs toolUseId, name and an input object")
                 uses.append(value["toolUseId"])
+            elif kind == "cachePoint":
+                if value != {"type": "default"} or j == 0:
+                    raise BedrockRuleBroken(f"{where}: a cachePoint is {{'type': 'default'}} and follows content")
             elif kind == "toolResult":
                 if role != "user":
                     raise BedrockRuleBroken(f"{where}: toolResult in a {role} turn")

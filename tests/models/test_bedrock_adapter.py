@@ -69,7 +69,7 @@ async def test_text_answer_streams_deltas_usage_and_stop():
     # What went over the wire: the model in the path, our shapes in the body.
     assert replay.urls[0].endswith("/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream")
     sent = replay.sent[0]
-    assert sent["messages"] == [{"role": "user", "content": [{"text": "Which context is best?"}]}]
+    assert sent["messages"] == [{"role": "user", "content": [{"text": "Which context is best?"}, {"cachePoint": {"type": "default"}}]}]
     # Sent through botocore's own parameter validation: the cache point is a shape it knows.
     assert sent["system"] == [{"text": "Answer from tools."}, {"cachePoint": {"type": "default"}}]
     assert sent["inferenceConfig"] == {"maxTokens": 3000}
@@ -122,7 +122,8 @@ async def test_two_tool_round_through_the_loop():
         {"toolUse": {"toolUseId": "tooluse_b2", "name": "boom", "input": {}}},
     ]
     # Both results in one user turn, in call order; the failed one marked as an error.
-    results = [b["toolResult"] for b in second["messages"][2]["content"]]
+    assert second["messages"][2]["content"][-1] == {"cachePoint": {"type": "default"}}
+    results = [b["toolResult"] for b in second["messages"][2]["content"][:-1]]
     assert [r["toolUseId"] for r in results] == ["tooluse_a1", "tooluse_b2"]
     assert [r["status"] for r in results] == ["success", "error"]
     assert results[1]["content"] == [{"text": "error: tool-failed: boom could not run this time (it failed inside); answer without it or try again later"}]
@@ -310,14 +311,20 @@ def test_the_exceptions_above_are_all_the_stream_can_raise():
     assert events == {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
 
 
-@pytest.mark.parametrize(("model_id", "system_cached", "tools_cached"), [
-    ("anthropic.claude-3-5-haiku-20241022-v1:0", True, True),
-    ("eu.anthropic.claude-3-7-sonnet-20250219-v1:0", True, True),
-    ("amazon.nova-lite-v1:0", True, False),
-    ("anthropic.claude-3-haiku-20240307-v1:0", False, False),
+@pytest.mark.parametrize(("model_id", "system_cached", "tools_cached", "turn_cached"), [
+    ("anthropic.claude-3-5-haiku-20241022-v1:0", True, True, True),
+    ("eu.anthropic.claude-3-7-sonnet-20250219-v1:0", True, True, True),
+    ("amazon.nova-lite-v1:0", True, False, True),
+    ("anthropic.claude-3-haiku-20240307-v1:0", False, False, False),
 ])
-def test_a_cache_point_follows_the_fixed_part_only_where_the_model_caches_it(model_id, system_cached, tools_cached):
-    body = to_converse_request(ModelRequest(system="s", messages=[Message(role="user", content="q")], tools=SPECS), model_id)
+def test_a_cache_point_follows_the_fixed_part_and_the_latest_turn_only_where_the_model_caches_them(
+        model_id, system_cached, tools_cached, turn_cached):
+    history = [Message(role="user", content="q1"), Message(role="assistant", content="a1"), Message(role="user", content="q2")]
+    body = to_converse_request(ModelRequest(system="s", messages=history, tools=SPECS), model_id)
+    assert_bedrock_request(body)
     assert (body["system"][-1] == {"cachePoint": {"type": "default"}}) is system_cached
     assert (body["toolConfig"]["tools"][-1] == {"cachePoint": {"type": "default"}}) is tools_cached
     assert body["toolConfig"]["tools"][0]["toolSpec"]["name"] == "lookup"
+    # One cache point in the messages at most, after the latest turn's content; earlier turns have none.
+    assert body["messages"][-1]["content"] == [{"text": "q2"}, *([{"cachePoint": {"type": "default"}}] if turn_cached else [])]
+    assert all("cachePoint" not in block for turn in body["messages"][:-1] for block in turn["content"])

@@ -22,6 +22,7 @@ from groundchat.models.messages import NO_RESULT, Message, ModelRequest, ToolCal
 import tests.models.provider_recordings as rec
 
 CLAUDE = "anthropic.claude-3-5-haiku-20241022-v1:0"
+CACHE_POINT = {"cachePoint": {"type": "default"}}  # after the latest turn, for models that cache messages
 NOVA = "amazon.nova-lite-v1:0"
 
 
@@ -44,7 +45,8 @@ async def test_several_calls_in_one_turn_answered_in_one_user_turn(transcripts):
     body = to_converse_request(transcripts["several_calls"], CLAUDE)
     user_turn = body["messages"][2]
     assert user_turn["role"] == "user"
-    assert [b["toolResult"]["toolUseId"] for b in user_turn["content"]] == ["call_0_0", "call_0_1"]
+    assert user_turn["content"][-1] == CACHE_POINT
+    assert [b["toolResult"]["toolUseId"] for b in user_turn["content"][:-1]] == ["call_0_0", "call_0_1"]
     assert json.loads(user_turn["content"][1]["toolResult"]["content"][0]["text"])["q"] == "b"
     # The assistant turn had no text: only the two toolUse blocks, never a blank text block.
     assert body["messages"][1]["content"] == [
@@ -81,7 +83,7 @@ async def test_question_after_max_steps_merges_into_the_results_turn(transcripts
     assert all(a != b for a, b in zip(roles, roles[1:]))
     last = body["messages"][-1]["content"]
     # The unanswered-by-text tool results come first, then the new question, in one user turn.
-    assert "toolResult" in last[0] and last[-1] == {"text": "And now?"}
+    assert "toolResult" in last[0] and last[-2:] == [{"text": "And now?"}, CACHE_POINT]
 
 
 def test_even_a_tool_result_with_empty_content_gets_words():
@@ -97,6 +99,7 @@ def test_even_a_tool_result_with_empty_content_gets_words():
     assert body["messages"][2]["content"] == [
         {"toolResult": {"toolUseId": "c1", "content": [{"text": NO_RESULT}], "status": "success"}},
         {"text": EMPTY_TURN_TEXT},
+        CACHE_POINT,
     ]
     assert_openai_messages(to_openai_messages(request)["messages"])
 
@@ -191,6 +194,8 @@ def test_bedrock_checker_rules():
             {"role": "user", "content": [{"toolResult": {"toolUseId": "a", "content": []}}]},
         ],
         "must answer exactly": [{"role": "user", "content": [ok_result]}],
+        "follows content": [{"role": "user", "content": [{"cachePoint": {"type": "default"}}]}],
+        "a cachePoint is": [{"role": "user", "content": [{"text": "q"}, {"cachePoint": {"type": "forever"}}]}],
     }
     for expected, messages in cases.items():
         with pytest.raises(BedrockRuleBroken, match=expected):

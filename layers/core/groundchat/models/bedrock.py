@@ -59,6 +59,12 @@ def to_converse_request(request: ModelRequest, model_id: str) -> dict[str, Any]:
         "inferenceConfig": {"maxTokens": request.max_output_tokens},
     }
     caching = cache_points(model_id)
+    if "messages" in caching:
+        # After the latest turn: the next step of this answer (and the next question, within the
+        # cache's five minutes) sends the same prefix, so everything up to here is read from the
+        # cache instead of billed again as input. The fixed part alone is under some models'
+        # minimum cacheable prefix (bench/prompt_cache.py); the growing conversation is not.
+        turns[-1]["content"].append(CACHE_POINT)
     if request.system.strip():
         body["system"] = [{"text": request.system}, *([CACHE_POINT] if "system" in caching else [])]
     if with_tools:
@@ -80,16 +86,17 @@ def to_converse_request(request: ModelRequest, model_id: str) -> dict[str, Any]:
     return body
 
 
-# Prompt caching: a cache point after the fixed part of every step (system prompt, tool schemas),
-# so a repeated step's fixed part is billed at the cache-read price. Only where Bedrock documents
-# it for the model: Claude models cache system and tools, Nova models the system prompt alone.
+# Prompt caching: a cache point after the fixed part of every step (system prompt, tool schemas)
+# and one after the latest turn, so a repeated step's prefix is billed at the cache-read price.
+# Only where Bedrock documents it for the model: Claude models cache system, tools and messages,
+# Nova models the system prompt and messages (three cache points, under the limit of four).
 CACHE_POINT = {"cachePoint": {"type": "default"}}
 _CACHING = (
-    ("anthropic.claude-3-5-haiku", frozenset({"system", "tools"})),
-    ("anthropic.claude-3-7-sonnet", frozenset({"system", "tools"})),
-    ("anthropic.claude-sonnet-4", frozenset({"system", "tools"})),
-    ("anthropic.claude-opus-4", frozenset({"system", "tools"})),
-    ("amazon.nova-", frozenset({"system"})),
+    ("anthropic.claude-3-5-haiku", frozenset({"system", "tools", "messages"})),
+    ("anthropic.claude-3-7-sonnet", frozenset({"system", "tools", "messages"})),
+    ("anthropic.claude-sonnet-4", frozenset({"system", "tools", "messages"})),
+    ("anthropic.claude-opus-4", frozenset({"system", "tools", "messages"})),
+    ("amazon.nova-", frozenset({"system", "messages"})),
 )
 
 

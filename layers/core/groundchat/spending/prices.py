@@ -88,8 +88,9 @@ class ModelPrice(BaseModel):
 
     input_per_mtok: Decimal = Field(ge=0)
     output_per_mtok: Decimal = Field(ge=0)
-    # We never ask for prompt caching; where a provider or gateway caches anyway and reports it,
-    # a missing cache price falls back to the input price.
+    # Bedrock caches where we place cache points (models/bedrock.py), OpenAI-compatible providers
+    # cache a byte-stable prefix on their own; a model without cache prices here is billed its
+    # input price for cached tokens, never less.
     cache_read_per_mtok: Decimal | None = Field(default=None, ge=0)
     cache_write_per_mtok: Decimal | None = Field(default=None, ge=0)
     # True: the provider's figure counts when it is dearer than ours. False: ignored (a gateway
