@@ -1,5 +1,7 @@
-"""Regenerates docs/screenshots/*.png: the chat signed out and signed in with answers, the run list
-and a shared conversation, each at 1280 and 390 px wide.
+"""Regenerates docs/screenshots/*.png: every page at 1280 and 390 px wide: the chat signed out and
+signed in with two answers (one answer's details open, the conversation shared), the conversations
+drawer (narrow only), the run list signed in and out, a run, two runs compared, an answer's trace
+and a shared conversation.
 
     .venv/bin/python infra/screenshots.py            # writes docs/screenshots/
     .venv/bin/python infra/screenshots.py --serve    # the same app, left running to look at by hand
@@ -27,7 +29,8 @@ OUT = REPO / "docs" / "screenshots"
 WIDTHS = {"1280": (1280, 900), "390": (390, 844)}
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-QUESTIONS = ["Which context level is best, and what does it cost?", "Why does color-contrast matter?"]
+QUESTIONS = ["Which context level is best, and what does it cost?",
+             "What does the European Accessibility Act require of e-commerce services?"]
 
 
 def _isolate() -> None:
@@ -113,6 +116,11 @@ def _wait_answers(page, n: int) -> None:
     page.wait_for_function(f"document.querySelectorAll('.msg.assistant[data-done]').length >= {n}", timeout=120_000)
 
 
+def _settled(page) -> None:
+    page.wait_for_load_state("networkidle")
+    page.evaluate("document.fonts.ready")
+
+
 def take(url: str, out: Path) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
@@ -122,6 +130,7 @@ def take(url: str, out: Path) -> list[Path]:
     def shot(page, name: str) -> None:
         path = out / f"{name}.png"
         say(f"screenshot {path.name}")
+        _settled(page)
         page.screenshot(path=str(path), full_page=True)
         written.append(path)
 
@@ -133,7 +142,6 @@ def take(url: str, out: Path) -> list[Path]:
             page = context.new_page()
             page.goto(f"{url}/chat")
             page.wait_for_selector("#dev-sign-in:not([hidden])")
-            page.wait_for_load_state("networkidle")
             shot(page, f"chat-signed-out-{width}")
             page.click("#dev-sign-in-button")
             page.wait_for_selector("#signed-in:not([hidden])")
@@ -141,23 +149,47 @@ def take(url: str, out: Path) -> list[Path]:
                 page.fill("#question", question)
                 page.click("#ask button[type=submit]")
                 _wait_answers(page, n)
-            page.wait_for_load_state("networkidle")
-            shot(page, f"chat-signed-in-{width}")
+            # The second answer's details open: its cost, how its search ran, the trace link.
+            page.locator(".msg.assistant").nth(1).locator(".answer-details summary").click()
+            page.wait_for_selector(".msg.assistant >> nth=1 >> .trace-link")
             if shared_id is None:
                 page.click("#share")
-                page.wait_for_selector("#share-status a")
-                shared_id = page.get_attribute("#share-status a", "href").rsplit("/", 1)[1]
+                page.wait_for_selector("#share-box:not([hidden]) a")
+                shared_id = page.get_attribute("#share-link", "href").rsplit("/", 1)[1]
+            else:  # the 390 px conversation is shared too, so the page shows the link and its copy button
+                page.click("#share")
+                page.wait_for_selector("#share-box:not([hidden]) a")
+            shot(page, f"chat-signed-in-{width}")
+            if w < 992:  # narrow: the conversations are a drawer
+                page.evaluate("window.scrollTo(0, 0)")
+                page.click("#past-toggle")
+                page.wait_for_selector("#past-panel.open")
+                path = out / f"chat-conversations-{width}.png"
+                say(f"screenshot {path.name}")
+                page.screenshot(path=str(path))
+                written.append(path)
+                page.keyboard.press("Escape")
             runs = context.new_page()  # the chat tab lends it the sign-in
-            runs.goto(f"{url}/chat/runs?context=guidelines-axe&task=signup-form")
+            runs.goto(f"{url}/chat/runs?context=guidelines-axe")
             runs.wait_for_selector("#rows tr")
             shot(runs, f"runs-{width}")
+            first, second = runs.locator("#rows tr th a").nth(0).inner_text(), runs.locator("#rows tr th a").nth(1).inner_text()
+            runs.goto(f"{url}/chat/runs?run={first}")
+            runs.wait_for_selector("#run-facts dl")
+            shot(runs, f"run-{width}")
+            runs.goto(f"{url}/chat/runs?run={first}&compare={second}")
+            runs.wait_for_selector("#compared-rows tr")
+            shot(runs, f"compare-{width}")
+            trace = page.get_attribute(".msg.assistant >> nth=1 >> .trace-link a", "href")
+            runs.goto(f"{url}{trace}")
+            runs.wait_for_selector("#steps table")
+            shot(runs, f"trace-{width}")
             outsider = browser.new_context(viewport={"width": w, "height": h}).new_page()
             outsider.goto(f"{url}/chat/runs?context=guidelines-axe")
             outsider.wait_for_selector("#sign-in:not([hidden])")
             shot(outsider, f"runs-signed-out-{width}")
             outsider.goto(f"{url}/chat/shared/{shared_id}")
             outsider.wait_for_selector(".msg.assistant")
-            outsider.wait_for_load_state("networkidle")
             shot(outsider, f"shared-{width}")
             outsider.context.close()
             context.close()

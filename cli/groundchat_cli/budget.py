@@ -76,7 +76,7 @@ def add_budget_commands(subparsers: Any) -> argparse.ArgumentParser:
     status.set_defaults(func=cmd_status)
 
     reset = commands.add_parser("reset", help="set a cap's spent amount back to zero (usage rows are kept)")
-    reset.add_argument("--scope", required=True, help="'chat' or 'user:<id>'")
+    reset.add_argument("--scope", required=True, help="'chat', 'public' (all visitors of a public chat) or 'user:<id>'")
     reset.add_argument("--period", default=None, help="'total' or a month like 2026-11 (default: the current period)")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     reset.add_argument("--actor", default="operator", help="who is resetting, for the reset log")

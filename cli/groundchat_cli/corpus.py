@@ -31,8 +31,10 @@ def add_corpus_commands(sub: Any) -> None:
     retrieval.add_argument("--json", action="store_true")
     retrieval.set_defaults(func=cmd_eval_retrieval)
     from groundchat_cli.eval_answers import add_eval_answers_command
+    from groundchat_cli.eval_support import add_eval_support_command
 
     add_eval_answers_command(kinds)
+    add_eval_support_command(kinds)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:

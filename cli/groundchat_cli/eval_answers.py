@@ -1,7 +1,8 @@
 """`groundchat eval answers [FILE]`: asks a set of questions through the configured model (the
 offline answerer by default), in process, through the same answer use case the chat route calls,
 and prints per question the tools used, the citations verified or not, whether a view was shown
-and at which try, and what it cost; a total at the end. How an operator compares models for this job.
+and at which try, the figures no tool returned and the citations whose passage gives the sentence
+weak support, and what it cost; a total at the end. How an operator compares models for this job.
 """
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ async def ask_one(services: Any, user: str, question: str) -> dict[str, Any]:
     outcome = await answer_question(services, Caller(id=user), {"message": question})
     if isinstance(outcome, Refusal):
         return {"q": question, "status": outcome.status, "outcome": outcome.code, "tools": [], "verified": 0,
-                "unverified": 0, "view_try": None, "unverified_numbers": [], "cost": "0"}
+                "unverified": 0, "view_try": None, "unverified_numbers": [], "weak_support": [], "cost": "0"}
     frames = [f async for f in outcome.frames]
     tools = [f.data["name"] for f in frames if f.type == "tool-call"]
     citations = next((f.data for f in frames if f.type == "citations"), {"verified": 0, "unverified": []})
@@ -91,6 +92,8 @@ async def ask_one(services: Any, user: str, question: str) -> dict[str, Any]:
         "tools": [t for t in tools if t != "show_view"], "verified": citations["verified"],
         "unverified": len(citations["unverified"]), "view_try": view_calls if shown else None,
         "unverified_numbers": [n["text"] for n in citations.get("unverified_numbers", [])],
+        "weak_support": [{"ref": s["ref"], "score": s["score"], "sentence": s["sentence"]}
+                         for s in citations.get("support", []) if s["verdict"] == "weak"],
         "cost": str(us.total_charged(rows)),
     }
 
@@ -99,8 +102,11 @@ def _line(row: dict[str, Any]) -> str:
     view = f"view at try {row['view_try']}" if row["view_try"] else "no view"
     tools = ", ".join(row["tools"]) or "no tool"
     figures = f"; unverified figures: {', '.join(row['unverified_numbers'])}" if row.get("unverified_numbers") else ""
+    weak = row.get("weak_support", [])
+    marks = ", ".join(f"[{w['ref']}] {w['score']:.2f}" for w in weak)
+    support = f"; weak support: {marks}" if weak else ""
     return (f"{row['outcome']:10} ${Decimal(row['cost']):<10} {tools:40} citations {row['verified']} verified, "
-            f"{row['unverified']} unverified; {view}{figures}\n           {row['q']}")
+            f"{row['unverified']} unverified; {view}{figures}{support}\n           {row['q']}")
 
 
 def _total(rows: list[dict[str, Any]]) -> str:
@@ -108,6 +114,7 @@ def _total(rows: list[dict[str, Any]]) -> str:
     views = sum(1 for r in rows if r["view_try"])
     unverified = sum(r["unverified"] for r in rows)
     figures = sum(len(r.get("unverified_numbers", [])) for r in rows)
+    weak = sum(len(r.get("weak_support", [])) for r in rows)
     complete = sum(1 for r in rows if r["outcome"] == "complete")
     return (f"total: {len(rows)} questions, {complete} complete, {views} with a view, {unverified} unverified "
-            f"citations, {figures} unverified figures, cost ${cost}")
+            f"citations, {figures} unverified figures, {weak} weakly supported citations, cost ${cost}")

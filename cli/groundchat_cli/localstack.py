@@ -1,5 +1,6 @@
-"""The local stack: moto's DynamoDB server on 127.0.0.1 (its state logged to disk), tables, a dev
-user, sample runs, the corpus index, and the app (chat and share together) on 127.0.0.1:$PORT.
+"""The local stack: moto's server on 127.0.0.1 for DynamoDB (its state logged to disk) and S3 beside
+it (the images bucket, its objects kept as files), tables, a dev user, sample runs, the corpus
+index, and the app (chat and share together) on 127.0.0.1:$PORT.
 
 Only configuration differs from AWS: the same boto3 code talks to moto through `endpoint_url`.
 
@@ -64,6 +65,11 @@ def stack_file(settings: Settings, port: int) -> Path:
 def state_log(settings: Settings, port: int) -> Path:
     """Where the local DynamoDB of the stack on `port` keeps its state."""
     return Path(settings.home) / f"dynamodb-{port}.log"
+
+
+def s3_state_dir(settings: Settings, port: int) -> Path:
+    """Where the local S3 of the stack on `port` keeps its objects (one file each)."""
+    return Path(settings.home) / f"s3-{port}"
 
 
 def write_stack_file(settings: Settings, stack: Stack) -> Path:
@@ -178,9 +184,12 @@ def _point_at(endpoint: str) -> Settings:
     _pointed_at = endpoint
     if endpoint:
         os.environ["GROUNDCHAT_DYNAMODB_ENDPOINT"] = endpoint
+        # A local stack's moto serves S3 on the same endpoint (the images bucket).
+        os.environ["GROUNDCHAT_IMAGES_ENDPOINT"] = endpoint
         _local_credentials()
     else:
         os.environ.pop("GROUNDCHAT_DYNAMODB_ENDPOINT", None)
+        os.environ.pop("GROUNDCHAT_IMAGES_ENDPOINT", None)
     reset_settings_cache()
     return get_settings()
 
@@ -270,16 +279,20 @@ def make_moto_faithful():
 
 
 class LocalDynamo:
-    """moto's DynamoDB server on a free port of 127.0.0.1; with `log`, its state is that file."""
+    """moto's server on a free port of 127.0.0.1; with `log`, its DynamoDB state is that file, and
+    with `s3_root`, its S3 objects are the files in that folder (s3_state.py)."""
 
-    def __init__(self, log: Path | None = None, reset: bool = False) -> None:
+    def __init__(self, log: Path | None = None, reset: bool = False, s3_root: Path | None = None) -> None:
         self.log_path = Path(log) if log else None
         self.reset = reset
+        self.s3_root = Path(s3_root) if s3_root else None
         self.server = None
         self.endpoint = ""
         self.replayed = None
+        self.s3_objects = 0
         self._log = None
         self._lock = None
+        self._s3 = None
 
     def start(self) -> "LocalDynamo":
         import logging
@@ -298,6 +311,8 @@ class LocalDynamo:
                 self.replayed = dynamodb_log.load(self.log_path)  # before anyone can reach the server
                 self._log = dynamodb_log.WriteLog(self.log_path)
                 dynamodb_log.activate(self._log)
+            if self.s3_root is not None:
+                self._start_s3_state()
             port = free_port()
             self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
             self.server.start()
@@ -306,6 +321,19 @@ class LocalDynamo:
             raise
         self.endpoint = f"http://127.0.0.1:{port}"
         return self
+
+    def _start_s3_state(self) -> None:
+        import shutil
+
+        from groundchat_cli import s3_state
+
+        if self.reset and self.s3_root.exists():
+            shutil.rmtree(self.s3_root)
+        s3_state.make_moto_s3_durable()
+        mirror = s3_state.S3Mirror(self.s3_root)
+        self.s3_objects = s3_state.load(mirror)  # before anyone can reach the server
+        s3_state.activate(mirror)
+        self._s3 = mirror
 
     @property
     def log(self):
@@ -339,6 +367,11 @@ class LocalDynamo:
             dynamodb_log.deactivate(self._log)
             self._log.close()
             self._log = None
+        if self._s3 is not None:
+            from groundchat_cli import s3_state
+
+            s3_state.deactivate(self._s3)
+            self._s3 = None
         if self._lock is not None:
             self._lock.close()
             self._lock = None
@@ -359,6 +392,18 @@ def prepare(settings: Settings, say=print) -> None:
     dev_secret(settings, create=True)
     asyncio.run(UserStore(dynamo).grant(settings.dev_user, list(ALL_PERMISSIONS)))
     say(f"user {settings.dev_user!r} granted {', '.join(ALL_PERMISSIONS)}")
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from groundchat.attachments.storage import ImageStore
+
+    try:
+        created_bucket = ImageStore(settings).ensure_bucket()
+        say(f"images: bucket {settings.images_bucket!r} {'created' if created_bucket else 'present'}")
+    except (BotoCoreError, ClientError) as exc:
+        # An outside DynamoDB with no S3 beside it: the chat works without images rather than not at all.
+        os.environ["GROUNDCHAT_MAX_IMAGES_PER_QUESTION"] = "0"
+        reset_settings_cache()
+        say(f"images: off, no S3 bucket reachable ({type(exc).__name__}); set GROUNDCHAT_IMAGES_ENDPOINT to an S3 endpoint to allow them")
     from groundchat_cli.sample import load_sample_if_empty
 
     loaded = asyncio.run(load_sample_if_empty(dynamo))
@@ -399,7 +444,7 @@ def _start_state(settings: Settings, port: int, reset: bool) -> tuple[LocalDynam
         _local_credentials()
         print(f"DynamoDB: {settings.dynamodb_endpoint} (GROUNDCHAT_DYNAMODB_ENDPOINT; not started here)")
         return None, settings.dynamodb_endpoint
-    local = LocalDynamo(state_log(settings, port), reset=reset).start()
+    local = LocalDynamo(state_log(settings, port), reset=reset, s3_root=s3_state_dir(settings, port)).start()
     replayed = local.replayed
     notes = [f"{replayed.records} logged write(s) replayed"]
     if replayed.failed:
@@ -407,11 +452,32 @@ def _start_state(settings: Settings, port: int, reset: bool) -> tuple[LocalDynam
     if replayed.compacted_to is not None:
         notes.append(f"log compacted to {replayed.compacted_to}")
     print(f"DynamoDB (moto) on {local.endpoint}; state in {local.log_path} ({'; '.join(notes)})")
+    print(f"S3 (moto) on {local.endpoint}; objects in {local.s3_root} ({local.s3_objects} loaded)")
     _point_at(local.endpoint)
     return local, local.endpoint
 
 
-def serve(port: int | None = None, reset_state: bool = False) -> int:
+def serve(port: int | None = None, reset_state: bool = False, public: bool = False) -> int:
+    from groundchat.public.startup_check import PublicModeRefused, refuse_unsafe_public_mode
+
+    stub = None
+    try:
+        if public:
+            from groundchat_cli.public_stack import start_public_stand_ins
+
+            stub = start_public_stand_ins()
+        # A public chat with a hole in it refuses here, in one line, before anything starts.
+        refuse_unsafe_public_mode(get_settings())
+        return _serve(port, reset_state)
+    except PublicModeRefused as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    finally:
+        if stub is not None:
+            stub.stop()
+
+
+def _serve(port: int | None, reset_state: bool) -> int:
     import uvicorn
 
     from groundchat_cli import dynamodb_log
@@ -437,6 +503,11 @@ def serve(port: int | None = None, reset_state: bool = False) -> int:
     write_stack_file(settings, stack)
     try:
         prepare(settings)
+        from groundchat.store.dynamo import Dynamo
+        from sweep_function.local import start_local_sweeps
+
+        # What AWS runs on a schedule and by TTL (expired reservations; expired conversations, whole).
+        start_local_sweeps(Dynamo(settings))
         from groundchat_cli.local_app import combined_app
 
         print(f"groundchat on {url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")

@@ -12,7 +12,7 @@ from typing import Any
 def _cmd_serve(args: argparse.Namespace) -> int:
     from groundchat_cli.localstack import serve
 
-    return serve(args.port, reset_state=args.reset_state)
+    return serve(args.port, reset_state=args.reset_state, public=args.public)
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
@@ -122,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=None, help="instead of PORT")
     p.add_argument("--reset-state", action="store_true",
                    help="start with empty local DynamoDB state (deletes $GROUNDCHAT_HOME/dynamodb-<port>.log)")
+    p.add_argument("--public", action="store_true",
+                   help="serve as a public chat: anonymous visitors behind a local Turnstile stub, a rate limit and a ceiling")
     p.set_defaults(func=_cmd_serve)
 
     p = sub.add_parser("token", help="print a dev bearer token for USER")
@@ -175,9 +177,11 @@ def expected_failure(exc: BaseException) -> str | None:
     import botocore.exceptions as boto
     import httpx
 
+    from groundchat.config import SettingsError
+    from groundchat.corpus.dates import SourceDateError
     from groundchat_cli.localstack import StackError
 
-    if isinstance(exc, StackError):
+    if isinstance(exc, (StackError, SettingsError, SourceDateError)):
         return str(exc)
     if isinstance(exc, boto.NoCredentialsError):
         return "no AWS credentials: to use the local stack, start it with `make run` (or pass --endpoint)"

@@ -141,7 +141,7 @@ async def test_second_question_sends_exactly_the_stored_history(make_env):
         conv = first[0][1]["conversation_id"]
         second = parse_sse((await c.post("/api/chat", json={"message": "And what does it cost?", "conversation_id": conv},
                                          headers=env.token("alice"))).text)
-    assert second[-1] == ("done", {"reason": "complete", "run_id": second[0][1]["run_id"]})
+    assert second[-1] == ("done", {"reason": "complete", "run_id": second[0][1]["run_id"], "cost": "0", "cost_text": "$0.00"})
     sent = model.requests[2].messages
     stored = await env.services.conversations.read_history(conv)
     assert len(stored) == 6  # both exchanges are committed now

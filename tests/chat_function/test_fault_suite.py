@@ -41,7 +41,10 @@ def assert_typed_and_secret_free(r, frames, trace, *, code: str):
     assert r.status_code == 200, r.text
     assert [kind for kind, _ in frames][-2:] == ["error", "done"]
     error = frames[-2][1]
-    assert error["code"] == code and frames[-1][1] == {"reason": "error", "run_id": error["run_id"]}
+    done = frames[-1][1]
+    assert error["code"] == code and {k: done[k] for k in ("reason", "run_id")} == {"reason": "error", "run_id": error["run_id"]}
+    # What the failed step was charged is said too (its usage unknown: the reservation), as exact text.
+    assert set(done) == {"reason", "run_id", "cost", "cost_text"} and done["cost_text"].startswith("$")
     assert trace.status_code == 200 and trace.json()["run_id"] == error["run_id"]  # every run traced
     assert trace.json()["outcome"] == "error"
     for text in (r.text, trace.text):

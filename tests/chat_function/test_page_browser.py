@@ -79,7 +79,10 @@ def test_a_question_streams_into_the_transcript_with_tools_and_citations(browser
     assert "[deadbeef] unverified" in answer
     # The second question continues the same conversation.
     ask(page, "And what does it cost?", answers=2)
-    assert "It costs $0.0126 per run." in page.inner_text("#transcript")
+    # No tool of the second answer returned $0.0126: the figure is marked, and says so in words.
+    second = page.locator(".msg.assistant").nth(1)
+    assert "It costs $0.0126 unverified figure per run." in second.inner_text()
+    assert second.locator("mark.figure-unverified").inner_text() == "$0.0126"
     assert [m.content for m in model.requests[2].messages if m.role == "user"] == ["Which context level is best?", "And what does it cost?"]
     page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
 
@@ -174,8 +177,8 @@ def test_share_a_conversation_and_reopen_it_from_the_list(browser, served):
     sign_in(page, url, env, "alice")
     ask(page, "First question?")
     page.click("#share")
-    page.wait_for_selector("#share-status a", timeout=5_000)
-    shared_link = page.get_attribute("#share-status a", "href")
+    page.wait_for_selector("#share-box:not([hidden]) #share-link", timeout=5_000)
+    shared_link = page.get_attribute("#share-link", "href")
     assert page.is_visible("#unshare") and not page.is_visible("#share")
     page.click("#new")
     assert page.inner_text("#transcript") == ""

@@ -11,6 +11,8 @@ from pydantic import BaseModel
 from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ, TRACES_READ
 from groundchat.tools.base import Tool
 from groundchat_testkit.scripted import ScriptedModel, Step
+from tests.chat_function.page_support import axe_violations as _axe_violations
+from tests.chat_function.page_support import import_runs, newest_first, page_width as _page_width, sample_slice
 from tests.chat_function.test_page_browser import CHROMIUM, _axe_source, ask, browser, served, sign_in  # noqa: F401
 
 pytestmark = [pytest.mark.browser,
@@ -18,6 +20,17 @@ pytestmark = [pytest.mark.browser,
 
 XSS = "<img src=x onerror=alert(1)>"
 GRANTS = {"alice": [CHAT_USE, RUNS_READ, DOCS_READ, TRACES_READ]}
+
+
+@pytest.fixture(scope="module")
+def lines() -> list[dict]:
+    return sample_slice()
+
+
+@pytest.fixture(autouse=True)
+def runs_in_store(dynamo, lines):
+    """The run list the tools' links open reads the store: a slice of the sample is in it."""
+    return import_runs(dynamo, lines)
 
 
 # ---- tools with the real tools' shapes, and hostile text where only text may appear -------------
@@ -179,9 +192,9 @@ def test_citations_are_numbered_marks_leading_to_the_sources(browser, served):
     assert page.locator(".msg.assistant .body sup.cite a").count() == 3
     assert page.locator(".msg.assistant table", has_text="5 runs shown").count() == 1
     page.click("#share")
-    page.wait_for_selector("#share-status a", timeout=5_000)
+    page.wait_for_selector("#share-box:not([hidden]) #share-link", timeout=5_000)
     reader = browser.new_page()
-    reader.goto(url + page.get_attribute("#share-status a", "href"))
+    reader.goto(url + page.get_attribute("#share-link", "href"))
     reader.wait_for_selector(".msg.assistant .sources")
     assert reader.locator(".msg.assistant .body sup.cite a").count() == 3
     assert "[deadbeef: unverified source]" in reader.inner_text(".msg.assistant .body")
@@ -189,18 +202,15 @@ def test_citations_are_numbered_marks_leading_to_the_sources(browser, served):
 
 # ---- layout and accessibility ------------------------------------------------------------------
 
-def _page_width(page) -> int:
-    return page.evaluate("document.documentElement.scrollWidth")
-
-
-def test_no_page_is_wider_than_a_320_px_screen(browser, served):
+def test_no_page_is_wider_than_a_320_px_screen(browser, served, lines):
     page, env, url, _ = answered_page(browser, served, width=320)
     assert _page_width(page) <= 320
     page.click("#share")
-    page.wait_for_selector("#share-status a", timeout=5_000)
+    page.wait_for_selector("#share-box:not([hidden]) #share-link", timeout=5_000)
     assert _page_width(page) <= 320
-    shared = page.get_attribute("#share-status a", "href")
-    for address in ("/chat/runs?context=checklist", "/chat/runs?run=run-0001-with-a-rather-long-identifier", shared):
+    shared = page.get_attribute("#share-link", "href")
+    newest, older = newest_first(lines)[:2]
+    for address in ("/chat/runs?context=checklist", f"/chat/runs?run={newest}", f"/chat/runs?run={newest}&compare={older}", shared):
         page.goto(url + address)
         page.wait_for_load_state("networkidle")
         assert _page_width(page) <= 320, address
@@ -209,12 +219,6 @@ def test_no_page_is_wider_than_a_320_px_screen(browser, served):
         signed_out.goto(url + address)
         signed_out.wait_for_load_state("networkidle")
         assert _page_width(signed_out) <= 320, address
-
-
-def _axe_violations(page, axe: str) -> list:
-    page.add_script_tag(content=axe)
-    result = page.evaluate("async () => await axe.run()")
-    return [(v["id"], [n["target"] for n in v["nodes"]]) for v in result["violations"]]
 
 
 def test_axe_finds_nothing_on_the_chat_signed_out_and_signed_in_at_390_px(browser, served, corpus_dir):
@@ -244,7 +248,7 @@ def test_axe_finds_nothing_on_the_chat_signed_out_and_signed_in_at_390_px(browse
 
 # ---- the run list ------------------------------------------------------------------------------
 
-def test_the_run_list_filters_counts_and_asks_to_sign_in(browser, served):
+def test_the_run_list_filters_counts_and_asks_to_sign_in(browser, served, lines):
     env, url = served(evidence_model(), grants=GRANTS, tools=TOOLS)
     visitor = browser.new_page()
     visitor.goto(f"{url}/chat/runs?context=checklist")
@@ -257,13 +261,15 @@ def test_the_run_list_filters_counts_and_asks_to_sign_in(browser, served):
     sign_in(page, url, env, "alice")
     page.goto(f"{url}/chat/runs")
     page.wait_for_selector("#rows tr")
-    assert page.inner_text("#message") == "5 runs shown; more match"
-    page.fill("#f-context", "guidelines")
-    page.fill("#f-label", "one")
+    assert page.inner_text("#message") == f"Runs 1–20 of {len(lines)}"
+    one = lines[0]
+    for name in ("model", "context", "task", "label"):
+        page.select_option(f"#f-{name}", one[name])
     page.click("#filters button[type=submit]")
-    page.wait_for_url("**/chat/runs?context=guidelines&label=one")
+    page.wait_for_url(f"**/chat/runs?model={one['model']}&context={one['context']}&task={one['task']}&label={one['label']}")
     page.wait_for_function("document.getElementById('message').textContent.length > 0")
-    assert page.inner_text("#message") == "1 run shown"
+    assert page.inner_text("#message") == "1 run"
+    assert page.locator("#rows tr").count() == 1 and page.locator("#pages").is_hidden()
     # A filter submitted without script (empty fields) is the same address once the page reads it.
     page.goto(f"{url}/chat/runs?model=&context=checklist&task=&label=&rule=")
     page.wait_for_selector("#rows tr")

@@ -80,6 +80,8 @@ def test_eval_answers_asks_through_the_answer_use_case_and_prints_what_each_answ
     assert rows[0]["view_try"] == 1  # the offline answerer's view of the figures, accepted at once
     assert rows[1]["tools"] == [] and rows[1]["outcome"] == "complete"
     assert rows[0]["cost"] == rows[1]["cost"] == "0"
+    assert rows[0]["weak_support"] == rows[1]["weak_support"] == []
     assert main(["eval", "answers", str(questions), "--as", "alice"]) == 0
     printed = capsys.readouterr().out
-    assert printed.splitlines()[-1] == "total: 2 questions, 2 complete, 1 with a view, 0 unverified citations, 0 unverified figures, cost $0"
+    assert printed.splitlines()[-1] == ("total: 2 questions, 2 complete, 1 with a view, 0 unverified citations, "
+                                        "0 unverified figures, 0 weakly supported citations, cost $0")

@@ -106,7 +106,9 @@ def test_every_chat_route_is_routed_to_the_chat_function(resources):
     from chat_function.app import create_app
 
     routed = _routes(resources, "ChatFunction")
-    missing = _app_routes(create_app(MagicMock())) - routed
+    services = MagicMock()
+    services.settings.mode = "private"  # a mock's mode is no mode: the app would refuse to start
+    missing = _app_routes(create_app(services)) - routed
     assert not missing, f"chat routes API Gateway does not send to the chat function: {sorted(missing)}"
     assert ("ANY", "/{proxy+}") in routed and ("OPTIONS", "/api/chat") in routed
 
@@ -146,10 +148,12 @@ NEEDED = {
     # Local defaults that would be wrong in AWS must be overridden; the rest must be present.
     "ChatFunction": {
         "GROUNDCHAT_MODEL", "GROUNDCHAT_AWS_REGION", "GROUNDCHAT_TABLE_PREFIX", "GROUNDCHAT_AUTH_MODE",
-        "GROUNDCHAT_OIDC_ISSUER", "GROUNDCHAT_OIDC_JWKS_URL", "GROUNDCHAT_OIDC_AUDIENCE", "GROUNDCHAT_BUDGET_USD",
+        "GROUNDCHAT_OIDC_ISSUER", "GROUNDCHAT_OIDC_SECRET_ID", "GROUNDCHAT_BUDGET_USD",
         "GROUNDCHAT_USER_BUDGET_USD", "GROUNDCHAT_RETENTION_DAYS", "GROUNDCHAT_HOME", "GROUNDCHAT_OPENSEARCH_ENDPOINT",
         "GROUNDCHAT_OPENSEARCH_SERVICE", "GROUNDCHAT_SEARCH_BACKEND", "GROUNDCHAT_EMBEDDING_MODEL",
-        "GROUNDCHAT_RERANK", "GROUNDCHAT_ALLOWED_ORIGINS"},
+        "GROUNDCHAT_RERANK", "GROUNDCHAT_ALLOWED_ORIGINS", "GROUNDCHAT_MODE", "GROUNDCHAT_VISITOR_RATE_LIMIT",
+        "GROUNDCHAT_PUBLIC_BUDGET_USD", "GROUNDCHAT_VISITOR_ADDRESS_FROM", "GROUNDCHAT_TURNSTILE_SITE_KEY",
+        "GROUNDCHAT_TURNSTILE_SECRET", "GROUNDCHAT_VISITOR_SECRET"},
     "ShareFunction": {"GROUNDCHAT_AWS_REGION", "GROUNDCHAT_TABLE_PREFIX", "GROUNDCHAT_HOME"},
     "IngestFunction": {
         "GROUNDCHAT_AWS_REGION", "GROUNDCHAT_HOME", "GROUNDCHAT_CORPUS_SOURCE", "GROUNDCHAT_DOCS_DIR",

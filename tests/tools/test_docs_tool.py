@@ -47,7 +47,9 @@ async def test_unavailable_keeps_its_reason_and_has_no_excerpts(tmp_path):
     svc = SearchService(EmbeddedIndex(tmp_path / "missing.sqlite"), WordHashEmbedder())
     ctx = ToolContext(caller=Caller(id="u"), docs=svc)
     out = await _registry({DOCS_READ}).execute("search_docs", {"query": "contrast"}, ctx)
-    assert out == {"outcome": "unavailable", "reason": "index_missing", "excerpts": []}
+    # Every result says how fresh it is, even one that found nothing to date.
+    assert out == {"outcome": "unavailable", "reason": "index_missing", "excerpts": [],
+                   "freshness": {"oldest_updated_at": None, "undated": 0}}
 
 
 async def test_denied_without_docs_read(service):

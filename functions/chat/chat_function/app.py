@@ -2,6 +2,7 @@
 the answer itself is `groundchat.chat.answer`, and its frames are rendered as SSE here."""
 from __future__ import annotations
 
+import html
 from importlib import resources
 from typing import Any
 
@@ -10,29 +11,38 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in
+from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in, visit_of
+from chat_function.public_mode import add_public_script_route, keep_visitor_session, public_status, refuse_to_start_with_a_hole
 from chat_function.errors import error, store_failure
-from chat_function.limits import MAX_CHAT_BODY_BYTES, read_limited
-from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, asset_response, chat_request, refusals
+from chat_function.limits import chat_body_limit, read_limited, too_large_message
+from chat_function.uploads import read_question
+from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, chat_request, refusals
 from chat_function.server_errors import TypedServerErrors
 from chat_function.signin import add_sign_in_routes
 from chat_function.streaming import ExchangeStream
-from groundchat.auth.callers import CHAT_USE, TRACES_READ, Caller
+from groundchat.auth.callers import CHAT_USE, RUNS_READ, TRACES_READ, Caller
+from groundchat.attachments.question import images_status
 from groundchat.chat.answer import Refusal, answer_question
 from groundchat.ids import is_answer_run_id, is_benchmark_run_id, is_conversation_id
 from groundchat.services import Services, build_services
 from groundchat.spending.operator import budget_status
-from groundchat.store.conversations import public_conversation, public_message
+from groundchat.store.conversation_images import is_sha256, read_image
+from groundchat.store.conversations import ConversationBusy, public_conversation, public_message
+from groundchat.store.deletion import delete_conversation
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from groundchat.web.assets import ASSETS, asset
+from groundchat.web.pages import fill
+from groundchat.web.run_pages import page_args, run_page
 
 may_chat = Depends(allowed(CHAT_USE))
 may_read_traces = Depends(allowed(TRACES_READ))
+may_read_runs = Depends(allowed(RUNS_READ))
 
 
 def create_app(services: Services | None = None) -> FastAPI:
     app = FastAPI(title="groundchat", docs_url=None, redoc_url=None)
     app.state.services = services or build_services()
+    refuse_to_start_with_a_hole(app.state.services.settings)  # public mode without a guard never serves
     app.add_middleware(TypedServerErrors)
     origins = [o.strip() for o in app.state.services.settings.allowed_origins.split(",") if o.strip()]
     if origins:
@@ -52,6 +62,12 @@ def create_app(services: Services | None = None) -> FastAPI:
     _trace_routes(app)
     _run_routes(app)
     add_sign_in_routes(app)  # dev auth mode only
+    if app.state.services.settings.auth_mode == "oidc":
+        # Imported only here: a deployment without the OIDC sign-in never loads its modules.
+        from chat_function.oidc_signin import add_oidc_sign_in_routes
+
+        add_oidc_sign_in_routes(app)  # the page's sign-in with the provider
+    add_public_script_route(app)  # the human-check widget's loader (does nothing in private mode)
     _page_routes(app)
     return app
 
@@ -69,17 +85,30 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         services = services_of(request)
         enabled, reason, how = services.model_status()
         return {"enabled": enabled, "reason": reason, "how_to_fix": how, "bot_name": services.settings.bot_name,
-                "model": services.settings.model}
+                "model": services.settings.model, **public_status(services.settings)}
+
+    @app.get("/api/chat/images")
+    async def images(request: Request) -> dict[str, Any]:
+        """Whether the page may offer attachments (the model has a published image token bound),
+        and the limits each question's images are held to; a chat that is not configured takes none."""
+        services = services_of(request)
+        return images_status(services.settings, services.model if services.model_status()[0] else None)
 
     @app.post("/api/chat", openapi_extra=chat_request(max_question_chars), responses=CHAT_RESPONSES, response_class=Response)
     async def chat(request: Request) -> Response:
-        body = await read_limited(request, MAX_CHAT_BODY_BYTES)
+        """A question as JSON, or the same fields as multipart/form-data with the question's images:
+        `message`, `conversation_id`, up to 5 `image` files (PNG, JPEG, WebP, GIF) and one `alt` text per image."""
+        limit = chat_body_limit(request, services_of(request).settings)
+        body = await read_limited(request, limit)
         if body is None:
-            return error(413, "too-large", f"The request body is over {MAX_CHAT_BODY_BYTES} bytes: send only the question.")
-        outcome = await answer_question(services_of(request), caller_or_none(request), body)
+            return error(413, "too-large", too_large_message(limit))
+        body, uploads = await read_question(request, body)
+        outcome = await answer_question(services_of(request), caller_or_none(request), body, visit_of(request), uploads)
         if isinstance(outcome, Refusal):
-            return error(outcome.status, outcome.code, outcome.message, **outcome.extra)
-        return ExchangeStream(outcome.frames)  # type: ignore[return-value]
+            refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
+            refused.headers.update(outcome.headers)
+            return keep_visitor_session(refused, outcome.visitor_session)
+        return keep_visitor_session(ExchangeStream(outcome.frames), outcome.visitor_session)  # type: ignore[return-value]
 
     @app.get("/api/chat/budget", responses=refusals(401, *ALWAYS))
     async def budget(request: Request, caller: Caller = Depends(signed_in)) -> Response:
@@ -101,6 +130,18 @@ def _conversation_routes(app: FastAPI) -> None:
         items = await store.read_items(conversation_id)
         return JSONResponse({"conversation": public_conversation(item), "messages": [public_message(i) for i in items]})
 
+    @app.get("/api/conversations/{conversation_id}/images/{sha256}", response_class=Response, responses=IMAGE_RESPONSES)
+    async def conversation_image(conversation_id: str, sha256: str, request: Request, caller: Caller = may_chat) -> Response:
+        """One image of the caller's conversation, by the hash its message names (thumbnails)."""
+        store = services_of(request).conversations
+        item = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
+        found = await read_image(store, conversation_id, sha256) if item is not None and is_sha256(sha256) else None
+        if found is None:
+            return error(404, "not-found", "No such image.")
+        # Private: the same bytes are behind the owner's token; nosniff: never anything but an image.
+        return Response(found[0], media_type=found[1], headers={"cache-control": "private, max-age=3600",
+                                                                 "x-content-type-options": "nosniff"})
+
     @app.post("/api/conversations/{conversation_id}/share", responses=refusals(401, 403, 404, *ALWAYS))
     async def share(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
         return await _set_shared(services_of(request), conversation_id, caller, True)
@@ -108,6 +149,21 @@ def _conversation_routes(app: FastAPI) -> None:
     @app.delete("/api/conversations/{conversation_id}/share", responses=refusals(401, 403, 404, *ALWAYS))
     async def unshare(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
         return await _set_shared(services_of(request), conversation_id, caller, False)
+
+    @app.delete("/api/conversations/{conversation_id}", responses=refusals(401, 403, 404, 409, *ALWAYS))
+    async def delete(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
+        """The owner deletes the conversation: messages, share link and run records go; usage rows
+        (money) stay. Someone else's is a 404 like an unknown one; an answer in progress, a 409."""
+        try:
+            services = services_of(request)
+            deleted = await delete_conversation(services.dynamo, conversation_id, caller.id,
+                                                remove_images=services.conversations.delete_images) \
+                if is_conversation_id(conversation_id) else None
+        except ConversationBusy:
+            return error(409, "conversation-busy", "An answer to this conversation is in progress: wait for it, then delete.")
+        if deleted is None:
+            return error(404, "not-found", "No such conversation.")
+        return JSONResponse({"deleted": deleted.public()})
 
 
 async def _set_shared(services: Services, conversation_id: str, caller: Caller, shared: bool) -> Response:
@@ -135,8 +191,14 @@ def _run_routes(app: FastAPI) -> None:
     """The run list every result links to: the data tools, through the same permission check."""
 
     @app.get("/api/runs", responses=refusals(400, 401, 403, *ALWAYS))
-    async def runs(request: Request, caller: Caller = Depends(signed_in)) -> Response:
-        return await _tool_route(services_of(request), caller, "list_runs", dict(request.query_params))
+    async def runs(request: Request, caller: Caller = may_read_runs) -> Response:
+        """A page of the run list, newest first, with the count of every run the filter matches
+        and the `next` / `previous` page tokens (`page=`)."""
+        services = services_of(request)
+        try:
+            return JSONResponse(await run_page(services.tool_context(caller), page_args(dict(request.query_params))))
+        except ToolError as exc:
+            return error(400, "bad-request", str(exc))
 
     @app.get("/api/runs/{run_id}", responses=refusals(400, 401, 403, 404, *ALWAYS))
     async def run(run_id: str, request: Request, caller: Caller = Depends(signed_in)) -> Response:
@@ -161,12 +223,18 @@ async def _tool_route(services: Services, caller: Caller, tool_name: str, args: 
 
 def _page_routes(app: FastAPI) -> None:
     def page(name: str, request: Request) -> HTMLResponse:
-        html = resources.files("chat_function").joinpath(f"static/{name}").read_text()
-        return HTMLResponse(html.replace("{{BOT_NAME}}", services_of(request).settings.bot_name))
+        template = resources.files("chat_function").joinpath(f"static/{name}").read_text()
+        # The bot's name is configuration, not markup: escaped for the text and attributes it fills.
+        return HTMLResponse(fill(template, {"BOT_NAME": html.escape(services_of(request).settings.bot_name)}))
 
     @app.get("/chat/runs", response_class=HTMLResponse, responses=HTML)
     async def runs_page(request: Request) -> HTMLResponse:
         return page("runs.html", request)
+
+    @app.get("/chat/trace", response_class=HTMLResponse, responses=HTML)
+    async def trace_page(request: Request) -> HTMLResponse:
+        """One answer's trace, readable (its data is /api/traces/<run id>, for traces.read)."""
+        return page("trace.html", request)
 
     @app.get("/chat", response_class=HTMLResponse, responses=HTML)
     async def chat_page(request: Request) -> HTMLResponse:

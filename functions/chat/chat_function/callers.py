@@ -5,12 +5,15 @@ raises `Refused`, which the app renders as the same JSON error every route gives
 """
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from fastapi import Request
 
 from groundchat.auth.callers import SIGN_IN_MESSAGE, Caller
 from groundchat.services import Services
+
+if TYPE_CHECKING:
+    from groundchat.public.gate import Visit
 
 
 class Refused(Exception):
@@ -26,7 +29,32 @@ def services_of(request: Request) -> Services:
 
 
 def caller_or_none(request: Request) -> Caller | None:
-    return services_of(request).verifier.caller_from_header(request.headers.get("authorization"))
+    """A bearer token when the request sends one; else the OIDC sign-in's session cookie."""
+    authorization = request.headers.get("authorization")
+    if authorization:
+        return services_of(request).verifier.caller_from_header(authorization)
+    return session_caller(request)
+
+
+def session_caller(request: Request) -> Caller | None:
+    """The caller the session cookie names (verified like a bearer ID token). A cookie-signed
+    change that another origin may have started is refused with 403, saying why."""
+    settings = services_of(request).settings
+    if settings.auth_mode != "oidc":
+        return None  # only the OIDC sign-in sets a session cookie
+    # Imported here: the sign-in's modules (httpx, Fernet, the provider's discovery) cost a cold
+    # start ~0.15 s that a deployment without the OIDC sign-in should not pay.
+    from groundchat.auth.sessions import CSRF_HEADER, SESSION_COOKIE, cross_site_reason
+    from groundchat.auth.sign_in import app_origin, caller_from_session
+
+    caller = caller_from_session(settings, request.cookies.get(SESSION_COOKIE))
+    if caller is None:
+        return None
+    reason = cross_site_reason(request.method, request.headers.get("origin"), request.headers.get("host"),
+                               request.headers.get(CSRF_HEADER), app_origin(settings))
+    if reason:
+        raise Refused(403, "cross-site", reason[0].upper() + reason[1:] + ".")
+    return caller
 
 
 def signed_in(request: Request) -> Caller:
@@ -44,3 +72,24 @@ def allowed(permission: str) -> Callable[[Request], Awaitable[Caller]]:
         return caller
 
     return check
+
+
+# ---- public mode: what a request says about an anonymous visitor ---------------------------------
+
+# The header the page sends a fresh Turnstile token in (the body holds only the question).
+HUMAN_CHECK_HEADER = "x-human-check"
+
+
+def visit_of(request: Request) -> "Visit":
+    """The source address (from API Gateway's request context in AWS, the connection locally), the
+    visitor session cookie and a human-check token: judged by the public gate, never trusted here."""
+    from groundchat.public.addresses import source_ip_from_request_context
+    from groundchat.public.gate import Visit
+    from groundchat.public.visitor_sessions import COOKIE_NAME
+
+    if services_of(request).settings.visitor_address_from == "api-gateway":
+        address = source_ip_from_request_context(request.headers.get("x-amzn-request-context"))
+    else:
+        address = request.client.host if request.client else None
+    return Visit(address=address, session=request.cookies.get(COOKIE_NAME),
+                 human_check_token=request.headers.get(HUMAN_CHECK_HEADER) or None)

@@ -35,7 +35,10 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
 ALWAYS = (500, 503)
 
 def chat_request(max_question_chars: int) -> dict[str, Any]:
-    """The body `answer_question` accepts, with this deployment's limits written in."""
+    """The body `answer_question` accepts, with this deployment's limits written in. The same
+    fields may come as multipart/form-data with the question's images (chat_function/uploads.py):
+    said in the route's description, not as a schema, since no schema can say which bytes are an
+    image, and a fuzzer would take every refused file for a valid request refused."""
     schema = ChatBody.model_json_schema()
     schema["properties"]["message"].update({"minLength": 1, "maxLength": max_question_chars, "pattern": r"\S"})
     schema["properties"]["conversation_id"] = {"anyOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}],
@@ -51,6 +54,12 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
     **refusals(400, 401, 403, 404, 409, 413, 429, *ALWAYS),
 }
 HTML = {200: {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}
+# An image of a conversation, as it was sent to the model (our own encoding of the upload).
+IMAGE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "the image", "content": {t: {"schema": {"type": "string", "format": "binary"}}
+                                                  for t in ("image/png", "image/jpeg", "image/webp")}},
+    **refusals(401, 403, 404, *ALWAYS),
+}
 
 
 def asset_response(media_type: str) -> dict[int | str, dict[str, Any]]:

@@ -29,7 +29,7 @@ NOT_FOUND_JSON = {"error": {"code": "not-found", "message": "No such shared conv
 NOT_FOUND_HTML = (
     "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>"
     "<body><h1>No such shared conversation</h1>"
-    "<p>It was never shared, or its owner has stopped sharing it.</p>"
+    "<p>It was never shared, its owner has stopped sharing it or deleted it, or it has expired.</p>"
     "<p><a href=\"/chat\">Open the chat</a></p></body></html>"
 )
 
@@ -57,6 +57,8 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
             "conversation": public_conversation(item),
             "messages": [public_message(i) for i in sorted(items, key=lambda i: int(i["seq"]))],
             "answered_on": _day(item.get("updated_at") or item.get("created_at")),
+            # Until when the page stays: the conversation expires whole on this day (retention).
+            "expires_at": public_conversation(item)["expires_at"],
         }
 
     @app.get("/api/shared")
@@ -86,6 +88,7 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
             "BOT_NAME": bot,
             "SHARED_ON": html.escape(_day(conversation["shared_at"])),
             "ANSWERED_ON": html.escape(found["answered_on"]),
+            "EXPIRES_ON": html.escape(_day(found["expires_at"])),
             "ID": html.escape(conversation_id),
             "DATA": _script_safe(found),
         })

@@ -10,7 +10,8 @@ It is its own function so that the only role allowed to touch the budget this wa
 table, its expiry index and the two actions a release needs: the ingest has no business with money,
 and the chat function runs behind the Web Adapter, which only passes HTTP requests to the app.
 A run that fails raises, so the function's Errors alarm sees it; two runs that overlap are safe,
-because each release is conditional on the reservation still being there.
+because each release is conditional on the reservation still being there. Expired conversations
+are DynamoDB TTL's work in AWS; locally, `sweep_function.local` applies the same rule.
 """
 from __future__ import annotations
 

@@ -9,10 +9,18 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from groundchat import BOT_NAME_DEFAULT
+
+# The history profiles (`groundchat.chat.history.PROFILES` defines what each does). Named here so an
+# unknown name is refused when the settings load, before anything is served.
+HISTORY_PROFILE_NAMES: tuple[str, ...] = ("visitor-qa", "standard", "long-authoring")
+
+
+class SettingsError(ValueError):
+    """A setting the process cannot run with, said in one line (which variable, what is allowed)."""
 
 
 class Settings(BaseSettings):
@@ -33,7 +41,20 @@ class Settings(BaseSettings):
     # State: DynamoDB. Empty endpoint means AWS; locally the stack points it at moto's server.
     dynamodb_endpoint: str = ""
     table_prefix: str = "groundchat-"
-    retention_days: int = 90
+    # Conversations expire this many days after their last answer, every item of one at once.
+    retention_days: int = Field(default=90, ge=1)
+
+    # Image attachments: kept in S3 (the stack names its bucket; locally moto's S3 beside DynamoDB).
+    images_bucket: str = "groundchat-images"
+    images_endpoint: str = ""
+    max_images_per_question: int = Field(default=5, ge=0, le=20)
+    # Per image as uploaded, and for all images of one question. In AWS the whole request reaches
+    # the function base64-encoded inside Lambda's 6 MB invocation payload, hence 4 MiB in all.
+    max_image_bytes: int = Field(default=3 * 1024 * 1024, ge=1024)
+    max_images_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    # Decoded size: an image over this many pixels is refused before it is decoded (a small file
+    # can declare a huge canvas); 25 MP at 4 bytes a pixel is 100 MB of memory at most.
+    max_image_pixels: int = Field(default=25_000_000, ge=1)
 
     # Auth: "dev" verifies HS256 tokens signed with a local secret; "oidc" verifies JWTs by JWKS.
     auth_mode: str = "dev"
@@ -42,6 +63,24 @@ class Settings(BaseSettings):
     oidc_issuer: str = ""
     oidc_audience: str = ""
     oidc_jwks_url: str = ""
+    # The page's OIDC sign-in (authorization code + PKCE) with any provider: its endpoints come from
+    # `{oidc_issuer}/.well-known/openid-configuration`. The redirect URL is this app's
+    # /auth/callback as registered with the provider; the sign-out URL is where the provider sends
+    # people back after signing out (the chat page beside the callback when empty).
+    oidc_client_id: str = ""
+    oidc_client_secret: str = ""
+    oidc_redirect_url: str = ""
+    oidc_sign_out_url: str = ""
+    oidc_scopes: str = "openid email profile"
+    # Seals the sign-in cookies (state, refresh token); at least 32 characters.
+    session_secret: str = ""
+    # How long a sign-in lasts without a new visit to the provider (the refresh cookie's age).
+    session_days: int = 30
+    # Name or ARN of a Secrets Manager secret, a JSON object whose keys are the setting names above
+    # (oidc_client_id, oidc_client_secret, oidc_redirect_url, oidc_sign_out_url, session_secret):
+    # it fills those left empty. In AWS the template writes the app client, the API's address and a
+    # generated session secret there, values no function environment can hold without a cycle.
+    oidc_secret_id: str = ""
 
     # Local state directory (dev secret, local endpoint file, embedded index).
     home: Path = Path(".groundchat")
@@ -66,6 +105,8 @@ class Settings(BaseSettings):
 
     # How long conversations are shortened for the model: visitor-qa | standard | long-authoring.
     history_profile: str = "standard"
+    # An answer built on a source dated longer ago than this says so (0: never).
+    stale_source_days: int = Field(default=1095, ge=0)
     max_steps: int = 6
     max_output_tokens: int = 3000
     max_question_chars: int = 2000
@@ -74,10 +115,59 @@ class Settings(BaseSettings):
     max_tool_result_chars: int = 60_000
     allowed_origins: str = ""
 
+    # Public mode (README "Going public"): "private" serves signed-in callers only; "public" also
+    # serves anonymous visitors, and refuses to start without the three guards below.
+    mode: str = "private"
+    # Guard 1, the rate limit: questions per visitor address per sliding window (0: none).
+    visitor_rate_limit: int = 0
+    visitor_rate_window_seconds: int = 60
+    # Where a visitor's address comes from: "client" (the connection, locally) or "api-gateway"
+    # (the request context the Lambda Web Adapter forwards). Only its keyed hash is ever stored.
+    visitor_address_from: str = "client"
+    # Signs visitor sessions and keys the address hash; shared by every instance (Secrets Manager in AWS).
+    visitor_secret: str = ""
+    visitor_session_minutes: int = 30
+    # What an anonymous visitor may do (never traces.read), and how much history the model sees.
+    visitor_permissions: str = "chat.use,docs.read,runs.read"
+    visitor_history_profile: str = "visitor-qa"
+    # Guard 2, the bot wall: Cloudflare Turnstile (the URLs point at a stub locally and in tests).
+    turnstile_site_key: str = ""
+    turnstile_secret: str = ""
+    turnstile_verify_url: str = "https://challenges.cloudflare.com/turnstile/v0/siteverify"
+    turnstile_script_url: str = "https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit"
+    turnstile_timeout_seconds: float = 5.0
+    # Guard 3, the spending ceiling for all anonymous visitors together (beside the chat's total).
+    public_budget_usd: Decimal | None = None
+
+    @field_validator("public_budget_usd", mode="before")
+    @classmethod
+    def _unset_when_empty(cls, value: object) -> object:
+        # The template passes an empty parameter as "": that is no ceiling, not a bad number.
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("history_profile")
+    @classmethod
+    def _known_history_profile(cls, value: str) -> str:
+        if value not in HISTORY_PROFILE_NAMES:
+            raise ValueError(f"unknown history profile {value!r}; valid: {', '.join(HISTORY_PROFILE_NAMES)}")
+        return value
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise SettingsError(settings_problem(exc)) from None
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """The first bad setting as one line: its variable and what is wrong with it."""
+    err = exc.errors()[0]
+    name = "GROUNDCHAT_" + "_".join(str(part) for part in err["loc"]).upper()
+    message = str(err["msg"]).removeprefix("Value error, ")
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"{name}: {message}{more}"
 
 
 def reset_settings_cache() -> None:

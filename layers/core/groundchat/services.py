@@ -47,7 +47,28 @@ class Services:
         return TokenVerifier(self.settings)
 
     async def can(self, permission: str, caller: Caller) -> bool:
+        if caller.is_visitor:
+            # A visitor's permissions are configured, never read from the grants table.
+            from groundchat.public.visitors import visitor_may
+
+            return visitor_may(permission, self.settings.visitor_permissions)
         return await self.users.can(permission, caller)
+
+    @property
+    def public(self) -> bool:
+        return self.settings.mode == "public"
+
+    @cached_property
+    def public_gate(self) -> Any:
+        """Public mode's rate limit and bot wall (groundchat.public.gate); tests may replace it."""
+        from groundchat.public.bot_wall import TurnstileVerifier
+        from groundchat.public.gate import PublicGate
+        from groundchat.public.rate_limit import SlidingWindowLimiter
+        from groundchat.store.rate_limits import RateLimitStore
+
+        s = self.settings
+        limiter = SlidingWindowLimiter(RateLimitStore(self.dynamo), s.visitor_rate_limit, s.visitor_rate_window_seconds)
+        return PublicGate(s, limiter, TurnstileVerifier(s.turnstile_secret, s.turnstile_verify_url, s.turnstile_timeout_seconds))
 
     @cached_property
     def registry(self) -> ToolRegistry:
@@ -116,7 +137,7 @@ class Services:
             runs=_Lazy(lambda: self.runs),
             docs=_Lazy(lambda: self.docs),
             rules=_Lazy(lambda: self.rules),
-            charge_search=SearchCharge(self.dynamo, self.settings, caller.id, conversation_id, run_id),
+            charge_search=SearchCharge(self.dynamo, self.settings, caller.id, conversation_id, run_id, public=caller.is_visitor),
         )
 
 

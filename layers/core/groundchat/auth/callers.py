@@ -1,7 +1,7 @@
 """Who is asking, and the one question every route and tool asks about them."""
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Literal
 
 from pydantic import BaseModel
 
@@ -15,9 +15,17 @@ ALL_PERMISSIONS = (CHAT_USE, RUNS_READ, DOCS_READ, VIEWS_SHOW, TRACES_READ)
 
 
 class Caller(BaseModel):
-    """Resolved server-side from a verified token; never taken from a request body."""
+    """Resolved server-side from a verified token (or, in public mode, a verified visitor session);
+    never taken from a request body."""
 
     id: str
+    # "person": grants from the store. "visitor": an anonymous visitor of a public chat, whose
+    # permissions are the configured visitor set (groundchat.public.visitors).
+    kind: Literal["person", "visitor"] = "person"
+
+    @property
+    def is_visitor(self) -> bool:
+        return self.kind == "visitor"
 
 
 Can = Callable[[str, Caller], Awaitable[bool]]

@@ -2,7 +2,10 @@
 
 Every way a question is asked goes through `answer_question`: the chat route, the CLI's in-process
 paths, the tests and the benchmarks. The checks run before any model call, in this order:
-503 (no model, or an unpriced one), 401, 403, 400, 404, 409, 429. Then the claim on the
+503 (no model, or an unpriced one), 401, 403, 400, 404, 409, 429. In public mode the caller checks
+become the public gate's (groundchat.public.gate): 503, 429 (rate limit), 401/403 (signed-in
+grants, or the bot wall: 401 no check, 403 not human, 503 verifier unavailable), 400, 404, 409,
+429 (caps, the visitors' ceiling among them). Then the claim on the
 conversation, the history the model will see, the first step's reservation, the loop, the commit,
 the trace and the metrics; the claim and any unused reservation are released on every exit path.
 """
@@ -11,27 +14,35 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from groundchat.attachments.history_images import history_for_model
+from groundchat.attachments.question import prepare_question_images
+from groundchat.attachments.uploads import ImagesRefused, UploadProblem, Uploads
 from groundchat.auth.callers import CHAT_USE, SIGN_IN_MESSAGE, Caller
 from groundchat.chat.frames import Frame
-from groundchat.chat.history import Shortened, policy_for, shorten
+from groundchat.chat.history import Shortened, policy_for, shape_history
+from groundchat.chat.freshness_note import stale_source_note
+from groundchat.chat.summarise import Summariser
 from groundchat.chat.loop import Exchange, LoopLimits, run_exchange
 from groundchat.chat.prompts import system_prompt
 from groundchat.chat.steps import ModelStep, trace_records
 from groundchat.grounding.citations import citation_check
 from groundchat.ids import is_conversation_id
-from groundchat.models.messages import Message, ModelRequest
+from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.observability import record_answer, record_refusal
+from groundchat.public.gate import TurnedAway, Visit
+from groundchat.public.visitor_sessions import IssuedSession
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.guard import SpendCapReached
 from groundchat.spending.prices import PricingError, price_for
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
+from groundchat.store.history_summary import stored_summary
 
 log = logging.getLogger("groundchat.chat")
 
@@ -52,6 +63,8 @@ class Refusal:
     code: str
     message: str
     extra: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. Retry-After
+    visitor_session: IssuedSession | None = None  # a visitor verified on the way: keep the session
 
 
 @dataclass
@@ -59,6 +72,7 @@ class Answer:
     conversation_id: str
     run_id: str
     frames: AsyncIterator[Frame]
+    visitor_session: IssuedSession | None = None  # a visitor verified by this request: set the cookie
 
 
 @dataclass
@@ -68,23 +82,46 @@ class _Conversation:
     history: list[Message]
 
 
-async def answer_question(services: Services, caller: Caller | None, body: bytes | str | dict[str, Any]) -> Refusal | Answer:
+async def answer_question(services: Services, caller: Caller | None, body: bytes | str | dict[str, Any],
+                          visit: Visit | None = None, uploads: Uploads = ()) -> Refusal | Answer:
     """A refusal, or the answer whose frames the caller streams (and must drain: the exchange
-    commits and releases its claim as the frames run out)."""
-    refused = _configuration_problem(services) or await _caller_problem(services, caller)
+    commits and releases its claim as the frames run out). `visit`: what the HTTP request says
+    about its sender, which public mode's rate limit and bot wall judge."""
+    refused = _configuration_problem(services)
     if refused:
         return refused
-    assert caller is not None
+    if not services.public:
+        refused = await _caller_problem(services, caller)
+        if refused:
+            return refused
+        assert caller is not None
+        return await _answer_caller(services, caller, body, uploads)
+    admitted = await services.public_gate.admit(caller, visit, services.can)
+    if isinstance(admitted, TurnedAway):
+        return Refusal(admitted.status, admitted.code, admitted.message, dict(admitted.extra), dict(admitted.headers))
+    outcome = await _answer_caller(services, admitted.caller, body, uploads)
+    # The human check passed and its token is spent: whatever follows, the visitor keeps the session.
+    return replace(outcome, visitor_session=admitted.new_session) if admitted.new_session else outcome
+
+
+async def _answer_caller(services: Services, caller: Caller, body: bytes | str | dict[str, Any],
+                         uploads: Uploads = ()) -> Refusal | Answer:
+    """From the body on: 400, 404, 409, 429 (caps), then the answer."""
+    if isinstance(uploads, UploadProblem):  # a multipart body that cannot be read as a question
+        return Refusal(400, "bad-request", uploads.message)
     parsed = parse_body(body, services.settings.max_question_chars)
     if isinstance(parsed, Refusal):
         return parsed
+    images = await _question_images(services, uploads)  # 400 for a bad file or a model without a bound
+    if isinstance(images, Refusal):
+        return images
     question = parsed.message.strip()
     run_id = uuid.uuid4().hex
     conversation = await _open_conversation(services, caller, parsed.conversation_id, run_id)
     if isinstance(conversation, Refusal):
         return conversation
     try:
-        prepared = await _prepare(services, caller, conversation, question, run_id)
+        prepared = await _prepare(services, caller, conversation, question, run_id, images)
     except BaseException:
         # Whatever failed between the claim and the first frame must not leave it blocked.
         await _release_claim(services, conversation, run_id)
@@ -94,23 +131,36 @@ async def answer_question(services: Services, caller: Caller | None, body: bytes
     return prepared
 
 
-async def _prepare(services: Services, caller: Caller, conversation: _Conversation, question: str, run_id: str) -> Refusal | Answer:
+async def _prepare(services: Services, caller: Caller, conversation: _Conversation, question: str, run_id: str,
+                   images: list[ImageRef] = ()) -> Refusal | Answer:
     """The history the model will see and step 0's reservation; then the answer, not yet started."""
     offered = [t.spec() for t in await services.registry.offered(caller)]
     system = system_prompt(services.settings.bot_name, [t.name for t in offered])
-    shaped = shorten(conversation.history, Message(role="user", content=question), system, offered,
-                     policy_for(services.settings.history_profile))
-    spend = BudgetGuard(services.dynamo, services.settings, caller.id, conversation.id, run_id, services.model.price_id)
+    # Visitors get the short profile: few turns, oldest forgotten first, small cheap requests.
+    profile = services.settings.visitor_history_profile if caller.is_visitor else services.settings.history_profile
+    spend = BudgetGuard(services.dynamo, services.settings, caller.id, conversation.id, run_id, services.model.price_id,
+                        public=caller.is_visitor)
+    # Earlier images: sent again or as words, per profile and model (stamped with the model's bound).
+    conversation.history = await history_for_model(conversation.history, services.model, profile, services.conversations.images)
+    asked = Message(role="user", content=question, images=list(images))
     try:
+        # A summarising profile may call the model here: a step charged and capped like any other.
+        shaped = await shape_history(conversation.history, asked, system, offered,
+                                     policy_for(profile), summariser=_summariser(services, conversation, run_id, spend))
         if shaped.outcome != "failed":  # a request too large to send calls no model: nothing to reserve
             # 429 before any model call: step 0's worst case is reserved now, against both caps,
             # and that reservation is the one step 0 uses.
-            await spend.precheck(ModelRequest(system=system, messages=[*shaped.messages, Message(role="user", content=question)],
+            await spend.precheck(ModelRequest(system=system, messages=[*shaped.messages, asked],
                                               tools=offered, max_output_tokens=services.settings.max_output_tokens))
     except SpendCapReached as cap:
         return Refusal(429, "spend-cap", cap.message, {"scope": cap.scope, "resets_at": cap.resets_at})
-    frames = _frames(services, caller, conversation, question, system, run_id, spend, shaped)
+    frames = _frames(services, caller, conversation, question, system, run_id, spend, shaped, images)
     return Answer(conversation_id=conversation.id, run_id=run_id, frames=frames)
+
+
+def _summariser(services: Services, conversation: _Conversation, run_id: str, spend: BudgetGuard) -> Summariser:
+    return Summariser(services.model, spend, services.dynamo, conversation.id, run_id,
+                      stored_summary(conversation.existing), services.settings.bot_name, services.settings.max_output_tokens)
 
 
 async def _release_claim(services: Services, conversation: _Conversation, run_id: str) -> None:
@@ -124,6 +174,13 @@ async def _release_claim(services: Services, conversation: _Conversation, run_id
         log.warning("could not release the claim on %s for run %s", conversation.id, run_id)
 
 
+async def _question_images(services: Services, uploads: Uploads) -> list[ImageRef] | Refusal:
+    try:
+        return await prepare_question_images(services.settings, services.model, uploads)
+    except ImagesRefused as refused:
+        return Refusal(400, refused.code, refused.message)
+
+
 def _configuration_problem(services: Services) -> Refusal | None:
     enabled, reason, how = services.model_status()
     if not enabled:
@@ -133,6 +190,14 @@ def _configuration_problem(services: Services) -> Refusal | None:
     except PricingError as exc:  # an unpriced model is never called: its spending could not be capped
         return Refusal(503, "chat-not-configured", f"The chat is not configured: {exc}",
                        {"how_to_fix": "Add the model to GROUNDCHAT_PRICES_FILE."})
+    if services.public:
+        # The app refuses to start with a hole; an in-process caller (the CLI) meets it here instead.
+        from groundchat.public.startup_check import public_mode_problems
+
+        holes = public_mode_problems(services.settings)
+        if holes:
+            return Refusal(503, "chat-not-configured", f"Public mode lacks a guard: {'; '.join(holes)}",
+                           {"how_to_fix": "See the README's \"Going public\"."})
     return None
 
 
@@ -212,7 +277,7 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
 
 
 def _frames(services: Services, caller: Caller, conversation: _Conversation, question: str, system: str,
-            run_id: str, spend: BudgetGuard, shaped: Shortened) -> AsyncIterator[Frame]:
+            run_id: str, spend: BudgetGuard, shaped: Shortened, images: list[ImageRef] = ()) -> AsyncIterator[Frame]:
     settings = services.settings
 
     async def commit(ex: Exchange) -> None:
@@ -239,7 +304,8 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
         ctx=services.tool_context(caller, run_id, conversation.id),
         history=conversation.history, question=question, conversation_id=conversation.id, run_id=run_id,
         guard=spend, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
-        after_answer=[citation_check], commit=commit, on_finish=finish, history_shortening=shaped,
+        after_answer=[citation_check, stale_source_note(settings.stale_source_days)], commit=commit, on_finish=finish, history_shortening=shaped,
+        question_images=list(images),
     )
 
 
@@ -247,8 +313,10 @@ def _check_counts(ex: Exchange) -> dict[str, int] | None:
     report = ex.answer.annotations.citations
     if report is None:
         return None
+    support = report.get("support", [])
     return {"verified_refs": report["verified"], "unverified_refs": len(report["unverified"]),
-            "unverified_numbers": len(report.get("unverified_numbers", []))}
+            "unverified_numbers": len(report.get("unverified_numbers", [])),
+            "support_checked": len(support), "weak_support": sum(1 for s in support if s["verdict"] == "weak")}
 
 
 def _record_metrics(ex: Exchange) -> None:

@@ -46,11 +46,14 @@ class ToolResultFrame(_Frame):
     name: str
     result: Any = None
     error: str | None = None
+    # What the reader may see of a search's debug record (`chat.reader_debug`): the page's
+    # "Details", never sent to the model.
+    debug: dict[str, Any] | None = None
 
     @property
     def data(self) -> dict[str, Any]:
         outcome = {"error": self.error} if self.error is not None else {"result": self.result}
-        return {"id": self.id, "name": self.name, **outcome}
+        return {"id": self.id, "name": self.name, **outcome, **({"debug": self.debug} if self.debug else {})}
 
 
 class ViewFrame(_Frame):
@@ -64,6 +67,13 @@ class ViewFrame(_Frame):
         return dict(self.view)
 
 
+class SupportEntry(BaseModel):
+    ref: str
+    sentence: str
+    score: float  # in [0, 1]
+    verdict: Literal["supported", "weak"]
+
+
 class CitationsFrame(_Frame):
     type: Literal["citations"] = "citations"
     sources: list[dict[str, Any]]
@@ -72,18 +82,26 @@ class CitationsFrame(_Frame):
     verified: int
     # Figures in the answer's words that no tool returned in this answer (`grounding.text_numbers`).
     unverified_numbers: list[dict[str, Any]] = Field(default_factory=list)
+    # How well each cited passage supports the sentence citing it (`grounding.support`): one entry
+    # per (ref, sentence), the sentence exactly as it stands in the answer.
+    support: list[SupportEntry] = Field(default_factory=list)
 
 
 class HistoryFrame(_Frame):
     """What of the stored conversation the model was sent (see `groundchat.chat.history`)."""
 
     type: Literal["history"] = "history"
-    outcome: Literal["unchanged", "reduced", "failed"]
+    # `warned`: sent whole, but near the limit (shortening comes next); `reduced`: shortened.
+    outcome: Literal["unchanged", "warned", "reduced", "failed"]
     codes: list[str]
     tokens: int
     max_input_tokens: int
     reason: str | None = None
     dropped_messages: int = 0
+    # The deployment's history profile (GROUNDCHAT_HISTORY_PROFILE), e.g. "long-authoring".
+    profile: str | None = None
+    # Earlier messages the model saw only as a summary.
+    summarised_messages: int = 0
 
     @property
     def data(self) -> dict[str, Any]:
@@ -110,6 +128,10 @@ class DoneFrame(_Frame):
     type: Literal["done"] = "done"
     reason: DoneReason
     run_id: str
+    # What this answer was charged, every model step and search of it: Decimal text and its
+    # `cost_text` ("$0.0012").
+    cost: str = "0"
+    cost_text: str = "$0.00"
 
 
 Frame = Annotated[

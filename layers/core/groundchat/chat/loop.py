@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 from groundchat.chat.frames import (
@@ -27,6 +28,7 @@ from groundchat.grounding.result_ceiling import fit_result
 from groundchat.models.failures import ModelFailure, classify
 from groundchat.models.messages import (
     ChatModel,
+    ImageRef,
     Message,
     ModelRequest,
     StopEvent,
@@ -36,7 +38,9 @@ from groundchat.models.messages import (
     UsageEvent,
     tool_result_text,
 )
+from groundchat.chat.reader_debug import for_reader
 from groundchat.spending.guard import NoSpendGuard, SpendCapReached, StepGuard
+from groundchat.spending.prices import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
 from groundchat.tools.base import ToolContext, ToolError, ToolRefused, ToolRegistry
 
@@ -99,6 +103,7 @@ async def run_exchange(
     commit: Commit | None = None,
     on_finish: Commit | None = None,
     history_shortening: Shortened | None = None,
+    question_images: list[ImageRef] | None = None,
 ) -> AsyncIterator[Frame]:
     """`history_shortening` says what of `history` to send; its outcome goes out as a `history`
     frame, and a failed one ends the answer as `too-large`."""
@@ -106,7 +111,7 @@ async def run_exchange(
     guard = guard or NoSpendGuard()
     run_id = run_id or ctx.run_id or uuid.uuid4().hex
     ex = Exchange(conversation_id=conversation_id, run_id=run_id, question=question)
-    ex.new_messages.append(Message(role="user", content=question))
+    ex.new_messages.append(Message(role="user", content=question, images=list(question_images or [])))
     ctx.answer = ex.answer
     reason = "error"
     try:
@@ -114,6 +119,7 @@ async def run_exchange(
         specs = [t.spec() for t in await registry.offered(ctx.caller)]
         too_large = False
         if history_shortening is not None:
+            ex.steps.extend(history_shortening.steps)  # a summarising step belongs to this run's trace
             if history or history_shortening.outcome != "unchanged":
                 yield history_shortening.frame()
             too_large = history_shortening.outcome == "failed"
@@ -155,7 +161,14 @@ async def run_exchange(
                 await on_finish(ex)
             except Exception:  # the trace writer must never take the done frame with it
                 pass
-    yield DoneFrame(reason=reason, run_id=run_id)  # type: ignore[arg-type]
+    cost = answer_cost(ex)
+    yield DoneFrame(reason=reason, run_id=run_id, cost=money_text(cost), cost_text=cost_text(cost))  # type: ignore[arg-type]
+
+
+def answer_cost(ex: Exchange) -> Decimal:
+    """What the answer was charged: its model steps (a history summary among them) and its searches."""
+    steps = sum((step.charged for step in ex.steps if isinstance(step, ModelStep)), Decimal(0))
+    return steps + sum(ex.answer.search_charges, Decimal(0))
 
 
 class _StepFailed(Exception):
@@ -235,7 +248,7 @@ async def _run_tool(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, ex
         value = fit_result(value, limits.max_tool_result_chars)
         ex.answer.tool_results.append({"id": call.id, "name": call.name, "result": value})
         ex.new_messages.append(Message(role="tool", tool_call_id=call.id, name=call.name, content=tool_result_text(value)))
-        yield ToolResultFrame(id=call.id, name=call.name, result=value)
+        yield ToolResultFrame(id=call.id, name=call.name, result=value, debug=for_reader(ex.answer.debug))
         # Frames a tool asked for (e.g. a `view`) follow its result.
         for extra in ex.answer.take_frames():
             yield extra

@@ -6,6 +6,7 @@ called on its own (the CLI, a page route) gets a fresh one, so nothing leaks bet
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from groundchat.chat.frames import Frame
@@ -37,6 +38,8 @@ class AnswerState:
     pending_frames: list[Frame] = field(default_factory=list)
     # The retrieval debug record of the last search, moved into that call's trace step.
     debug: dict[str, Any] | None = None
+    # What each search of this answer was charged (model steps are in the trace's steps).
+    search_charges: list[Decimal] = field(default_factory=list)
     view_refusals: int = 0
 
     def take_frames(self) -> list[Frame]:

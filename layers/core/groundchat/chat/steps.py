@@ -17,6 +17,8 @@ class ModelStep(BaseModel):
     stop: str
     latency_ms: float
     failure: dict[str, Any] | None = None
+    # "history-summary": a step that summarised the oldest exchanges before the answer's own steps.
+    purpose: Literal["answer", "history-summary"] = "answer"
 
     @property
     def charged(self) -> Decimal:

@@ -1,18 +1,22 @@
-"""The project's own docs: every Markdown file split by heading, one chunk per section."""
+"""The project's own docs: every Markdown file split by heading, one chunk per section.
+
+A file's date is the `updated:` line of its front matter when it has one (strict UTC, refused with
+its file and line otherwise: `corpus/dates.py`), else the time of its last commit, else none.
+"""
 from __future__ import annotations
 
 import re
 import subprocess
-from datetime import datetime, timezone
 from pathlib import Path
 
 from markdown_it import MarkdownIt
 
 from groundchat.corpus.chunk import Chunk, make_chunk
+from groundchat.corpus.dates import parse_utc, utc_from_timestamp
 
 # Part of the ingest's source hash: bump it whenever this converter writes different chunks from the
 # same files, so the next ingest converts the source again instead of keeping the old chunks.
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"  # 2: front matter's `updated:` date, not indexed as text
 _PARSER = MarkdownIt("commonmark")
 
 
@@ -26,9 +30,26 @@ def convert(docs_dir: Path, *, base_url: str = "docs/") -> list[Chunk]:
     chunks: list[Chunk] = []
     for path in source_files(docs_dir):
         rel = path.relative_to(docs_dir).as_posix()
-        chunks.extend(convert_file(path.read_text(encoding="utf-8"), rel, base_url=base_url,
-                                   updated_at=_last_commit_time(path)))
+        markdown, declared = front_matter_date(path.read_text(encoding="utf-8"), str(path))
+        chunks.extend(convert_file(markdown, rel, base_url=base_url, updated_at=declared or _last_commit_time(path)))
     return chunks
+
+
+def front_matter_date(markdown: str, file: str) -> tuple[str, str | None]:
+    """(the text with its front matter blanked, its `updated:` date). The front matter is a block
+    between `---` lines at the very top; its lines become empty, so line numbers stay true."""
+    lines = markdown.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return markdown, None
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        return markdown, None
+    updated = None
+    for number in range(1, end):
+        key, _, value = lines[number].partition(":")
+        if key.strip().lower() == "updated":
+            updated = parse_utc(value, file=file, line=number + 1)
+    return "\n".join([""] * (end + 1) + lines[end + 1:]), updated
 
 
 def convert_file(markdown: str, rel: str, *, base_url: str = "docs/", updated_at: str | None = None) -> list[Chunk]:
@@ -75,11 +96,12 @@ def _last_commit_time(path: Path) -> str | None:
     """When the file last changed in git; None where that is unknown (no repository, not committed)."""
     try:
         out = subprocess.run(
-            ["git", "log", "-1", "--format=%cI", "--", path.name],
+            # Seconds since the epoch: a moment with no zone to misread.
+            ["git", "log", "-1", "--format=%ct", "--", path.name],
             cwd=path.parent, capture_output=True, text=True, timeout=10, check=False,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
-    if not out:
+    if not out.isdigit():
         return None
-    return datetime.fromisoformat(out).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_from_timestamp(int(out))

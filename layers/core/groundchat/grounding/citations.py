@@ -5,6 +5,7 @@ or one the model made up, is `unverified`, and the page shows it as such.
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any, Iterable
 
@@ -51,11 +52,19 @@ def check_citations(answer_text: str, tool_results: Iterable[dict[str, Any]]) ->
 
 
 async def citation_check(exchange: Any) -> list[CitationsFrame]:
-    """An after-answer check for `groundchat.chat.loop.run_exchange`: the refs the answer cites, and
-    the figures in its words that no tool of this answer returned (see `text_numbers`)."""
+    """An after-answer check for `groundchat.chat.loop.run_exchange`: the refs the answer cites, the
+    figures in its words that no tool of this answer returned (see `text_numbers`), and how well
+    each cited passage supports the sentence citing it (see `support`)."""
+    from groundchat.grounding.support import check_support
     from groundchat.grounding.text_numbers import unverified_numbers
 
-    report = check_citations(exchange.answer_text, exchange.answer.tool_results)
-    report["unverified_numbers"] = unverified_numbers(exchange.answer_text, exchange.question, exchange.answer.tool_results)
+    results = exchange.answer.tool_results
+    report = check_citations(exchange.answer_text, results)
+    report["unverified_numbers"] = unverified_numbers(exchange.answer_text, exchange.question, results)
+    if report["verified"]:
+        # The embedding model is CPU work: off the event loop that streams other answers.
+        report["support"] = await asyncio.to_thread(check_support, exchange.answer_text, refs_in_results(results))
+    else:
+        report["support"] = []
     exchange.answer.annotations.citations = report
     return [CitationsFrame(**report)]

@@ -23,6 +23,7 @@ from groundchat.models.messages import (
     ToolCallEvent,
     UsageEvent,
 )
+from groundchat.models.image_parts import converse_image_blocks
 
 # Bedrock rejects a blank text block, so a turn with nothing to say still says this.
 EMPTY_TURN_TEXT = "(empty)"
@@ -110,7 +111,7 @@ def _blocks_for(message: Message, model_id: str, with_tools: bool) -> tuple[str,
         return "assistant", _assistant_blocks(message, with_tools)
     if message.role == "tool":
         return "user", [_tool_result_block(message, model_id, with_tools)]
-    return "user", [{"text": message.content if message.content.strip() else EMPTY_TURN_TEXT}]
+    return "user", [*converse_image_blocks(message), {"text": message.content if message.content.strip() else EMPTY_TURN_TEXT}]
 
 
 def _assistant_blocks(message: Message, with_tools: bool) -> list[dict[str, Any]]:

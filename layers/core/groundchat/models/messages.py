@@ -19,8 +19,26 @@ class ToolCall(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class ImageRef(BaseModel):
+    """An image attached to a question: stored in S3 under `key`, named by the sha256 of the bytes
+    we send (already resized and re-encoded by `groundchat.attachments`), drawn with `alt`.
+
+    `data` (the bytes) and `token_bound` (the most tokens it can cost the model about to see it)
+    are filled for one request only: neither is stored nor counted as text."""
+
+    key: str = ""
+    media_type: Literal["image/png", "image/jpeg", "image/webp", "image/gif"]
+    width: int = Field(gt=0)
+    height: int = Field(gt=0)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    alt: str = ""
+    data: bytes | None = Field(default=None, exclude=True, repr=False)
+    token_bound: int | None = Field(default=None, exclude=True)
+
+
 class Message(BaseModel):
-    """One turn. Assistant turns carry the tool calls they made; tool turns answer one call."""
+    """One turn. Assistant turns carry the tool calls they made; tool turns answer one call; a
+    user turn may carry images."""
 
     role: Literal["user", "assistant", "tool"]
     content: str = ""
@@ -28,6 +46,7 @@ class Message(BaseModel):
     tool_call_id: str | None = None
     name: str | None = None
     is_error: bool = False
+    images: list[ImageRef] = Field(default_factory=list)
 
 
 class ToolSpec(BaseModel):
@@ -75,12 +94,25 @@ class ModelRequest(BaseModel):
 
 class ChatModel(Protocol):
     """A model is an async generator function. `model_id` names it in traces; `price_id` is its
-    key in the price table (the configured model string), checked before any call is paid."""
+    key in the price table (the configured model string), checked before any call is paid, and in
+    the image token bounds (`groundchat.attachments.token_bounds`). A model that reads no images at
+    all may say why in an `images_refused` attribute."""
 
     model_id: str
     price_id: str
 
     def __call__(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallEvent | UsageEvent | StopEvent]: ...
+
+
+def image_caption(position: int, image: ImageRef) -> str:
+    """The words each adapter puts before an image: its place in the question and its alt text,
+    so the model can tell several apart and answer about "image 2"."""
+    return f"Image {position}: {image.alt or 'no description'}"
+
+
+def image_missing_text(image: ImageRef) -> str:
+    """Said instead of an image whose bytes are not at hand (never an empty image block)."""
+    return f"[image: {image.alt or 'no description'} ({image.width}×{image.height} px), not available]"
 
 
 def tool_result_text(value: Any) -> str:

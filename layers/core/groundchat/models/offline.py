@@ -9,11 +9,17 @@ from __future__ import annotations
 import json
 from typing import Any, AsyncIterator, Awaitable, Callable
 
+from groundchat.chat.summary_prompt import is_summary_request
 from groundchat.models import offline_answers as answers
+from groundchat.models.offline_summary import offline_summary
 from groundchat.models.offline_router import Facets, route
 from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
 DISCLAIMER = "(This is the offline answerer: a deterministic stand-in that calls the tools and fills templates; it is not a language model.)"
+# It reads no images: a question with images is refused before it runs (attachments.question), and
+# one that reaches it anyway is answered in words that say the images were not looked at.
+IMAGES_REFUSED = ("The offline answerer reads no images: ask in words, or set GROUNDCHAT_MODEL to a model "
+                  "that accepts images (one with a published image token bound).")
 
 def _known_rules() -> set[str]:
     try:
@@ -26,6 +32,7 @@ def _known_rules() -> set[str]:
 class OfflineAnswerer:
     model_id = "offline"
     price_id = "offline"
+    images_refused = IMAGES_REFUSED
 
     def __init__(self, settings: Any = None, facets: Callable[[], Awaitable[Facets]] | None = None) -> None:
         self._rules = _known_rules()
@@ -46,10 +53,20 @@ class OfflineAnswerer:
             return {}
 
     async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
+        if is_summary_request(request):  # a long conversation's oldest exchanges, to summarise
+            yield TextDelta(text=offline_summary(request))
+            yield UsageEvent(input_tokens=0, output_tokens=0)
+            yield StopEvent(reason="end_turn")
+            return
         offered = {t.name for t in request.tools}
         last_user = max(i for i, m in enumerate(request.messages) if m.role == "user")
         turn = request.messages[last_user:]
         question = turn[0].content
+        if turn[0].images:
+            yield TextDelta(text=IMAGES_REFUSED + "\n\n" + DISCLAIMER)
+            yield UsageEvent(input_tokens=0, output_tokens=0)
+            yield StopEvent(reason="end_turn")
+            return
         called = [c.name for m in turn if m.role == "assistant" for c in m.tool_calls]
         if not called:
             routed = route(question, offered, await self._known_names(), self._rules)

@@ -15,6 +15,7 @@ import httpx
 from groundchat.models.failures import ModelFailure, classify, from_http_status, says_spend_limit
 from groundchat.models.retry import RetryPolicy, stream_with_retries
 from groundchat.models.messages import NO_RESULT, Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+from groundchat.models.image_parts import openai_user_parts
 
 # OpenAI's finish reasons in the words our StopEvent uses everywhere (Converse's words).
 FINISH_REASONS = {
@@ -68,6 +69,8 @@ def _message(message: Message) -> dict[str, Any] | None:
             "tool_call_id": message.tool_call_id,
             "content": message.content if message.content.strip() else NO_RESULT,
         }
+    if message.images:
+        return {"role": "user", "content": openai_user_parts(message)}
     return {"role": "user", "content": message.content}
 
 

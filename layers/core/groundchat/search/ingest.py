@@ -25,6 +25,7 @@ import numpy as np
 
 from groundchat.corpus import eaa, markdown_docs, wcag
 from groundchat.corpus.chunk import Chunk
+from groundchat.corpus.dates import parse_utc
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
 from groundchat.search.embeddings import Embedder
 
@@ -190,7 +191,7 @@ def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: 
             summary.total_chunks += len(pairs)
             continue
         progress(f"convert:{spec.name}", 0, 1)
-        chunks = [c for c in _unique(spec.convert(spec.path)) if c.id not in seen]
+        chunks = strict_dates(spec, [c for c in _unique(spec.convert(spec.path)) if c.id not in seen])
         seen.update(c.id for c in chunks)
         progress(f"convert:{spec.name}", 1, 1)
         # Sorted by length across the whole source, not within each batch: a batch pads to its
@@ -210,6 +211,13 @@ def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: 
         ))
         summary.total_chunks += len(chunks)
     return summary
+
+
+def strict_dates(spec: SourceSpec, chunks: list[Chunk]) -> list[Chunk]:
+    """Every chunk's date checked as strict UTC before it is indexed (a converter that read it from
+    a file has already named the line); SourceDateError fails the ingest and the serving index stays."""
+    return [c if c.updated_at is None else c.model_copy(update={
+        "updated_at": parse_utc(c.updated_at, file=f"{spec.path} (section {c.section})")}) for c in chunks]
 
 
 def _unique(chunks: list[Chunk]) -> list[Chunk]:

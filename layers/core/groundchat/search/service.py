@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import Any, Iterable, Protocol
 
 from groundchat.corpus.chunk import SOURCES, Chunk
+from groundchat.corpus.dates import as_datetime
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import RRF_K, rrf
@@ -137,8 +139,17 @@ class SearchService:
 
 
 def _freshness(passages: list[Passage]) -> Freshness:
-    dated = [p.updated_at for p in passages if p.updated_at]
-    return Freshness(oldest_updated_at=min(dated) if dated else None, undated=len(passages) - len(dated))
+    """The oldest date among the excerpts and how many have none. Dates are compared as moments; one
+    that is not strict UTC (an index built before the ingest refused such dates) counts as undated."""
+    dated: list[tuple[datetime, str]] = []
+    for p in passages:
+        if not p.updated_at:
+            continue
+        try:
+            dated.append((as_datetime(p.updated_at), p.updated_at))
+        except ValueError:
+            continue
+    return Freshness(oldest_updated_at=min(dated)[1] if dated else None, undated=len(passages) - len(dated))
 
 
 def _ms(since: float) -> float:

@@ -64,6 +64,7 @@ class BudgetGuard:
         *,
         reservation_ttl_seconds: int = RESERVATION_TTL_SECONDS,
         clock: Callable[[], float] = time.time,
+        public: bool = False,
     ) -> None:
         # Raises UnknownModelPrice here, before anything could be called or spent.
         self.price: ModelPrice = price_for(model_id, settings)
@@ -75,6 +76,7 @@ class BudgetGuard:
         self.model_id = model_id
         self.reservation_ttl_seconds = reservation_ttl_seconds
         self.clock = clock
+        self.public = public  # an anonymous visitor: the visitors' ceiling counts too
         self._held: Reservation | None = None
 
     # --- what a step may cost ----------------------------------------------------------------
@@ -93,8 +95,12 @@ class BudgetGuard:
         self._held = await self._hold(amount, kind=us.KIND_MODEL_STEP, step=0, tokens=tokens)
         return self._held
 
-    async def reserve(self, request: ModelRequest, step: int) -> Reservation:
+    async def reserve(self, request: ModelRequest, step: int, *, kind: str = us.KIND_MODEL_STEP) -> Reservation:
         amount, tokens = self.step_worst_case(request)
+        if kind != us.KIND_MODEL_STEP:
+            # A step of another kind (a history summary) runs before the precheck: it never uses
+            # the answer's held reservation, and its usage row says what it was.
+            return await self._hold(amount, kind=kind, step=step, tokens=tokens)
         held, self._held = self._held, None
         if held is not None:
             if step == 0 and held.amount >= amount:
@@ -193,7 +199,7 @@ class BudgetGuard:
     async def charge_search(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
         """Charge one search of this request (see `SearchCharge`)."""
         return await SearchCharge(self.dynamo, self.settings, self.caller_id, self.conversation_id, self.run_id,
-                                  self.clock)(query, embedding_tokens=embedding_tokens)
+                                  self.clock, self.public)(query, embedding_tokens=embedding_tokens)
 
     # --- reservations ------------------------------------------------------------------------
 
@@ -220,7 +226,7 @@ class BudgetGuard:
 
     async def _hold(self, amount: Decimal, *, kind: str, step: int | None, tokens: int) -> Reservation:
         now, created_at = timestamp(self.clock)
-        caps = caps_for(self.settings, self.caller_id, now)
+        caps = caps_for(self.settings, self.caller_id, now, public=self.public)
         refuse_oversized(caps, amount)
         reservation = Reservation(
             id=uuid.uuid4().hex,

@@ -1,5 +1,6 @@
-"""The two caps every caller's spending counts against (the chat's and their own), and the
-refusal that says which one a step could pass and what is left."""
+"""The caps a caller's spending counts against (the chat's and their own, and for an anonymous
+visitor of a public chat also the visitors' shared one), and the refusal that says which one a
+step could pass and what is left."""
 from __future__ import annotations
 
 import datetime as dt
@@ -15,32 +16,36 @@ from groundchat.store.transactions import TransactionBusy, TransactionRefused, t
 
 @dataclass(frozen=True)
 class Cap:
-    scope: str  # counter scope: "chat" or "user#<id>"
+    scope: str  # counter scope: "chat", "public" or "user#<id>"
     period: str  # "total" or "2026-11"
     limit: Decimal
     resets_at: str | None
 
     @property
     def public_scope(self) -> str:
-        return "chat" if self.scope == bc.CHAT_SCOPE else "user"
+        return self.scope if self.scope in (bc.CHAT_SCOPE, bc.PUBLIC_SCOPE) else "user"
 
 
-def caps_for(settings: Any, caller_id: str, now: dt.datetime | None = None) -> list[Cap]:
-    """The two caps a caller's spending counts against, in a fixed order (chat first, so two
-    transactions never take the counters in opposite orders)."""
+def caps_for(settings: Any, caller_id: str, now: dt.datetime | None = None, *, public: bool = False) -> list[Cap]:
+    """The caps a caller's spending counts against, in a fixed order (chat, public, user, so two
+    transactions never take the counters in opposite orders). `public`: an anonymous visitor,
+    whose spending also counts against the visitors' shared ceiling."""
     now = now or dt.datetime.now(dt.timezone.utc)
     period = bc.period_key(settings.budget_period, now)
     resets = bc.resets_at(settings.budget_period, now)
-    return [
-        Cap(bc.CHAT_SCOPE, period, Decimal(settings.budget_usd), resets),
-        Cap(bc.user_scope(caller_id), period, Decimal(settings.user_budget_usd), resets),
-    ]
+    caps = [Cap(bc.CHAT_SCOPE, period, Decimal(settings.budget_usd), resets)]
+    if public:
+        ceiling = getattr(settings, "public_budget_usd", None)
+        # Public mode never starts without a ceiling; a visitor met without one gets none to spend.
+        caps.append(Cap(bc.PUBLIC_SCOPE, period, Decimal(ceiling if ceiling is not None else 0), resets))
+    caps.append(Cap(bc.user_scope(caller_id), period, Decimal(settings.user_budget_usd), resets))
+    return caps
 
 
 def refusal(cap: Cap, amount: Decimal, counter: bc.Counter | None) -> SpendCapReached:
     committed = counter.committed if counter else Decimal(0)
     left = max(Decimal(0), cap.limit - committed)
-    whose = "The chat's spending cap" if cap.scope == bc.CHAT_SCOPE else "Your spending cap"
+    whose = {bc.CHAT_SCOPE: "The chat's spending cap", bc.PUBLIC_SCOPE: "The spending cap for visitors"}.get(cap.scope, "Your spending cap")
     period = " for this month" if cap.resets_at else ""
     when = f" It resets at {cap.resets_at}." if cap.resets_at else ""
     message = (

@@ -22,8 +22,9 @@ class StepGuard(Protocol):
     # reservation and the answer stops (`unmeasurable-cost`).
     requires_usage: bool
 
-    async def reserve(self, request: ModelRequest, step: int) -> Any:
-        """Reserve the step's worst case; raise SpendCapReached if it could pass a cap."""
+    async def reserve(self, request: ModelRequest, step: int, *, kind: str = "model-step") -> Any:
+        """Reserve the step's worst case; raise SpendCapReached if it could pass a cap. `kind`
+        names the step in its usage row (`model-step`, or `history-summary`)."""
 
     async def settle(self, reservation: Any, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:
         """Charge the real cost (or the full reservation when usage is None); return the charge."""
@@ -35,7 +36,7 @@ class NoSpendGuard:
 
     requires_usage = False
 
-    async def reserve(self, request: ModelRequest, step: int) -> None:
+    async def reserve(self, request: ModelRequest, step: int, *, kind: str = "model-step") -> None:
         return None
 
     async def settle(self, reservation: Any, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:

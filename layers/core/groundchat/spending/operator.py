@@ -67,21 +67,27 @@ def _status(cap: Cap, counter: bc.Counter) -> dict[str, Any]:
 
 
 async def budget_status(dynamo: Any, settings: Any, caller_id: str) -> dict[str, Any]:
-    """What is spent, held and left, for the chat and for this caller (decimal strings)."""
-    chat, user = caps_for(settings, caller_id)
+    """What is spent, held and left, for the chat and for this caller (decimal strings); in public
+    mode also for the anonymous visitors together."""
+    public = getattr(settings, "mode", "private") == "public"
+    caps = caps_for(settings, caller_id, public=public)
     budget = dynamo.name(BUDGET)
-    chat_counter = await dynamo.run(bc.read_counter_sync, dynamo.client, budget, chat.scope, chat.period)
-    user_counter = await dynamo.run(bc.read_counter_sync, dynamo.client, budget, user.scope, user.period)
-    return {"chat": _status(chat, chat_counter), "you": _status(user, user_counter)}
+    counters = [await dynamo.run(bc.read_counter_sync, dynamo.client, budget, cap.scope, cap.period) for cap in caps]
+    status = {"chat": _status(caps[0], counters[0]), "you": _status(caps[-1], counters[-1])}
+    if public:
+        status["visitors"] = _status(caps[1], counters[1])
+    return status
 
 
 def parse_scope(text: str) -> str:
     """"chat" or "user:<id>" (the CLI's spelling) to a counter scope."""
     if text == "chat":
         return bc.CHAT_SCOPE
+    if text == "public":
+        return bc.PUBLIC_SCOPE
     if text.startswith("user:") and len(text) > len("user:"):
         return bc.user_scope(text[len("user:"):])
-    raise ValueError(f"scope must be 'chat' or 'user:<id>', not {text!r}")
+    raise ValueError(f"scope must be 'chat', 'public' or 'user:<id>', not {text!r}")
 
 
 def _reset_sync(client: Any, table: str, scope: str, period: str, actor: str, attempts: int = MAX_TRANSACTION_ATTEMPTS) -> dict[str, Any] | None:

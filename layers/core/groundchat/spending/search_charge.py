@@ -28,6 +28,7 @@ class SearchCharge:
     conversation_id: str
     run_id: str
     clock: Callable[[], float] = time.time
+    public: bool = False  # an anonymous visitor: the visitors' ceiling counts too
 
     async def __call__(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
         """Charge one search (its embedding plus the flat rerank) before it runs.
@@ -44,7 +45,7 @@ class SearchCharge:
         reranked = str(getattr(self.settings, "rerank", "none") or "none").strip().lower() != "none"
         amount = search_cost(embedding_price, embedding_tokens, reranked=reranked)
         now, created_at = timestamp(self.clock)
-        caps = caps_for(self.settings, self.caller_id, now)
+        caps = caps_for(self.settings, self.caller_id, now, public=self.public)
         refuse_oversized(caps, amount)
         charge_id = uuid.uuid4().hex
         row = us.usage_item(

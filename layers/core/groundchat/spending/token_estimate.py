@@ -33,10 +33,26 @@ def estimate_request_tokens(request: ModelRequest) -> int:
     payload = json.dumps(
         {
             "system": request.system,
-            "messages": [m.model_dump(mode="json", exclude_none=True) for m in request.messages],
+            # An image's description (key, hash, size, alt) is counted as text; its pixels below.
+            "messages": [m.model_dump(mode="json", exclude_none=True, exclude=None if m.images else {"images"})
+                         for m in request.messages],
             "tools": [t.model_dump(mode="json") for t in request.tools],
         },
         ensure_ascii=False,
         default=str,
     )
-    return estimate_tokens(payload) + REQUEST_OVERHEAD_TOKENS + PER_MESSAGE_OVERHEAD_TOKENS * (len(request.messages) + 1)
+    return (estimate_tokens(payload) + estimate_image_tokens(request) + REQUEST_OVERHEAD_TOKENS
+            + PER_MESSAGE_OVERHEAD_TOKENS * (len(request.messages) + 1))
+
+
+def estimate_image_tokens(request: ModelRequest) -> int:
+    """Every image at the worst case of its bound: the bound stamped for the model about to see it
+    (`groundchat.attachments.question`), or, for an image no request stamped, the most any model
+    in the bounds table would charge for it. Never the bytes: no provider bills an image as text."""
+    from groundchat.attachments.token_bounds import dearest_image_tokens
+
+    return sum(
+        image.token_bound if image.token_bound is not None else dearest_image_tokens(image.width, image.height)
+        for message in request.messages
+        for image in message.images
+    )

@@ -26,6 +26,8 @@ from groundchat.spending.prices import money_text
 
 
 CHAT_SCOPE = "chat"
+# What all anonymous visitors of a public chat spend together (public mode only).
+PUBLIC_SCOPE = "public"
 RESERVATION_OPEN = "open"
 RESET_LOG_SCOPE = "reset-log"
 NO_PERIOD = "-"

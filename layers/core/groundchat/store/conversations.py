@@ -15,7 +15,17 @@ from boto3.dynamodb.conditions import Key
 from boto3.dynamodb.types import TypeSerializer
 from botocore.exceptions import ClientError
 
+from groundchat.attachments.storage import ImageStore
+from groundchat.store.conversation_images import (
+    delete_conversation_images,
+    images_attribute,
+    images_from_attribute,
+    public_images,
+    renew_images,
+    store_images,
+)
 from groundchat.store.dynamo import Dynamo, condition_failed
+from groundchat.store.retention import expires_at_text, expiry_after, is_expired, refresh_messages
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.models.messages import Message
 
@@ -53,13 +63,16 @@ class ConversationStore:
         self.dynamo = dynamo
         self.conversations = dynamo.table(CONVERSATIONS)
         self.messages = dynamo.table(MESSAGES)
+        self.images = ImageStore(dynamo.settings)
 
     def _expiry(self) -> int:
-        return int(time.time()) + self.dynamo.settings.retention_days * 86400
+        return expiry_after(time.time(), self.dynamo.settings.retention_days)
 
     async def get(self, conversation_id: str) -> dict[str, Any] | None:
+        """The conversation, or None; an expired one is gone already (TTL deletes it within days)."""
         resp = await self.dynamo.run(self.conversations.get_item, Key={"conversation_id": conversation_id}, ConsistentRead=True)
-        return resp.get("Item")
+        item = resp.get("Item")
+        return None if is_expired(item) else item
 
     async def get_owned(self, conversation_id: str, owner: str) -> dict[str, Any] | None:
         """The conversation if `owner` owns it; None for unknown and foreign alike."""
@@ -76,7 +89,7 @@ class ConversationStore:
             ScanIndexForward=False,
             Limit=limit,
         )
-        return [_public(i) for i in resp.get("Items", [])]
+        return [_public(i) for i in resp.get("Items", []) if not is_expired(i)]
 
     async def list_shared(self, limit: int = 50) -> list[dict[str, Any]]:
         resp = await self.dynamo.run(
@@ -86,7 +99,7 @@ class ConversationStore:
             ScanIndexForward=False,
             Limit=limit,
         )
-        return [_public(i) for i in resp.get("Items", [])]
+        return [_public(i) for i in resp.get("Items", []) if not is_expired(i)]
 
     async def read_items(self, conversation_id: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -153,6 +166,12 @@ class ConversationStore:
         visible = sum(1 for m in messages if m.role == "user" or (m.role == "assistant" and not m.tool_calls))
         stamp = now_iso()
         expires = self._expiry()
+        if existing is not None and int(existing.get("expires_at", 0)) != expires:
+            # Before the commit writes the new expiry on the conversation: its messages must never
+            # expire before it, nor the older ones before the newer (store/retention.py).
+            await refresh_messages(self.dynamo, conversation_id, expires)
+        # Before any message names them; the conversation then says it holds images.
+        with_images = await store_images(self.images, conversation_id, messages) or bool(existing and existing.get("has_images"))
         conv_table = self.dynamo.name(CONVERSATIONS)
         msg_table = self.dynamo.name(MESSAGES)
         ops: list[dict[str, Any]] = []
@@ -163,7 +182,7 @@ class ConversationStore:
                     "Item": _ser({
                         "conversation_id": conversation_id, "owner": owner, "title": title[:120],
                         "created_at": stamp, "updated_at": stamp, "message_count": visible,
-                        "next_seq": len(messages), "version": 1, "expires_at": expires,
+                        "next_seq": len(messages), "version": 1, "expires_at": expires, "has_images": with_images or None,
                     }),
                     "ConditionExpression": "attribute_not_exists(conversation_id)",
                 }
@@ -175,12 +194,12 @@ class ConversationStore:
                 "Update": {
                     "TableName": conv_table,
                     "Key": _ser({"conversation_id": conversation_id}),
-                    "UpdateExpression": "SET version = :new, message_count = message_count + :n, next_seq = next_seq + :k, updated_at = :t, expires_at = :e REMOVE active_run, active_until",
+                    "UpdateExpression": "SET version = :new, message_count = message_count + :n, next_seq = next_seq + :k, updated_at = :t, expires_at = :e, has_images = :img REMOVE active_run, active_until",
                     "ConditionExpression": "version = :old AND active_run = :run AND #o = :owner",
                     "ExpressionAttributeNames": {"#o": "owner"},
                     "ExpressionAttributeValues": _ser({
                         ":new": version, ":old": int(existing["version"]), ":n": visible, ":k": len(messages),
-                        ":t": stamp, ":e": expires, ":run": run_id, ":owner": owner,
+                        ":t": stamp, ":e": expires, ":run": run_id, ":owner": owner, ":img": with_images,
                     }),
                 }
             })
@@ -202,7 +221,13 @@ class ConversationStore:
             if exc.response["Error"]["Code"] == "TransactionCanceledException":
                 raise ConversationBusy("the conversation changed while this answer was written") from exc
             raise
+        if existing is not None and existing.get("has_images") and int(existing.get("expires_at", 0)) != expires:
+            await renew_images(self.images, conversation_id)  # they expire with the conversation
         return version
+
+    async def delete_images(self, conversation_id: str) -> int:
+        """The images of a conversation being deleted (S3); returns how many went."""
+        return await delete_conversation_images(self.images, conversation_id)
 
     async def set_shared(self, conversation_id: str, owner: str, shared: bool) -> dict[str, Any] | None:
         """Owner only: sets or clears `shared_at`. None when not the owner's (or unknown)."""
@@ -251,6 +276,7 @@ def message_item(conversation_id: str, seq: int, message: Message, run_id: str, 
         "tool_call_id": message.tool_call_id,
         "name": message.name,
         "is_error": message.is_error or None,
+        "images": images_attribute(conversation_id, message),
         "run_id": run_id,
         "created_at": stamp,
         "expires_at": expires,
@@ -265,6 +291,7 @@ def message_from_item(item: dict[str, Any]) -> Message:
         tool_call_id=item.get("tool_call_id"),
         name=item.get("name"),
         is_error=bool(item.get("is_error", False)),
+        images=images_from_attribute(item.get("images")),
     )
 
 
@@ -277,6 +304,8 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
         "message_count": int(item.get("message_count", 0)),
         "version": int(item.get("version", 0)),
         "shared_at": item.get("shared_at"),
+        # When the whole conversation expires (GROUNDCHAT_RETENTION_DAYS after its last answer).
+        "expires_at": expires_at_text(item),
     }
 
 
@@ -295,6 +324,9 @@ def public_message(item: dict[str, Any]) -> dict[str, Any]:
         "name": item.get("name"),
         "is_error": bool(item.get("is_error", False)),
         "annotations": json.loads(item["annotations"]) if item.get("annotations") else None,
+        # A question's images (only when it has some): hash, type, size and alt text each; the
+        # page draws them from the conversation's image route (never from the S3 key).
+        **({"images": public_images(item["images"])} if item.get("images") else {}),
         "run_id": item.get("run_id"),
         "created_at": item.get("created_at"),
     }

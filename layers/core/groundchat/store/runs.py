@@ -17,6 +17,7 @@ There is no free-form query: callers name a query and fill its parameters (`RunF
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from boto3.dynamodb.conditions import Key
@@ -50,6 +51,7 @@ from groundchat.store.run_items import (  # noqa: F401  (re-exported: the import
     record_item,
     run_from_items,
     run_from_record,
+    started_key,
     summary_from_item,
     summary_item,
 )
@@ -70,6 +72,18 @@ from groundchat.store.tables import RUN_VIEWS, RUNS
 
 # A run list with a rule and other filters reads one partition and filters the other in code.
 _PAGE = 200
+
+
+@dataclass(frozen=True)
+class RunPage:
+    """One page of a run list, newest first, and where it sits in the whole list."""
+
+    runs: list[RunSummary]
+    total: int  # every run the filter matches, from the views' counts
+    newer: bool  # runs newer than the first one shown match too
+    older: bool  # runs older than the last one shown match too
+    first_key: str | None  # the list's sort keys of the first and last run shown: where the
+    last_key: str | None  # previous and the next page start
 
 
 # ---- named queries -----------------------------------------------------------------------------
@@ -107,6 +121,30 @@ class RunQueries:
         """Newest first. Returns the runs and whether more matched than the limit."""
         found = await self._dynamo.run(self._collect, flt or RunFilter(), limit + 1)
         return found[:limit], len(found) > limit
+
+    async def page_runs(self, flt: RunFilter | None = None, limit: int = 20, *, after: str | None = None,
+                        before: str | None = None) -> RunPage:
+        """`limit` runs newest first: the newest, those just older than the key `after`, or those
+        just newer than the key `before` (keys are a page's `first_key` / `last_key`). One Query
+        of the list (as `list_runs`) and one of the cells for the count."""
+        flt = flt or RunFilter()
+        if before is not None:
+            found = await self._dynamo.run(self._collect, flt, limit + 1, before, False)
+            runs, newer, older = found[:limit][::-1], len(found) > limit, True
+        else:
+            found = await self._dynamo.run(self._collect, flt, limit + 1, after)
+            runs, newer, older = found[:limit], after is not None, len(found) > limit
+        keys = [started_key(run) for run in runs]
+        return RunPage(runs=runs, total=await self.count_runs(flt), newer=newer, older=older,
+                       first_key=keys[0] if keys else None, last_key=keys[-1] if keys else None)
+
+    async def count_runs(self, flt: RunFilter | None = None) -> int:
+        """How many runs match: summed from the cells of one partition, never by reading the runs."""
+        flt = flt or RunFilter()
+        cells = (await self._cells(flt)).values()
+        if flt.rule is None:
+            return sum(t.runs for t in cells)
+        return sum(t.rule_runs.get(flt.rule, 0) for t in cells)
 
     async def get_run(self, run_id: str) -> Run | None:
         got = await self._dynamo.run(self._table.get_item, Key={"run_id": run_id, "part": DETAIL})
@@ -173,11 +211,13 @@ class RunQueries:
             found.add("rule")
         return [name for name in flt.as_params() if name not in found]
 
-    def _collect(self, flt: RunFilter, want: int) -> list[RunSummary]:
+    def _collect(self, flt: RunFilter, want: int, start: str | None = None, newest_first: bool = True) -> list[RunSummary]:
+        """Up to `want` matching runs in list order, past the list key `start` when given (older
+        than it newest first, newer than it oldest first)."""
         values = {name: getattr(flt, name) for name in FILTER_FIELDS}
         if flt.rule is None or not any(v is not None for v in values.values()):
             view = list_view(values) if flt.rule is None else rule_view(flt.rule)
-            return [summary_from_entry(i) for i in self._query(view, newest_first=True, page=want, stop=want)]
+            return [summary_from_entry(i) for i in self._query(view, newest_first=newest_first, page=want, stop=want, start=start)]
         # A rule and other filters: the cells say how many runs match and how large each of the two
         # partitions is; read the smaller one newest first, in pages sized to hold enough matches,
         # until every match (or enough) is found.
@@ -191,7 +231,7 @@ class RunQueries:
         view = list_view(values) if size == sum(t.runs for t in narrowed) else rule_view(flt.rule)
         enough = min(want, matches)
         out: list[RunSummary] = []
-        for item in self._query(view, newest_first=True, page=min(_PAGE, size, -(-enough * size // matches) + 1)):
+        for item in self._query(view, newest_first=newest_first, page=min(_PAGE, size, -(-enough * size // matches) + 1), start=start):
             run = summary_from_entry(item)
             if flt.matches(run):
                 out.append(run)
@@ -203,12 +243,14 @@ class RunQueries:
         return [(item, totals_from_item(item)) for item in self._query(cell_view(flt.task, flt.label), CELL_PREFIX)]
 
     def _query(self, view: str, prefix: str | None = None, newest_first: bool = False,
-               page: int | None = None, stop: int | None = None) -> Iterator[dict[str, Any]]:
+               page: int | None = None, stop: int | None = None, start: str | None = None) -> Iterator[dict[str, Any]]:
         cond = Key("view").eq(view)
         kwargs: dict[str, Any] = {"KeyConditionExpression": cond & Key("entry").begins_with(prefix) if prefix else cond,
                                   "ScanIndexForward": not newest_first}
         if page is not None:
             kwargs["Limit"] = page
+        if start is not None:
+            kwargs["ExclusiveStartKey"] = {"view": view, "entry": start}
         yield from _pages(self._views.query, kwargs, stop)
 
     def _summaries(self) -> Iterator[dict[str, Any]]:

@@ -97,8 +97,11 @@ BUDGET = TableDef(
     range_key=("period", "S"),
     indexes=(Index("by_expiry", ("reservation_state", "S"), ("expires_at", "N")),),
 )
+# Public mode's rate limit: one item per visitor key and window (`bucket`), counted by conditional
+# updates; TTL deletes each a window after it ends, once the sliding window no longer reads it.
+RATE_LIMITS = TableDef("rate_limits", hash_key=("bucket", "S"), ttl_attribute="expires_at")
 
-ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, RUN_VIEWS, USAGE, BUDGET)
+ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, RUN_VIEWS, USAGE, BUDGET, RATE_LIMITS)
 
 
 def table_by_name(logical: str) -> TableDef:

@@ -18,6 +18,8 @@ from groundchat.store.budget_counters import n, plain
 
 
 KIND_MODEL_STEP = "model-step"
+# A model step that summarised a long conversation's oldest exchanges (chat/summarise.py).
+KIND_HISTORY_SUMMARY = "history-summary"
 KIND_SEARCH = "search"
 
 

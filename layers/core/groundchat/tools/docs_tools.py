@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -30,9 +31,12 @@ class SearchDocsInput(BaseModel):
 )
 async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> dict[str, Any]:
     if ctx.docs is None:
-        return {"outcome": "unavailable", "reason": "search_not_configured", "excerpts": []}
+        return {"outcome": "unavailable", "reason": "search_not_configured", "excerpts": [],
+                "freshness": {"oldest_updated_at": None, "undated": 0}}
     if ctx.charge_search is not None:
-        await ctx.charge_search(args.query)
+        charge = await ctx.charge_search(args.query)
+        if isinstance(charge, dict) and charge.get("charged") is not None:
+            ctx.answer.search_charges.append(Decimal(charge["charged"]))  # the answer's cost counts it
     try:
         # Embedding the query is CPU work; it runs off the event loop that streams other answers.
         result = await asyncio.to_thread(ctx.docs.search, args.query, sources=[args.source] if args.source else None)
@@ -43,6 +47,7 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> dict[str, Any]
     if result.outcome == "unavailable":
         out["reason"] = result.reason
         out["excerpts"] = []
+        out["freshness"] = result.freshness.model_dump()
         return out
     out["excerpts"] = [
         {"ref": p.ref, "source": p.source, "section": p.section, "title": p.title, "url": p.url, "text": p.text,

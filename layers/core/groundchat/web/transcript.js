@@ -86,6 +86,12 @@
   const authListeners = [];
   let waitingForToken = null;
   const channel = typeof global.BroadcastChannel === "function" ? new global.BroadcastChannel("groundchat-auth") : null;
+  // An OIDC sign-in lives in HttpOnly cookies the page cannot read: /auth/session says who is
+  // signed in and until when. Auth.token() then answers COOKIE_SESSION (a marker, never a
+  // credential) and requests carry no bearer header, only the one that marks them as our page's.
+  const COOKIE_SESSION = "cookie-session";
+  let cookieSession = null;
+  let sessionsOffered = null;  // false where /auth/session does not exist (dev mode)
 
   function tabStorage() {
     try { return global.sessionStorage; } catch (e) { return null; }
@@ -94,7 +100,7 @@
   const Auth = {
     token() {
       const s = tabStorage();
-      return (s && s.getItem(TOKEN_KEY)) || memoryToken;
+      return (s && s.getItem(TOKEN_KEY)) || memoryToken || (cookieSession ? COOKIE_SESSION : "");
     },
     set(token, quiet) {
       memoryToken = token;
@@ -104,6 +110,7 @@
     },
     clear(quiet) {
       memoryToken = "";
+      cookieSession = null;
       const s = tabStorage();
       if (s) s.removeItem(TOKEN_KEY);
       if (!quiet && channel) channel.postMessage({ type: "signed-out" });
@@ -111,6 +118,7 @@
     // The user a token names (its `sub`), for display only: the server verifies every request.
     user(token) {
       const t = token === undefined ? Auth.token() : token;
+      if (t === COOKIE_SESSION) return cookieSession ? String(cookieSession.name || cookieSession.user || "") : "";
       try {
         const part = t.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
         return String(JSON.parse(atob(part)).sub || "");
@@ -121,19 +129,32 @@
     headers(extra) {
       const h = Object.assign({}, extra || {});
       const t = Auth.token();
-      if (t) h.authorization = "Bearer " + t;
+      if (t === COOKIE_SESSION) h["x-groundchat-csrf"] = "1";
+      else if (t) h.authorization = "Bearer " + t;
       return h;
     },
+    // What /auth/session says (null where this site has no OIDC sign-in; with `error` while the
+    // provider cannot be reached), kept for token()/user().
+    session() {
+      if (sessionsOffered === false) return Promise.resolve(null);
+      return fetch("/auth/session", { cache: "no-store" })
+        .then((r) => { if (r.status === 404) sessionsOffered = false; return r.ok || r.status === 503 ? r.json() : null; })
+        .then((s) => { if (s) Auth.useSession(s); return s; }, () => null);
+    },
+    useSession(s) { sessionsOffered = true; cookieSession = s && s.signed_in ? s : null; },
+    noSessions() { sessionsOffered = false; },
     // This tab's token, or one another open tab of this site lends it (a run list opened in a
     // new tab starts with an empty sessionStorage); "" when nobody is signed in.
     ready(waitMs) {
       const t = Auth.token();
-      if (t || !channel) return Promise.resolve(t);
-      return new Promise((resolve) => {
+      if (t) return Promise.resolve(t);
+      const lent = !channel ? Promise.resolve("") : new Promise((resolve) => {
         const timer = setTimeout(() => { waitingForToken = null; resolve(""); }, waitMs || 400);
         waitingForToken = (token) => { clearTimeout(timer); waitingForToken = null; Auth.set(token, true); resolve(token); };
         channel.postMessage({ type: "token?" });
       });
+      // No tab lent a token: this browser may still hold an OIDC session cookie.
+      return lent.then((token) => token || Auth.session().then(() => Auth.token()));
     },
     onChange(fn) { authListeners.push(fn); },
   };
@@ -148,7 +169,7 @@
     };
   }
 
-  // ---- Markdown, a safe subset: paragraphs, **strong**, *emphasis*, `code`, lists, code blocks,
+  // ---- Markdown, a safe subset: paragraphs, **strong**, *emphasis* or _emphasis_, `code`, lists, code blocks,
   // tables, quotes, [text](address), bare http(s) addresses and citations [0123abcd]. Built with
   // DOM calls only. -------
 
@@ -158,7 +179,7 @@
   const QUOTE = /^\s{0,3}>\s?(.*)$/;
   const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
   const TABLE_SEP = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
-  const INLINE = /`([^`]+)`|\[([0-9a-f]{8})\]|\*\*([^\s*](?:[\s\S]*?[^\s])?)\*\*|\*([^\s*](?:[^*]*?[^\s*])?)\*|\[([^\[\]]+)\]\(([^()\s]+)\)|(https?:\/\/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'"])/g;
+  const INLINE = /`([^`]+)`|\[([0-9a-f]{8})\]|\*\*([^\s*](?:[\s\S]*?[^\s])?)\*\*|\*([^\s*](?:[^*]*?[^\s*])?)\*|\[([^\[\]]+)\]\(([^()\s]+)\)|(https?:\/\/[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'"])|(?<![\w_])_([^\s_](?:[^_]*?[^\s_])?)_(?![\w_])/g;
 
   function inline(parent, text, cite) {
     let last = 0;
@@ -176,6 +197,8 @@
         else parent.appendChild(document.createTextNode(m[0]));
       } else if (m[7] !== undefined) {
         parent.appendChild(link(m[7], m[7]));
+      } else if (m[8] !== undefined) {  // _emphasis_, never inside a word (snake_case stays as it is)
+        inline(parent.appendChild(el("em")), m[8], cite);
       }
       last = m.index + m[0].length;
     }
@@ -715,6 +738,77 @@
     return pairs.length ? facts(pairs) : el("p", "tool-note", "Result received.");
   }
 
+  // ---- marks on figures no tool returned ------------------------------------------------------
+
+  // The figure as the server's check reads it (grounding/text_numbers.py): not glued to a word, a
+  // dot, a dash, a slash or a "$" before it, nor to a word, dash, slash, "%" or decimals after it.
+  function figurePattern(text) {
+    const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return new RegExp("(?<![\\w.\\-/$])" + escaped + "(?![\\w\\-/%]|\\.\\d)", "g");
+  }
+
+  function markFigures(root, figures, noteId) {
+    const patterns = figures.map(figurePattern);
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (node.parentElement.closest(".cite, .cite-unverified, .cite-pending, .figure-unverified")
+        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    const nodes = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode);
+    for (const node of nodes) {
+      const text = node.nodeValue;
+      const hits = [];
+      patterns.forEach((re) => {
+        re.lastIndex = 0;
+        for (const m of text.matchAll(re)) hits.push([m.index, m.index + m[0].length]);
+      });
+      if (!hits.length) continue;
+      hits.sort((x, y) => x[0] - y[0]);
+      const inLink = Boolean(node.parentElement.closest("a"));  // a link holds no link: the mark and a word then
+      const out = document.createDocumentFragment();
+      let last = 0;
+      for (const [start, end] of hits) {
+        if (start < last) continue;
+        out.append(text.slice(last, start));
+        const mark = el("mark", "figure-unverified", text.slice(start, end));
+        let flag = el("span", "figure-flag", "(unverified figure)");
+        if (!inLink) {
+          flag = el("a", "figure-flag", "unverified figure");
+          flag.href = "#" + noteId;
+        }
+        out.append(mark, " ", flag);
+        last = end;
+      }
+      out.append(text.slice(last));
+      node.replaceWith(out);
+    }
+  }
+
+  // ---- a search's debug record, for the answer's details -------------------------------------
+
+  function searchDebug(search, n, of) {
+    const d = search.debug || {};
+    const box = el("div", "search-debug");
+    const query = search.args && search.args.query ? "“" + search.args.query + "”" : "";
+    box.appendChild(el("p", "search-debug-title", (of > 1 ? "Search " + n + " " : "Search ") + query));
+    const legs = Object.entries(d.legs || {}).map(([name, leg]) =>
+      name + ": " + plural(leg.hits || 0, "hit", "hits") + (leg.top && leg.top.length ? " (first " + leg.top.join(", ") + ")" : ""));
+    const timings = Object.entries(d.timings_ms || {}).map(([step, ms]) => step + " " + ms + " ms");
+    const weights = Object.entries(d.weights || {}).map(([leg, w]) => leg + " " + w).join(", ");
+    box.appendChild(facts([
+      ["Backend", d.backend],
+      ["Legs", legs.length ? legs.join("; ") : undefined],
+      ["Fusion", d.fusion === "rrf" ? "reciprocal rank, k = " + shown(d.rrf_k) + (weights ? ", weights " + weights : "") : d.fusion],
+      ["Rerank", d.rerank_failed ? shown(d.rerank) + " (failed: the fused order was kept)" : d.rerank],
+      ["Named first", d.exact && d.exact.length ? d.exact.join(", ") : undefined],
+      ["Read as", d.expanded || undefined],
+      ["Embeddings", d.embedding_model],
+      ["Timings", timings.length ? timings.join(", ") : undefined],
+      ["Outcome", d.failed ? "the search could not run" : undefined],
+    ]));
+    return box;
+  }
+
   // ---- the transcript -------------------------------------------------------------------------
 
   let answerCount = 0;
@@ -749,6 +843,7 @@
         a.textBox = a.appendChild(el("div", "body"));
         a.raw = "";
         a.cites = null;
+        a.searches = [];
         this.root.appendChild(a);
         this.answer = a;
       }
@@ -790,6 +885,7 @@
           if (data.reason !== "complete" && !(data.reason === "error" && a.querySelector(".error"))) {
             a.appendChild(el("p", "done-note", "Answer ended: " + data.reason));
           }
+          if (data.cost_text) this.footer(a, data);
           if (this.options.onDone) this.options.onDone(a, data);
           this.answer = null;
           break;
@@ -800,6 +896,34 @@
     drawText(a) {
       a.textBox.textContent = "";
       a.textBox.appendChild(renderMarkdown(a.raw, (ref) => this.citeMark(a, ref)));
+      if (a.cites && a.cites.figures.length) markFigures(a.textBox, a.cites.figures, "a" + a.number + "-figures");
+    }
+
+    // Under a finished answer: what it cost and, behind "Details", how its searches ran.
+    footer(a, data) {
+      const foot = el("div", "answer-foot");
+      foot.appendChild(el("p", "answer-cost", "This answer cost " + data.cost_text));
+      const details = foot.appendChild(el("details", "answer-details"));
+      details.appendChild(el("summary", null, "Details"));
+      const body = details.appendChild(el("div", "answer-details-body"));
+      body.appendChild(facts([
+        ["Cost", data.cost_text + (data.cost !== undefined ? " (" + data.cost + " USD, every model step and search)" : "")],
+        ["Run", shown(data.run_id)],
+        ["Ended", shown(data.reason)],
+      ]));
+      if (!a.searches.length) body.appendChild(el("p", "tool-note", "No search ran for this answer."));
+      a.searches.forEach((s, i) => body.appendChild(searchDebug(s, i + 1, a.searches.length)));
+      a.details = details;
+      a.appendChild(foot);
+    }
+
+    // A link to the run's trace, for those who may read traces (the page asks the server).
+    traceLink(a, runId) {
+      if (!a.details || a.details.querySelector(".trace-link")) return;
+      const p = el("p", "trace-link");
+      p.appendChild(link("Open this answer's trace", "/chat/trace?run=" + encodeURIComponent(runId)));
+      p.append(" (steps, tokens, costs and timings; opens in a new tab)");
+      a.details.querySelector(".answer-details-body").appendChild(p);
     }
 
     citeMark(a, ref) {
@@ -812,7 +936,13 @@
         mark.appendChild(el("span", "visually-hidden", "source "));
         mark.append(String(n));
         sup.append("[", mark, "]");
-        return sup;
+        if (!a.cites.weak.has(ref)) return sup;
+        // The passage is cited but reads as weak support for a sentence citing it: said in words.
+        const both = document.createDocumentFragment();
+        const weak = el("a", "cite-weak", "weak support");
+        weak.href = "#a" + a.number + "-source-" + n;
+        both.append(sup, " ", weak);
+        return both;
       }
       if (a.cites.unverified.has(ref)) return el("span", "cite-unverified", "[" + ref + ": unverified source]");
       return document.createTextNode("[" + ref + "]");
@@ -831,6 +961,7 @@
       box.status = summary.appendChild(el("span", "tool-status", " …"));
       box.body = box.appendChild(el("div", "tool-body"));
       box.name = data.name;
+      box.args = data.args || {};
       this.tools.set(data.id, box);
     }
 
@@ -849,6 +980,7 @@
         return;
       }
       const result = data.result;
+      if (data.debug) a.searches.push({ args: box.args, debug: data.debug });
       box.status.textContent = " → " + resultSummary(name, result);
       if (name === "show_view") { box.body.remove(); return; }
       const draw = TOOL_VIEWS[name];
@@ -866,10 +998,19 @@
     citations(a, data) {
       const sources = data.sources || [];
       const unverified = (data.unverified || []).map((u) => (typeof u === "string" ? u : u.ref));
-      a.cites = { numbers: new Map(sources.map((s, i) => [s.ref, s.n || i + 1])), unverified: new Set(unverified) };
+      const figures = (data.unverified_numbers || []).map((f) => String(typeof f === "string" ? f : f.text || "")).filter(Boolean);
+      // `support` may be absent (answers stored before it existed): then nothing is marked weak.
+      const weakSentences = new Map();
+      for (const s of Array.isArray(data.support) ? data.support : []) {
+        if (!s || s.verdict !== "weak" || typeof s.ref !== "string") continue;
+        if (!weakSentences.has(s.ref)) weakSentences.set(s.ref, []);
+        weakSentences.get(s.ref).push(String(s.sentence || ""));
+      }
+      a.cites = { numbers: new Map(sources.map((s, i) => [s.ref, s.n || i + 1])), unverified: new Set(unverified),
+                  figures, weak: weakSentences };
       this.drawText(a);
       if (a.sourcesBox) a.sourcesBox.remove();
-      if (!sources.length && !unverified.length) return;
+      if (!sources.length && !unverified.length && !figures.length) return;
       const box = el("div", "sources");
       if (sources.length) {
         box.appendChild(el("p", "sources-title", "Sources"));
@@ -883,10 +1024,24 @@
           li.append(" · " + (SOURCE_NAMES[s.source] || shown(s.source)) + (s.section ? ", " + s.section : "") + " · ");
           li.appendChild(el("span", "badge", sourceLabel(s.source, s.section)));
           li.appendChild(el("span", "ref", " [" + s.ref + "]"));
+          for (const sentence of weakSentences.get(s.ref) || []) {
+            const note = li.appendChild(el("p", "weak-note"));
+            note.appendChild(el("strong", null, "Weak support: "));
+            note.append("this passage may not say all of “" + sentence + "”. Read it before relying on the sentence.");
+          }
         });
       }
       for (const ref of unverified) {
         box.appendChild(el("p", "unverified", "[" + ref + "] unverified: no tool returned this source in this answer"));
+      }
+      if (figures.length) {
+        const note = box.appendChild(el("p", "figures-note"));
+        note.id = "a" + a.number + "-figures";
+        note.tabIndex = -1;  // the marks in the text lead here
+        note.appendChild(el("strong", null, "Unverified figures: "));
+        note.append("no tool returned " + figures.join(", ") + " in this answer. Check " +
+                    (figures.length === 1 ? "it" : "them") + " against the results above before relying on " +
+                    (figures.length === 1 ? "it." : "them."));
       }
       a.sourcesBox = box;
       a.textBox.after(box);
@@ -940,6 +1095,6 @@
 
   global.GroundchatTranscript = {
     Transcript, readFrames, actionAddress, VIEW_ACTIONS, renderMarkdown, scrollBox, dataTable, link, time, el,
-    runListAddress, plural, runColumns, Auth,
+    runListAddress, plural, runColumns, Auth, facts, searchDebug,
   };
 })(window);

@@ -1,0 +1,46 @@
+"""The local stack's sweep: what AWS does on a schedule and by TTL, done by one background thread.
+
+In AWS, EventBridge runs this function's handler every 15 minutes (expired spending reservations)
+and DynamoDB's TTL deletes expired conversations, messages and traces. The local DynamoDB deletes
+nothing by TTL, so the local stack runs both here, on the same period: the TTL rule is the same
+one (`groundchat.store.retention.expire_due`), so a conversation expires whole locally as in AWS.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from groundchat.spending.operator import sweep_expired
+from groundchat.store.dynamo import Dynamo
+from groundchat.store.retention import expire_due
+
+PERIOD_SECONDS = 15 * 60
+log = logging.getLogger("groundchat.sweep")
+
+
+def sweep_once(dynamo: Dynamo, now: float | None = None) -> dict[str, Any]:
+    """One local sweep: reservations released, and every item whose expiry has come deleted."""
+    released = asyncio.run(sweep_expired(dynamo, now))
+    expired = asyncio.run(expire_due(dynamo, now))
+    return {"released": len(released), "expired": expired}
+
+
+def start_local_sweeps(dynamo: Dynamo, period: float = PERIOD_SECONDS) -> threading.Event:
+    """Sweep now and every `period` seconds in a daemon thread; set the returned event to stop."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while True:
+            try:
+                summary = sweep_once(dynamo)
+                if summary["released"] or any(summary["expired"].values()):
+                    log.info("local sweep: %s", summary)
+            except Exception:  # a sweep that fails is tried again next period; the stack keeps serving
+                log.exception("local sweep failed")
+            if stop.wait(period):
+                return
+
+    threading.Thread(target=run, name="groundchat-local-sweep", daemon=True).start()
+    return stop

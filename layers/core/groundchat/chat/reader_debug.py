@@ -1,0 +1,23 @@
+"""What a reader sees of a search's debug record, under the answer's "Details" on the page.
+
+The trace keeps the whole record for the operator. The reader gets how the search worked (the
+backend, each leg's hits and top refs, the fusion and its parameters, the rerank, the timings),
+never the text of an error, which may name an endpoint, an index or a table.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+SHOWN = ("backend", "leg", "fusion", "rrf_k", "weights", "rerank", "embedding_model", "sources", "legs",
+         "timings_ms", "expanded", "exact", "prior")
+
+
+def for_reader(debug: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not debug:
+        return None
+    shown = {key: debug[key] for key in SHOWN if key in debug}
+    if "error" in debug:
+        shown["failed"] = True  # the result's outcome and reason say what; the detail stays in the trace
+    if "rerank_error" in debug:
+        shown["rerank_failed"] = True
+    return shown

@@ -1,0 +1,128 @@
+"""Deleting a conversation, by its owner: everything it holds goes, except the money.
+
+In one conditional transaction, the conversation item (and with it the share link: a shared page
+reads the same item) and its messages (up to what a transaction holds; the rest right after, when
+nothing can reach them any more). The condition is the owner, the version read, and no answer in
+progress: an answer that holds the claim makes the delete a 409, and one that committed between
+the read and the delete makes it look again. Then what the conversation owns elsewhere, in
+`_remove_owned_elsewhere`, the one place a new kind of such data is added. Usage rows stay: they
+hold the money spent, the caller and the conversation id, and no text of the conversation.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from boto3.dynamodb.conditions import Attr, Key
+from boto3.dynamodb.types import TypeSerializer
+
+from groundchat.store.conversations import ConversationBusy
+from groundchat.store.dynamo import Dynamo
+from groundchat.store.retention import delete_keys_sync, is_expired
+from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES
+from groundchat.store.transactions import TransactionRefused, transact_sync
+
+# DynamoDB allows 100 items per transaction; one is the conversation itself.
+MESSAGES_IN_TRANSACTION = 99
+# A conversation that keeps changing under the delete (answers committing in a row) is a 409.
+ATTEMPTS = 3
+
+_ser = TypeSerializer().serialize
+
+
+@dataclass(frozen=True)
+class Deleted:
+    conversation_id: str
+    messages: int
+    was_shared: bool
+    traces: int
+    images: int = 0
+
+    def public(self) -> dict[str, Any]:
+        return {"conversation_id": self.conversation_id, "messages": self.messages, "share_link": self.was_shared,
+                "traces": self.traces, "images": self.images, "usage_rows": "kept"}
+
+
+# Deletes a conversation's images (S3), returning how many went: `ConversationStore.delete_images`.
+RemoveImages = Callable[[str], Awaitable[int]]
+
+
+async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str, *,
+                              remove_images: RemoveImages | None = None) -> Deleted | None:
+    """None when `owner` has no such conversation (unknown, someone else's, expired: one answer);
+    ConversationBusy while an answer to it is in progress."""
+    for _ in range(ATTEMPTS):
+        item = (await dynamo.run(dynamo.table(CONVERSATIONS).get_item, Key={"conversation_id": conversation_id},
+                                 ConsistentRead=True)).get("Item")
+        if item is None or item.get("owner") != owner or is_expired(item):
+            return None
+        now = int(time.time())
+        if item.get("active_run") and int(item.get("active_until", 0)) >= now:
+            raise ConversationBusy("an answer to this conversation is in progress")
+        keys = await dynamo.run(_message_keys_sync, dynamo, conversation_id)
+        first, rest = keys[:MESSAGES_IN_TRANSACTION], keys[MESSAGES_IN_TRANSACTION:]
+        try:
+            await dynamo.run(transact_sync, dynamo.client, [_delete_conversation_op(dynamo, item, now),
+                                                             *(_delete_message_op(dynamo, k) for k in first)])
+        except TransactionRefused as refused:
+            if refused.failed(0):
+                continue  # claimed, answered or deleted since the read: look again
+            raise
+        await dynamo.run(delete_keys_sync, dynamo, MESSAGES, [{"conversation_id": conversation_id, "seq": k["seq"]} for k in rest])
+        run_ids = {k["run_id"] for k in keys if k.get("run_id")}
+        removed = await _remove_owned_elsewhere(dynamo, item, run_ids, remove_images)
+        return Deleted(conversation_id, len(keys), bool(item.get("shared_at")), removed["traces"], removed["images"])
+    raise ConversationBusy("the conversation kept changing while it was deleted")
+
+
+async def _remove_owned_elsewhere(dynamo: Dynamo, item: dict[str, Any], run_ids: set[str],
+                                  remove_images: RemoveImages | None) -> dict[str, int]:
+    """What the conversation owns outside its own item and messages, once they are gone: the one
+    place for it. Recall entries (the person's past conversations as a search source) are removed
+    here too when they exist; usage rows never are."""
+    conversation_id, owner = item["conversation_id"], item["owner"]
+    traces = await dynamo.run(_delete_traces_sync, dynamo, conversation_id, owner, run_ids)
+    images = await remove_images(conversation_id) if remove_images is not None and item.get("has_images") else 0
+    return {"traces": traces, "images": images}
+
+
+def _delete_conversation_op(dynamo: Dynamo, item: dict[str, Any], now: int) -> dict[str, Any]:
+    return {"Delete": {
+        "TableName": dynamo.name(CONVERSATIONS),
+        "Key": {"conversation_id": _ser(item["conversation_id"])},
+        "ConditionExpression": "#o = :owner AND version = :v AND (attribute_not_exists(active_run) OR active_until < :now)",
+        "ExpressionAttributeNames": {"#o": "owner"},
+        "ExpressionAttributeValues": {":owner": _ser(item["owner"]), ":v": _ser(item.get("version", 0)), ":now": _ser(now)},
+    }}
+
+
+def _delete_message_op(dynamo: Dynamo, key: dict[str, Any]) -> dict[str, Any]:
+    return {"Delete": {"TableName": dynamo.name(MESSAGES),
+                       "Key": {"conversation_id": _ser(key["conversation_id"]), "seq": _ser(key["seq"])}}}
+
+
+def _message_keys_sync(dynamo: Dynamo, conversation_id: str) -> list[dict[str, Any]]:
+    kwargs: dict[str, Any] = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
+                              "ProjectionExpression": "conversation_id, seq, run_id", "ConsistentRead": True}
+    return _all_pages(dynamo.table(MESSAGES).query, kwargs)
+
+
+def _delete_traces_sync(dynamo: Dynamo, conversation_id: str, owner: str, run_ids: set[str]) -> int:
+    """The runs' records hold the questions and the tools' arguments: they go too. Found by the
+    messages' run ids and by the owner's runs on this conversation (a failed run left no message)."""
+    kwargs: dict[str, Any] = {"IndexName": "by_caller", "KeyConditionExpression": Key("caller").eq(owner),
+                              "FilterExpression": Attr("conversation_id").eq(conversation_id), "ProjectionExpression": "run_id"}
+    found = run_ids | {i["run_id"] for i in _all_pages(dynamo.table(TRACES).query, kwargs)}
+    delete_keys_sync(dynamo, TRACES, [{"run_id": run_id} for run_id in sorted(found)])
+    return len(found)
+
+
+def _all_pages(call: Any, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    while True:
+        page = call(**kwargs)
+        items.extend(page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return items
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]

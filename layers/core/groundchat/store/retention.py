@@ -1,0 +1,122 @@
+"""Retention: a conversation expires `GROUNDCHAT_RETENTION_DAYS` after its last answer, whole.
+
+Every item of a conversation (the conversation and each of its messages) carries the SAME
+`expires_at`, so DynamoDB's TTL removes them together, never the oldest exchanges first. Each
+commit moves that expiry: the existing messages are given the new one before the commit writes
+it on the conversation, so a conversation item that says E means every message says E (a refresh
+cut short leaves the conversation at its older expiry, and the next commit refreshes again).
+The expiry is the end of a UTC day, so a conversation's items are rewritten at most once a day.
+
+DynamoDB deletes expired items within a few days, not on the second: readers treat an expired
+conversation as gone already. Locally, where nothing deletes by TTL, `expire_due` applies the
+same rule (the local stack's sweep runs it).
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from groundchat.store.dynamo import Dynamo, condition_failed
+from groundchat.store.tables import ALL_TABLES, MESSAGES, TableDef
+
+DAY = 86_400
+# Conditional updates in flight at once while a conversation's expiry moves.
+REFRESH_CONCURRENCY = 16
+
+
+def expiry_after(now: float, days: int) -> int:
+    """The end of the UTC day `days` days from `now`: at least `days` days, less than one more."""
+    return (int(now) // DAY + days + 1) * DAY
+
+
+def is_expired(item: dict[str, Any] | None, now: float | None = None) -> bool:
+    expires = (item or {}).get("expires_at")
+    return expires is not None and int(expires) <= int(now if now is not None else time.time())
+
+
+def expires_at_text(item: dict[str, Any]) -> str | None:
+    """`expires_at` as ISO-8601 UTC, as pages show it."""
+    expires = item.get("expires_at")
+    if expires is None:
+        return None
+    return datetime.fromtimestamp(int(expires), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def refresh_messages(dynamo: Dynamo, conversation_id: str, expires: int) -> int:
+    """Give every stored message of the conversation `expires`; returns how many changed. A message
+    already gone stays gone: each update is conditional on the item existing."""
+    keys = await dynamo.run(_stale_seqs_sync, dynamo, conversation_id, expires)
+    for start in range(0, len(keys), REFRESH_CONCURRENCY):
+        await asyncio.gather(*(dynamo.run(_refresh_one_sync, dynamo, conversation_id, seq, expires)
+                               for seq in keys[start:start + REFRESH_CONCURRENCY]))
+    return len(keys)
+
+
+def _stale_seqs_sync(dynamo: Dynamo, conversation_id: str, expires: int) -> list[int]:
+    table = dynamo.table(MESSAGES)
+    kwargs: dict[str, Any] = {
+        "KeyConditionExpression": "conversation_id = :c",
+        "ProjectionExpression": "seq, expires_at",
+        "ExpressionAttributeValues": {":c": conversation_id},
+        "ConsistentRead": True,
+    }
+    seqs: list[int] = []
+    while True:
+        page = table.query(**kwargs)
+        seqs.extend(int(i["seq"]) for i in page.get("Items", []) if int(i.get("expires_at", 0)) != expires)
+        if "LastEvaluatedKey" not in page:
+            return seqs
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _refresh_one_sync(dynamo: Dynamo, conversation_id: str, seq: int, expires: int) -> None:
+    try:
+        dynamo.table(MESSAGES).update_item(
+            Key={"conversation_id": conversation_id, "seq": seq},
+            UpdateExpression="SET expires_at = :e",
+            ConditionExpression="attribute_exists(seq)",
+            ExpressionAttributeValues={":e": expires},
+        )
+    except ClientError as exc:
+        if not condition_failed(exc):
+            raise
+
+
+async def expire_due(dynamo: Dynamo, now: float | None = None) -> dict[str, int]:
+    """DynamoDB's TTL rule where no TTL runs (the local stack): every item of a table with a TTL
+    attribute whose time has come is deleted. Returns how many per table."""
+    cutoff = int(now if now is not None else time.time())
+    return {table.logical: await dynamo.run(_expire_table_sync, dynamo, table, cutoff)
+            for table in ALL_TABLES if table.ttl_attribute}
+
+
+def _expire_table_sync(dynamo: Dynamo, table: TableDef, cutoff: int) -> int:
+    key_names = [table.hash_key[0], *([table.range_key[0]] if table.range_key else [])]
+    names = {f"#k{i}": name for i, name in enumerate(key_names)} | {"#ttl": table.ttl_attribute}
+    kwargs: dict[str, Any] = {
+        "FilterExpression": "#ttl <= :now",
+        "ProjectionExpression": ", ".join(f"#k{i}" for i in range(len(key_names))),
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": {":now": cutoff},
+    }
+    handle = dynamo.table(table)
+    keys: list[dict[str, Any]] = []
+    while True:
+        page = handle.scan(**kwargs)
+        keys.extend(page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            break
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    delete_keys_sync(dynamo, table, keys)
+    return len(keys)
+
+
+def delete_keys_sync(dynamo: Dynamo, table: TableDef, keys: list[dict[str, Any]]) -> None:
+    """Delete items by key, in batches; boto3's batch writer resends what DynamoDB leaves unprocessed."""
+    with dynamo.table(table).batch_writer() as batch:
+        for key in keys:
+            batch.delete_item(Key=key)

@@ -1,0 +1,88 @@
+"""An answer whose oldest source is older than GROUNDCHAT_STALE_SOURCE_DAYS says so, in the words
+streamed and in the words stored; the sources are the cited passages when any are cited."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from pydantic import BaseModel
+
+from groundchat.auth.callers import DOCS_READ, Caller
+from groundchat.chat.freshness_note import stale_source_note
+from groundchat.chat.loop import run_exchange
+from groundchat.grounding.citations import citation_check
+from groundchat.tools.base import Tool, ToolContext, ToolRegistry
+from groundchat_testkit.scripted import ScriptedModel, Step
+
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc).timestamp()
+EXCERPTS = [
+    {"ref": "aaaa1111", "source": "eaa", "section": "Article 4", "title": "t", "url": "u", "text": "x",
+     "updated_at": "2019-06-07T00:00:00Z"},
+    {"ref": "bbbb2222", "source": "wcag22", "section": "1.4.3", "title": "t", "url": "u", "text": "y",
+     "updated_at": "2024-12-12T00:00:00Z"},
+    {"ref": "cccc3333", "source": "docs", "section": "a.md", "title": "t", "url": "u", "text": "z", "updated_at": None},
+]
+
+
+class Query(BaseModel):
+    query: str
+
+
+async def fake_search(ctx, args):
+    return {"outcome": "hit", "excerpts": EXCERPTS, "freshness": {"oldest_updated_at": "2019-06-07T00:00:00Z", "undated": 1}}
+
+
+async def allow(permission, caller):
+    return True
+
+
+async def answer(text: str, days: int):
+    model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": "q"})]), Step(text=text)])
+    registry = ToolRegistry([Tool(name="search_docs", description="search", input_model=Query, permission=DOCS_READ,
+                                  handler=fake_search)], allow)
+    committed = []
+
+    async def commit(ex):
+        committed.append(ex)
+
+    frames = [f async for f in run_exchange(model=model, system="sys", registry=registry, ctx=ToolContext(caller=Caller(id="u")),
+                                            history=[], question="What does the law say?", conversation_id="c", run_id="r",
+                                            after_answer=[citation_check, stale_source_note(days, clock=lambda: NOW)],
+                                            commit=commit)]
+    return frames, committed[0]
+
+
+async def test_an_old_cited_source_gets_a_note_streamed_and_stored():
+    frames, ex = await answer("Economic operators must comply [aaaa1111].", 1095)
+    notes = [f.text for f in frames if f.type == "text" and "Note:" in f.text]
+    assert notes == ["\n\n_Note: the oldest source here is dated 2019-06-07 (eaa Article 4), 2734 days ago, more than "
+                     "the 1095 days this chat treats as current: check that nothing newer applies._"]
+    assert [f.type for f in frames][-3:] == ["citations", "text", "done"]  # after the checks, before done
+    assert ex.new_messages[-1].content == "Economic operators must comply [aaaa1111]." + notes[0]
+
+
+async def test_only_the_cited_sources_count_when_the_answer_cites_any():
+    frames, ex = await answer("Text needs 4.5:1 [bbbb2222].", 1095)  # the 2019 excerpt was returned, not cited
+    assert not any("Note:" in f.text for f in frames if f.type == "text")
+    assert ex.new_messages[-1].content == "Text needs 4.5:1 [bbbb2222]."
+
+
+async def test_without_citations_every_returned_dated_source_counts_and_undated_are_never_guessed():
+    frames, _ = await answer("Here is what I found.", 1095)
+    assert any("dated 2019-06-07" in f.text for f in frames if f.type == "text")
+    frames, _ = await answer("Here is what I found.", 3000)  # 2734 days is within 3000
+    assert not any("Note:" in f.text for f in frames if f.type == "text")
+
+
+@pytest.mark.parametrize("days", [0])
+async def test_zero_days_turns_the_note_off(days):
+    frames, _ = await answer("Economic operators must comply [aaaa1111].", days)
+    assert not any("Note:" in f.text for f in frames if f.type == "text")
+
+
+def test_the_setting_is_read_from_the_environment(monkeypatch):
+    from groundchat.config import get_settings, reset_settings_cache
+
+    monkeypatch.setenv("GROUNDCHAT_STALE_SOURCE_DAYS", "30")
+    reset_settings_cache()
+    assert get_settings().stale_source_days == 30
