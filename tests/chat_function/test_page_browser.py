@@ -185,7 +185,7 @@ def test_share_a_conversation_and_reopen_it_from_the_list(browser, served):
     ask(page, "Second question?")
     page.wait_for_function("document.querySelectorAll('#past li').length === 2", timeout=5_000)
     assert "shared" in page.inner_text("#past")
-    page.click("#past li button:has-text('First question?')")
+    page.click("#past li .entry button:has-text('First question?')")
     page.wait_for_function("document.getElementById('transcript').innerText.includes('First answer.')", timeout=5_000)
     assert "Second answer." not in page.inner_text("#transcript")
     assert page.is_visible("#unshare")

@@ -85,7 +85,7 @@ def test_on_a_narrow_screen_the_conversations_are_a_drawer(browser, served):
     assert page.evaluate("document.activeElement.id") == "past-toggle"
     # Opening a conversation from the drawer closes it.
     toggle.click()
-    page.click(f"#past li button:has-text('{LONG[:30]}')")
+    page.click(f"#past li .entry button:has-text('{LONG[:30]}')")
     page.wait_for_function("document.getElementById('transcript').innerText.includes('Answer A.')")
     assert not page.is_visible("#past-panel") and toggle.get_attribute("aria-expanded") == "false"
     assert page.evaluate("document.activeElement.id") == "past-toggle"
@@ -100,7 +100,7 @@ def test_on_a_wide_screen_the_conversations_are_a_column(browser, served):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     _two_conversations(page, url, env)
     assert page.is_visible("#past-panel") and not page.is_visible("#past-toggle") and not page.is_visible("#past-close")
-    assert page.locator("#past li[aria-current] button").inner_text() == "And the second?"
+    assert page.locator("#past li[aria-current] .entry button").inner_text() == "And the second?"
 
 
 def _share_one(env, url: str) -> str:

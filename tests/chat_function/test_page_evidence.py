@@ -187,7 +187,7 @@ def test_citations_are_numbered_marks_leading_to_the_sources(browser, served):
     assert "[deadbeef] unverified" in a.locator(".sources").inner_text()
     # Reopened from the list and on a shared page: drawn by the same renderer, the same marks.
     page.click("#new")
-    page.click("#past li button")
+    page.click("#past li .entry button")
     page.wait_for_selector(".msg.assistant .sources", timeout=5_000)
     assert page.locator(".msg.assistant .body sup.cite a").count() == 3
     assert page.locator(".msg.assistant table", has_text="5 runs shown").count() == 1
@@ -254,7 +254,7 @@ def test_the_run_list_filters_counts_and_asks_to_sign_in(browser, served, lines)
     visitor.goto(f"{url}/chat/runs?context=checklist")
     visitor.wait_for_selector("#sign-in:not([hidden])")
     assert "Sign in to see the runs" in visitor.inner_text("main")
-    assert visitor.get_attribute("#sign-in a", "href") == "/chat"
+    assert visitor.get_attribute("#sign-in a", "href") == "../chat"  # relative: works under a stage too
     assert visitor.locator("#rows tr").count() == 0
 
     page = browser.new_page()

@@ -48,7 +48,7 @@ def test_figures_no_tool_returned_are_marked_live_reopened_and_shared(browser, s
     assert "3.5 violations" in page.inner_text(".msg.assistant .body")
     page.keyboard.press("Tab")  # the flag is a link: reachable by keyboard, like a citation mark
     page.click("#new")
-    page.click("#past li button")
+    page.click("#past li .entry button")
     page.wait_for_selector(".msg.assistant .figures-note")
     assert marks(page.locator(".msg.assistant")) == live
     page.click("#share")

@@ -107,13 +107,13 @@ def test_the_cli_finds_the_stack_on_any_port_and_its_state_survives_kill_9(stack
 
     second = stacks(port)
     listed = cli(shell, "users", "list")
-    assert listed.stdout.splitlines() == ["alice: chat.use", "dev: chat.use, docs.read, runs.read, traces.read, views.show"]
+    assert listed.stdout.splitlines() == ["alice: chat.use", "dev: chat.use, docs.read, recall.read, runs.read, traces.read, views.show"]
     assert conversations(url) == [conversation]
     assert stop(second) == 0
     assert not (home / f"stack-{port}.json").exists()
 
     third = stacks(port, "--reset-state")
-    assert cli(shell, "users", "list").stdout.splitlines() == ["dev: chat.use, docs.read, runs.read, traces.read, views.show"]
+    assert cli(shell, "users", "list").stdout.splitlines() == ["dev: chat.use, docs.read, recall.read, runs.read, traces.read, views.show"]
     assert conversations(url) == []
     assert stop(third) == 0
 

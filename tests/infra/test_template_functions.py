@@ -124,7 +124,8 @@ def test_every_share_route_is_routed_to_the_share_function(resources):
     # them only when it runs on its own.
     share_routes = _app_routes(create_share_app(MagicMock())) - {("GET", f"/static/{name}") for name in ASSETS}
     assert share_routes == _routes(resources, "ShareFunction")
-    assert share_routes == {("GET", "/chat/shared/{}"), ("GET", "/api/shared/{}"), ("GET", "/api/shared")}
+    assert share_routes == {("GET", "/chat/shared/{}"), ("GET", "/api/shared/{}"), ("GET", "/api/shared"),
+                            ("GET", "/api/shared/{}/images/{}")}
 
 
 def test_ingest_runs_on_a_schedule(resources):
@@ -282,11 +283,16 @@ def _dynamodb_grants(resources, logical) -> set[tuple[str, str]]:
     return grants
 
 
-def test_share_function_only_reads_two_tables(resources):
+def test_share_function_only_reads_two_tables_and_the_conversations_images(resources):
     actions, tables = _dynamodb(resources, "ShareFunction")
     assert actions == {"dynamodb:GetItem", "dynamodb:Query"}
     assert tables == {"ConversationsTable", "MessagesTable"}
-    assert all(not a.startswith(("bedrock", "es:", "aoss", "s3")) for s in statements(resources, "ShareFunction") for a in as_list(s["Action"]))
+    assert all(not a.startswith(("bedrock", "es:", "aoss")) for s in statements(resources, "ShareFunction") for a in as_list(s["Action"]))
+    # A shared conversation's image bytes: GetObject under the conversations' prefix, nothing else of S3.
+    s3 = [(a, str(r)) for s in statements(resources, "ShareFunction") for a in as_list(s["Action"]) if a.startswith("s3:")
+          for r in as_list(s["Resource"])]
+    assert s3 == [("s3:GetObject", str({"Fn::Sub": "${ImagesBucket.Arn}/conversations/*"}))]
+    assert resources["ShareFunction"]["Properties"]["Environment"]["Variables"]["GROUNDCHAT_IMAGES_BUCKET"] == {"Ref": "ImagesBucket"}
 
 
 def test_chat_function_names_each_table_it_uses(resources):

@@ -69,7 +69,8 @@ async def test_page_draws_with_the_shared_transcript_code_and_states_the_date(cl
     assert r.status_code == 200
     assert r.headers["content-type"].startswith("text/html")
     page = r.text
-    assert '<script src="/static/transcript.js"></script>' in page
+    # Relative, so the page works under an API Gateway stage (/Prod/chat/shared/<id>) as well.
+    assert '<script src="../../static/transcript.js"></script>' in page
     assert ".stored(data.messages)" in page
     day = (await client.get(f"/api/shared/{SHARED}")).json()["answered_on"]
     assert f'what the database held on <span class="date">{day}</span>, the day it was\n    answered' in page

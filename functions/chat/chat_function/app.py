@@ -157,7 +157,8 @@ def _conversation_routes(app: FastAPI) -> None:
         try:
             services = services_of(request)
             deleted = await delete_conversation(services.dynamo, conversation_id, caller.id,
-                                                remove_images=services.conversations.delete_images) \
+                                                remove_images=services.conversations.delete_images,
+                                                remove_recall=services.remove_recall) \
                 if is_conversation_id(conversation_id) else None
         except ConversationBusy:
             return error(409, "conversation-busy", "An answer to this conversation is in progress: wait for it, then delete.")

@@ -1,7 +1,7 @@
 """Shared conversations: an HTML page, its JSON, and the list of shared examples.
 
-Read-only by construction: the routes reach the store only through `get_shared`, `read_items` and
-`list_shared`, never the model, never a write. No caller is resolved: a shared conversation is
+Read-only by construction: the routes reach the store only through `get_shared`, `read_items`,
+`list_shared` and a shared conversation's image bytes, never the model, never a write. No caller is resolved: a shared conversation is
 public, and an unshared one does not exist here, so unknown and unshared ids get the same 404.
 """
 from __future__ import annotations
@@ -20,17 +20,19 @@ from groundchat.services import Services, build_services
 from groundchat.web.pages import fill
 from groundchat.web.assets import ASSETS, asset
 from groundchat.store.availability import store_failure_answer
+from groundchat.store.conversation_images import is_sha256, read_image
 from groundchat.store.conversations import public_conversation, public_message
 
 # A shared page may be cached briefly by a browser, but unsharing must take effect at once.
 _NO_STALE = {"Cache-Control": "no-cache"}
 
 NOT_FOUND_JSON = {"error": {"code": "not-found", "message": "No such shared conversation."}}
+NOT_FOUND_IMAGE = {"error": {"code": "not-found", "message": "No such image in a shared conversation."}}
 NOT_FOUND_HTML = (
     "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>"
     "<body><h1>No such shared conversation</h1>"
     "<p>It was never shared, its owner has stopped sharing it or deleted it, or it has expired.</p>"
-    "<p><a href=\"/chat\">Open the chat</a></p></body></html>"
+    "<p><a href=\"../../chat\">Open the chat</a></p></body></html>"
 )
 
 
@@ -74,6 +76,18 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
         if found is None:
             return JSONResponse(NOT_FOUND_JSON, status_code=404, headers=_NO_STALE)
         return JSONResponse(found, headers=_NO_STALE)
+
+    @app.get("/api/shared/{conversation_id}/images/{sha256}")
+    async def shared_image(conversation_id: str, sha256: str) -> Response:
+        """One image of a shared conversation, by the hash its message names: only while it is
+        shared (an unshared, unknown or expired one is the same 404), only an image it holds."""
+        found = None
+        if is_conversation_id(conversation_id) and is_sha256(sha256) and await services.conversations.get_shared(conversation_id):
+            found = await read_image(services.conversations, conversation_id, sha256)
+        if found is None:
+            return JSONResponse(NOT_FOUND_IMAGE, status_code=404, headers=_NO_STALE)
+        # no-cache as the page: unsharing takes effect at once. nosniff: never anything but an image.
+        return Response(found[0], media_type=found[1], headers={**_NO_STALE, "x-content-type-options": "nosniff"})
 
     @app.get("/chat/shared/{conversation_id}")
     async def shared_page(conversation_id: str) -> Response:

@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     rerank: str = "none"
     search_max_excerpts: int = 8
     search_max_excerpt_chars: int = 1200
+    # Recall, the caller's own past conversations as a search source: off | explicit | auto.
+    recall: str = "explicit"
+    # Its OpenSearch index in AWS (locally a SQLite file under home).
+    recall_index: str = "groundchat-recall"
 
     # How long conversations are shortened for the model: visitor-qa | standard | long-authoring.
     history_profile: str = "standard"
@@ -144,6 +148,13 @@ class Settings(BaseSettings):
     def _unset_when_empty(cls, value: object) -> object:
         # The template passes an empty parameter as "": that is no ceiling, not a bad number.
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("recall")
+    @classmethod
+    def _known_recall_mode(cls, value: str) -> str:
+        if value not in ("off", "explicit", "auto"):
+            raise ValueError(f"unknown recall mode {value!r}; valid: off, explicit, auto")
+        return value
 
     @field_validator("history_profile")
     @classmethod

@@ -29,6 +29,7 @@ class Services:
     model_override: ChatModel | None = None
     tools_override: list[Tool] | None = None
     docs_override: Any = None
+    recall_override: Any = None
 
     @cached_property
     def users(self) -> UserStore:
@@ -117,6 +118,30 @@ class Services:
         from groundchat.search import open_default_search
 
         return open_default_search(self.settings)
+
+    @cached_property
+    def recall(self) -> Any:
+        """The recall index (past exchanges by owner); its embedding model loads on first use."""
+        if self.recall_override is not None:
+            return self.recall_override
+        from groundchat.recall import open_recall_index
+        from groundchat.search.embeddings import make_embedder
+
+        s = self.settings
+        return open_recall_index(s, lambda: make_embedder(s.embedding_model, region=s.aws_region))
+
+    async def remove_recall(self, owner: str, conversation_id: str) -> int:
+        """A deleted conversation's recall entries go with it (store/deletion.py calls this)."""
+        import asyncio
+
+        return await asyncio.to_thread(self.recall.remove_conversation, owner, conversation_id)
+
+    async def recall_plan(self, caller: Caller, question: str) -> Any:
+        """Whether this question may search the caller's past conversations (groundchat.recall.plan)."""
+        from groundchat.auth.callers import RECALL_READ
+        from groundchat.recall.plan import plan_recall
+
+        return plan_recall(question, self.settings.recall, permitted=await self.can(RECALL_READ, caller))
 
     @cached_property
     def rules(self) -> Any:

@@ -51,7 +51,7 @@
 
   async function start() {
     let status = {};
-    try { status = await (await realFetch("/api/chat/status")).json(); } catch (e) { return; }
+    try { status = await (await realFetch(window.GroundchatTranscript.url("/api/chat/status"))).json(); } catch (e) { return; }
     if (status.mode !== "public" || !status.human_check) return;
     config = status.human_check;
     document.body.classList.add("public-mode");
@@ -94,7 +94,7 @@
   function isVisitorQuestion(input, init) {
     const url = typeof input === "string" ? input : (input && input.url) || "";
     if (!config || !init || (init.method || "GET").toUpperCase() !== "POST") return false;
-    if (new URL(url, location.href).pathname !== "/api/chat") return false;
+    if (new URL(url, location.href).pathname !== window.GroundchatTranscript.url("/api/chat")) return false;
     const visitor = !new Headers(init.headers || {}).has("authorization");
     document.body.classList.toggle("visitor", visitor);
     return visitor;

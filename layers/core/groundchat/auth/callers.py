@@ -11,7 +11,9 @@ RUNS_READ = "runs.read"
 DOCS_READ = "docs.read"
 VIEWS_SHOW = "views.show"
 TRACES_READ = "traces.read"
-ALL_PERMISSIONS = (CHAT_USE, RUNS_READ, DOCS_READ, VIEWS_SHOW, TRACES_READ)
+# Searching one's own past conversations (never a visitor's: their conversations are not kept).
+RECALL_READ = "recall.read"
+ALL_PERMISSIONS = (CHAT_USE, RUNS_READ, DOCS_READ, VIEWS_SHOW, TRACES_READ, RECALL_READ)
 
 
 class Caller(BaseModel):

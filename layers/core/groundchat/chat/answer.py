@@ -37,6 +37,7 @@ from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.observability import record_answer, record_refusal
 from groundchat.public.gate import TurnedAway, Visit
 from groundchat.public.visitor_sessions import IssuedSession
+from groundchat.recall.hooks import GatedRegistry, RecallAccess, index_committed, offered_for
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.guard import SpendCapReached
@@ -134,7 +135,8 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
 async def _prepare(services: Services, caller: Caller, conversation: _Conversation, question: str, run_id: str,
                    images: list[ImageRef] = ()) -> Refusal | Answer:
     """The history the model will see and step 0's reservation; then the answer, not yet started."""
-    offered = [t.spec() for t in await services.registry.offered(caller)]
+    recall = await services.recall_plan(caller, question)  # offers the recall search, or not
+    offered = [t.spec() for t in offered_for(await services.registry.offered(caller), recall)]
     system = system_prompt(services.settings.bot_name, [t.name for t in offered])
     # Visitors get the short profile: few turns, oldest forgotten first, small cheap requests.
     profile = services.settings.visitor_history_profile if caller.is_visitor else services.settings.history_profile
@@ -154,7 +156,7 @@ async def _prepare(services: Services, caller: Caller, conversation: _Conversati
                                               tools=offered, max_output_tokens=services.settings.max_output_tokens))
     except SpendCapReached as cap:
         return Refusal(429, "spend-cap", cap.message, {"scope": cap.scope, "resets_at": cap.resets_at})
-    frames = _frames(services, caller, conversation, question, system, run_id, spend, shaped, images)
+    frames = _frames(services, caller, conversation, question, system, run_id, spend, shaped, images, recall)
     return Answer(conversation_id=conversation.id, run_id=run_id, frames=frames)
 
 
@@ -277,14 +279,19 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
 
 
 def _frames(services: Services, caller: Caller, conversation: _Conversation, question: str, system: str,
-            run_id: str, spend: BudgetGuard, shaped: Shortened, images: list[ImageRef] = ()) -> AsyncIterator[Frame]:
+            run_id: str, spend: BudgetGuard, shaped: Shortened, images: list[ImageRef] = (), recall: Any = None) -> AsyncIterator[Frame]:
     settings = services.settings
+    ctx = services.tool_context(caller, run_id, conversation.id)
+    if recall is not None and recall.search:
+        ctx.recall = RecallAccess(services.recall, recall)
 
     async def commit(ex: Exchange) -> None:
         await services.conversations.commit_exchange(
             conversation_id=ex.conversation_id, owner=caller.id, run_id=ex.run_id, existing=conversation.existing,
             messages=ex.new_messages, annotations=ex.annotations, title=question,
         )
+        if recall is not None:  # only now, committed: never a failed or cancelled exchange
+            await index_committed(services.recall, recall, caller.id, ex)
 
     async def finish(ex: Exchange) -> None:
         await spend.release_unused()  # the precheck's reservation, if the run ended before step 0
@@ -295,13 +302,13 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
         await services.traces.put(
             run_id=ex.run_id, caller=caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
             outcome=ex.done_reason, steps=trace_records(ex.steps), failure=ex.failure, question=ex.question,
-            checks=_check_counts(ex),
+            checks=_check_counts(ex), recall=recall.record() if recall is not None else None,
         )
         _record_metrics(ex)
 
     return run_exchange(
-        model=services.model, system=system, registry=services.registry,
-        ctx=services.tool_context(caller, run_id, conversation.id),
+        model=services.model, system=system, registry=GatedRegistry(services.registry, recall) if recall else services.registry,
+        ctx=ctx,
         history=conversation.history, question=question, conversation_id=conversation.id, run_id=run_id,
         guard=spend, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
         after_answer=[citation_check, stale_source_note(settings.stale_source_days)], commit=commit, on_finish=finish, history_shortening=shaped,

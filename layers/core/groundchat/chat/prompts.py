@@ -20,14 +20,19 @@ must be one a data tool returned in this answer. A form in a view names an actio
 the data tools returned; never write an address. If a view is refused twice, answer in words."""
 
 
+RECALL = "Cite search_my_conversations hits by ref too: the user's own past."
+
+
 def system_prompt(bot_name: str, tool_names: list[str]) -> str:
-    return _prompt(bot_name, "show_view" in tool_names)
+    return _prompt(bot_name, "show_view" in tool_names, "search_my_conversations" in tool_names)
 
 
 @lru_cache(maxsize=64)
-def _prompt(bot_name: str, with_views: bool) -> str:
+def _prompt(bot_name: str, with_views: bool, with_recall: bool = False) -> str:
     # Byte-identical for every step of every answer with the same tools: what prompt caching needs.
     parts = [CORE.format(bot=bot_name), SCOPE]
     if with_views:
         parts.append(VIEWS)
+    if with_recall:
+        parts.append(RECALL)
     return "\n\n".join(parts)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 SHOWN = ("backend", "leg", "fusion", "rrf_k", "weights", "rerank", "embedding_model", "sources", "legs",
-         "timings_ms", "expanded", "exact", "prior")
+         "timings_ms", "expanded", "exact", "prior", "recall_plan", "hits")
 
 
 def for_reader(debug: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -177,6 +177,21 @@ def _search_docs(value: Any) -> str:
     return "\n".join(lines)
 
 
+def _search_my_conversations(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _generic(value)
+    hits = _rows(value, "excerpts")
+    if value.get("outcome") == "unavailable":
+        return "I could not search your earlier conversations just now. That is not a 'no'."
+    if not hits:
+        return "I found nothing about this in your earlier conversations."
+    lines = ["From your earlier conversations:"]
+    for h in hits[:3]:
+        lines.append(f"- You asked \"{_shorten(str(h.get('title', '')), 160)}\" ({h.get('url')}): "
+                     f"{_shorten(' '.join(str(h.get('text', '')).split()), 240)} [{h.get('ref')}]")
+    return "\n".join(lines)
+
+
 def _generic(value: Any) -> str:
     import json
 
@@ -191,4 +206,5 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {
     "get_run": _get_run,
     "explain_rule": _explain_rule,
     "search_docs": _search_docs,
+    "search_my_conversations": _search_my_conversations,
 }

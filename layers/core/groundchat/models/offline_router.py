@@ -137,12 +137,17 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> 
     q = question.lower()
     if _RUN_SOMETHING.search(q):
         return Plan(refusal=RUN_REFUSAL)
+    recall = _recall_call(question, offered)
+    if recall and not _DOMAIN.search(q):  # "what did I ask last week?": the past is the whole question
+        return Plan(calls=[recall])
     names = [v for values in facets.values() for v in values]
     run_ids = RUN_ID.findall(question)
     if not run_ids and not _DOMAIN.search(q) and not _find_names(q, names):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]
+    if recall:
+        calls = [recall, *calls]
     if not calls and "search_docs" in offered:
         calls = [("search_docs", {"query": question[:500]})]
     return Plan(calls=calls[:4])
@@ -171,6 +176,15 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if docs_source == "docs":
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     return []
+
+
+def _recall_call(question: str, offered: set[str]) -> tuple[str, dict[str, Any]] | None:
+    """An explicit look back ("as I asked last week") searches the caller's past, when offered."""
+    from groundchat.recall.plan import TOOL_NAME, is_explicit_recall
+
+    if TOOL_NAME in offered and is_explicit_recall(question):
+        return (TOOL_NAME, {"query": question[:500]})
+    return None
 
 
 # "Which model fails least / has the fewest violations" compares; "what fails most" ranks rules.

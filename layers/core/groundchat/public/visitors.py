@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import uuid
 
-from groundchat.auth.callers import ALL_PERMISSIONS, TRACES_READ, Caller
+from groundchat.auth.callers import ALL_PERMISSIONS, RECALL_READ, TRACES_READ, Caller
 
 VISITOR_ID_PREFIX = "visitor:"
 # Permissions no configuration can give a visitor.
-NEVER_FOR_VISITORS = frozenset({TRACES_READ})
+# Recall reads past conversations by caller id, and a visitor id lasts one session.
+NEVER_FOR_VISITORS = frozenset({TRACES_READ, RECALL_READ})
 
 
 class BadVisitorPermissions(ValueError):

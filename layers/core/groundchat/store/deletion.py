@@ -38,18 +38,23 @@ class Deleted:
     was_shared: bool
     traces: int
     images: int = 0
+    recall_entries: int = 0
 
     def public(self) -> dict[str, Any]:
         return {"conversation_id": self.conversation_id, "messages": self.messages, "share_link": self.was_shared,
-                "traces": self.traces, "images": self.images, "usage_rows": "kept"}
+                "traces": self.traces, "images": self.images, "recall_entries": self.recall_entries,
+                "usage_rows": "kept"}
 
 
 # Deletes a conversation's images (S3), returning how many went: `ConversationStore.delete_images`.
 RemoveImages = Callable[[str], Awaitable[int]]
+# Removes a conversation's recall entries (owner, conversation id), returning how many went.
+RemoveRecall = Callable[[str, str], Awaitable[int]]
 
 
 async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str, *,
-                              remove_images: RemoveImages | None = None) -> Deleted | None:
+                              remove_images: RemoveImages | None = None,
+                              remove_recall: RemoveRecall | None = None) -> Deleted | None:
     """None when `owner` has no such conversation (unknown, someone else's, expired: one answer);
     ConversationBusy while an answer to it is in progress."""
     for _ in range(ATTEMPTS):
@@ -71,20 +76,23 @@ async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str, 
             raise
         await dynamo.run(delete_keys_sync, dynamo, MESSAGES, [{"conversation_id": conversation_id, "seq": k["seq"]} for k in rest])
         run_ids = {k["run_id"] for k in keys if k.get("run_id")}
-        removed = await _remove_owned_elsewhere(dynamo, item, run_ids, remove_images)
-        return Deleted(conversation_id, len(keys), bool(item.get("shared_at")), removed["traces"], removed["images"])
+        removed = await _remove_owned_elsewhere(dynamo, item, run_ids, remove_images, remove_recall)
+        return Deleted(conversation_id, len(keys), bool(item.get("shared_at")), removed["traces"], removed["images"],
+                       removed["recall_entries"])
     raise ConversationBusy("the conversation kept changing while it was deleted")
 
 
 async def _remove_owned_elsewhere(dynamo: Dynamo, item: dict[str, Any], run_ids: set[str],
-                                  remove_images: RemoveImages | None) -> dict[str, int]:
+                                  remove_images: RemoveImages | None,
+                                  remove_recall: RemoveRecall | None = None) -> dict[str, int]:
     """What the conversation owns outside its own item and messages, once they are gone: the one
-    place for it. Recall entries (the person's past conversations as a search source) are removed
-    here too when they exist; usage rows never are."""
+    place for it. Recall entries (the person's past conversations as a search source) go here
+    too; usage rows never do."""
     conversation_id, owner = item["conversation_id"], item["owner"]
     traces = await dynamo.run(_delete_traces_sync, dynamo, conversation_id, owner, run_ids)
     images = await remove_images(conversation_id) if remove_images is not None and item.get("has_images") else 0
-    return {"traces": traces, "images": images}
+    recall = await remove_recall(owner, conversation_id) if remove_recall is not None else 0
+    return {"traces": traces, "images": images, "recall_entries": recall}
 
 
 def _delete_conversation_op(dynamo: Dynamo, item: dict[str, Any], now: int) -> dict[str, Any]:

@@ -36,6 +36,8 @@ class ToolContext:
     runs: Any = None
     docs: Any = None
     rules: Any = None
+    # The caller's recall index, set only when this question's recall plan allows a search.
+    recall: Any = None
     # Charged for a search (given its query) before it runs; None where nothing is charged.
     charge_search: Callable[[str], Awaitable[Any]] | None = None
     # The answer this call belongs to: its results so far, annotations, frames to send, debug.

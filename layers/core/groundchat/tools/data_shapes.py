@@ -39,10 +39,10 @@ class _Strict(BaseModel):
 
 
 class FilterArgs(_Strict):
-    model: str | None = Field(default=None, description="a model name, exactly as the runs store it")
-    context: str | None = Field(default=None, description="a context level, e.g. none, checklist, guidelines, guidelines-axe")
-    task: str | None = Field(default=None, description="a task name, e.g. signup-form")
-    label: str | None = Field(default=None, description="a batch label, e.g. round-1")
+    model: str | None = Field(default=None, description="exact model name")
+    context: str | None = Field(default=None, description="e.g. none, checklist, guidelines, guidelines-axe")
+    task: str | None = Field(default=None, description="e.g. signup-form")
+    label: str | None = Field(default=None, description="batch, e.g. round-1")
 
     @field_validator("model", "context", "task", "label")
     @classmethod

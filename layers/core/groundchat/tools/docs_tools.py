@@ -12,10 +12,10 @@ from groundchat.tools.base import ToolContext, ToolError, define_tool
 
 
 class SearchDocsInput(BaseModel):
-    query: str = Field(min_length=1, max_length=500, description="What to look for, in plain words.")
+    query: str = Field(min_length=1, max_length=500, description="plain words")
     source: Literal["wcag22", "eaa", "docs"] | None = Field(
         default=None,
-        description="Only this source: wcag22 (WCAG 2.2), eaa (European Accessibility Act) or docs (this project's docs).",
+        description="Only this source (docs: this project's docs).",
     )
 
 
@@ -23,8 +23,8 @@ class SearchDocsInput(BaseModel):
     name="search_docs",
     description=(
         "Search the benchmark's docs, WCAG 2.2 and the European Accessibility Act (Directive (EU) 2019/882). "
-        "Returns excerpts, each with a `ref` to cite as [ref]. outcome `empty` means nothing matched; "
-        "`unavailable` means the search could not run, which is not an answer."
+        "Excerpts carry a `ref` to cite as [ref]. outcome `empty`: nothing matched; "
+        "`unavailable`: the search could not run, which is not an answer."
     ),
     input_model=SearchDocsInput,
     permission=DOCS_READ,

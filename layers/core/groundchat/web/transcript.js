@@ -14,13 +14,27 @@
     return node;
   }
 
+  // Where this site lives: "" when served at the host's root, "/Prod" behind an API Gateway
+  // stage. Every page is served under <base>/chat, so the page's own address says it; the server
+  // never has to know the stage. Every fetch and link of the pages goes through url().
+  const BASE = (function () {
+    const path = global.location ? global.location.pathname : "";
+    const at = path.search(/\/chat(\/|$)/);
+    return at > 0 ? path.slice(0, at) : "";
+  })();
+
+  // A path of this site ("/api/chat", "/chat/runs?…") under the site's base; anything else as it is.
+  function url(path) {
+    return typeof path === "string" && path.startsWith("/") && !path.startsWith("//") && !path.startsWith(BASE + "/") ? BASE + path : path;
+  }
+
   // A path of this site ("/chat/runs?…") or an http(s) address; anything else (javascript:,
   // data:, "//elsewhere") is refused and the name is shown as text.
-  function safeHref(url) {
-    if (typeof url !== "string" || !url) return null;
-    if (url.startsWith("/") && !url.startsWith("//") && !url.startsWith("/\\")) return url;
+  function safeHref(address) {
+    if (typeof address !== "string" || !address) return null;
+    if (address.startsWith("/") && !address.startsWith("//") && !address.startsWith("/\\")) return url(address);
     try {
-      const parsed = new URL(url);
+      const parsed = new URL(address);
       return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
     } catch (e) {
       return null;
@@ -137,7 +151,7 @@
     // provider cannot be reached), kept for token()/user().
     session() {
       if (sessionsOffered === false) return Promise.resolve(null);
-      return fetch("/auth/session", { cache: "no-store" })
+      return fetch(url("/auth/session"), { cache: "no-store" })
         .then((r) => { if (r.status === 404) sessionsOffered = false; return r.ok || r.status === 503 ? r.json() : null; })
         .then((s) => { if (s) Auth.useSession(s); return s; }, () => null);
     },
@@ -454,7 +468,7 @@
     const form = el("form", "view-form");
     // Without script the browser builds the same address from action, method and the names, in a
     // new tab as well, so the conversation stays open.
-    form.action = action.path;
+    form.action = url(action.path);
     form.method = "get";
     form.target = "_blank";
     const n = viewCount;
@@ -485,7 +499,7 @@
       const values = {};
       for (const select of form.querySelectorAll("select")) values[select.dataset.field] = select.value;
       const address = actionAddress(part.action, values);
-      if (address) global.open(address, "_blank", "noopener");
+      if (address) global.open(url(address), "_blank", "noopener");
     });
     return form;
   }
@@ -821,13 +835,51 @@
       this.tools = new Map();
     }
 
-    question(text) {
+    // images: [{alt, width, height, sha256} or {alt, src}]: the question's attachments, drawn
+    // as thumbnails whose address options.imageSource(image) gives (a blob URL on the chat page,
+    // where the bytes need the sign-in; the public address on a shared page).
+    question(text, images) {
       const q = el("div", "msg user");
       q.appendChild(el("p", "who", "You"));
+      if (images && images.length) {
+        const list = q.appendChild(el("ul", "attachments"));
+        list.setAttribute("aria-label", images.length === 1 ? "Attached image" : images.length + " attached images");
+        for (const image of images) list.appendChild(el("li")).appendChild(this.thumbnail(image));
+      }
       q.appendChild(el("p", "question", text));
       this.root.appendChild(q);
       this.answer = null;
       return q;
+    }
+
+    thumbnail(image) {
+      const img = el("img", "thumbnail");
+      img.alt = image.alt || "An attached image";
+      if (image.width && image.height) { img.width = image.width; img.height = image.height; }
+      const source = image.src || (this.options.imageSource ? this.options.imageSource(image) : null);
+      Promise.resolve(source).then((src) => {
+        if (src) img.src = src;
+        else img.replaceWith(el("span", "thumbnail-missing", "[image: " + img.alt + " — no longer available]"));
+      }, () => img.replaceWith(el("span", "thumbnail-missing", "[image: " + img.alt + " — could not be loaded]")));
+      return img;
+    }
+
+    // The history frame: a polite note when the conversation nears or passes what the model can
+    // read whole (nothing for "unchanged").
+    historyNote(a, data) {
+      const summarised = data.summarised_messages || data.dropped_messages || 0;
+      const profile = data.profile ? " (history profile “" + data.profile + "”)" : "";
+      let text = "";
+      if (data.outcome === "warned") {
+        text = "This conversation is getting long: soon older exchanges will be summarised so the model can still read it" + profile + ".";
+      } else if (data.outcome === "reduced") {
+        text = "This conversation is getting long: older exchanges are summarised" +
+               (summarised ? " (" + plural(summarised, "earlier message", "earlier messages") + ")" : "") + profile + ".";
+      } else if (data.outcome === "failed") {
+        text = "This conversation is too long to shorten further" + profile + (data.reason ? ": " + data.reason : "") +
+               ". Starting a new conversation keeps answers complete.";
+      }
+      if (text) a.insertBefore(el("p", "history-note", text), a.toolsBox);
     }
 
     ensureAnswer() {
@@ -872,6 +924,9 @@
           break;
         case "citations":
           this.citations(a, data);
+          break;
+        case "history":
+          this.historyNote(a, data);
           break;
         case "limit":
           a.appendChild(el("p", "limit", data.message || "A spending limit was reached."));
@@ -1050,7 +1105,7 @@
     // Stored messages (as /api/conversations/{id} and /api/shared/{id} return them) drawn as frames.
     stored(messages) {
       for (const m of messages) {
-        if (m.role === "user") { this.question(m.content); continue; }
+        if (m.role === "user") { this.question(m.content, m.images); continue; }
         if (m.role === "assistant") {
           if (m.content) this.frame("text", { text: m.content });
           for (const c of m.tool_calls || []) this.frame("tool-call", c);
@@ -1094,7 +1149,7 @@
   }
 
   global.GroundchatTranscript = {
-    Transcript, readFrames, actionAddress, VIEW_ACTIONS, renderMarkdown, scrollBox, dataTable, link, time, el,
+    Transcript, readFrames, actionAddress, url, BASE, VIEW_ACTIONS, renderMarkdown, scrollBox, dataTable, link, time, el,
     runListAddress, plural, runColumns, Auth, facts, searchDebug,
   };
 })(window);

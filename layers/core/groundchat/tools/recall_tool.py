@@ -1,0 +1,43 @@
+"""`search_my_conversations`: the caller's own earlier exchanges, each a citable excerpt.
+
+Whose conversations are searched comes from `ctx.caller.id`, set by the server from the signed-in
+caller; the model's arguments hold only the words to look for. `ctx.recall` is set only when this
+question's recall plan allows a search, so a call the plan did not offer finds nothing to search.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from groundchat.auth.callers import RECALL_READ
+from groundchat.recall.plan import TOOL_NAME
+from groundchat.tools.base import ToolContext, define_tool
+
+MAX_HITS = 5
+
+
+class SearchMyConversationsInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # no owner, no user id: only the words
+    query: str = Field(min_length=1, max_length=500)
+
+
+@define_tool(
+    name=TOOL_NAME,
+    description="The user's own past questions and answers; cite hits by ref.",
+    input_model=SearchMyConversationsInput,
+    permission=RECALL_READ,
+)
+async def search_my_conversations(ctx: ToolContext, args: SearchMyConversationsInput) -> dict[str, Any]:
+    if ctx.recall is None:
+        return {"outcome": "off", "excerpts": []}
+    try:
+        hits = await asyncio.to_thread(ctx.recall.index.search, ctx.caller.id, args.query, MAX_HITS)
+    except Exception as exc:
+        ctx.answer.debug = {"backend": "recall", "recall_plan": ctx.recall.plan.record(), "error": type(exc).__name__}
+        return {"outcome": "unavailable", "reason": "recall_index_error", "excerpts": []}
+    # Never this conversation's own exchanges: the model already has them as history.
+    shown = [h.public() for h in hits if h.entry.conversation_id != ctx.conversation_id]
+    ctx.answer.debug = {"backend": "recall", "recall_plan": ctx.recall.plan.record(), "hits": len(shown)}
+    return {"outcome": "ok" if shown else "empty", "excerpts": shown}
