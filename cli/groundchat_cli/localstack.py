@@ -506,8 +506,13 @@ def _serve(port: int | None, reset_state: bool) -> int:
         from groundchat.store.dynamo import Dynamo
         from sweep_function.local import start_local_sweeps
 
-        # What AWS runs on a schedule and by TTL (expired reservations; expired conversations, whole).
-        start_local_sweeps(Dynamo(settings))
+        # What AWS runs on a schedule, by TTL and by the bucket's lifecycle rule (expired
+        # reservations; expired conversations, whole; their images).
+        from groundchat.attachments.storage import ImageStore
+
+        current = get_settings()  # `prepare` turns images off when no S3 answers
+        images = ImageStore(current) if current.max_images_per_question else None
+        start_local_sweeps(Dynamo(current), images=images, retention_days=current.retention_days)
         from groundchat_cli.local_app import combined_app
 
         print(f"groundchat on {url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")

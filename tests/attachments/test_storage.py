@@ -133,3 +133,25 @@ async def test_earlier_images_are_sent_again_up_to_the_profiles_number(dynamo, i
 async def test_a_history_without_images_is_returned_as_it_is(dynamo, image_store):
     history = [Message(role="user", content="q"), Message(role="assistant", content="a")]
     assert await history_for_model(history, OfflineAnswerer(), "standard", None) is history
+
+
+async def test_the_local_sweep_expires_images_as_the_buckets_lifecycle_rule_does(dynamo, image_store):
+    """S3 expires an object `days` after it was last written, at the following midnight UTC; the
+    local stack has no lifecycle rule, so its sweep applies the same one."""
+    from datetime import datetime, timezone
+
+    from sweep_function.local import sweep_once
+
+    store = ConversationStore(dynamo)
+    cid = new_conversation_id()
+    (a,) = images((300, 200))
+    await commit(store, cid, Message(role="user", content="Why is this flagged?", images=[a]))
+    written = image_store.client.head_object(Bucket=image_store.bucket, Key=objects(image_store, cid)[0])["LastModified"]
+    midnight_after = datetime(written.year, written.month, written.day, tzinfo=timezone.utc).timestamp() + 86400
+
+    import asyncio
+
+    kept = await asyncio.to_thread(sweep_once, dynamo, midnight_after + 29 * 86400 - 1, image_store, 30)
+    assert kept["expired"]["images"] == 0 and len(objects(image_store, cid)) == 1
+    gone = await asyncio.to_thread(sweep_once, dynamo, midnight_after + 30 * 86400, image_store, 30)
+    assert gone["expired"]["images"] == 1 and objects(image_store, cid) == []

@@ -181,3 +181,26 @@ def test_every_page_works_under_a_stage_prefix(browser, staged, dynamo):
     for path in ("Prod/static/transcript.js", "Prod/static/transcript.css", "Prod/api/dev/sign-in", "Prod/api/chat",
                  "Prod/api/conversations", "Prod/api/runs?context=checklist", "Prod/static/public.js"):
         assert path in asked, (path, asked)
+
+
+def test_a_link_to_a_conversation_opens_it_for_its_owner_only(browser, served):
+    """Recall's hits link to `/chat?conversation=<id>`: the owner lands in that conversation; anyone
+    else gets the empty chat (the API answers 404 for another person's conversation)."""
+    env, url = served(ScriptedModel([Step(text="The answer about focus.")]))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(page, url, env, "alice")
+    ask(page, "What about visible focus?")
+    import httpx
+
+    conversation = httpx.get(f"{url}/api/conversations", headers=env.token("alice")).json()["conversations"][0]["conversation_id"]
+
+    page.goto(f"{url}/chat?conversation={conversation}")
+    page.wait_for_selector(".msg.user .question")
+    assert page.inner_text(".msg.user .question") == "What about visible focus?"
+    assert "The answer about focus." in page.inner_text(".msg.assistant")
+
+    other = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(other, url, env, "bob")
+    other.goto(f"{url}/chat?conversation={conversation}")
+    other.wait_for_load_state("networkidle")
+    assert other.locator(".msg").count() == 0

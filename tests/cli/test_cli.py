@@ -59,7 +59,7 @@ def test_tool_list_shows_what_this_user_may_call_and_an_unknown_name_says_so(sta
     listed = capsys.readouterr().out.splitlines()
     names = [line.split()[0] for line in listed if not line.startswith("(")]
     assert names == ["compare_contexts", "list_runs", "get_run", "top_rules"]
-    assert listed[-1] == "(alice may not call: explain_rule, search_docs, show_view)"
+    assert listed[-1] == "(alice may not call: explain_rule, search_docs, search_my_conversations, show_view)"
     assert main(["tool", "top_rulez", "--as", "alice"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: no tool named 'top_rulez'; tools: compare_contexts, list_runs")

@@ -60,13 +60,9 @@ def add_oidc_sign_in_routes(app: FastAPI) -> None:
     @app.post("/auth/refresh", responses={**SESSION_ANSWER, **refusals(401, 403, 503)})
     def refresh(request: Request) -> Response:
         """A new ID token from the refresh token; the page asks ahead of the old one's expiry."""
-        refused = _cross_site(request)
-        if refused:
-            return refused
-        try:
-            provider = steps.provider_of(services_of(request).settings)
-        except OidcNotConfigured as exc:
-            return _json_problem(exc)
+        provider = _provider_for_a_change(request)
+        if isinstance(provider, Response):
+            return provider
         try:
             outcome = steps.renew(provider, request.cookies.get(REFRESH_COOKIE))
         except SignInFailed as exc:
@@ -82,13 +78,9 @@ def add_oidc_sign_in_routes(app: FastAPI) -> None:
                          **refusals(403, 503)})
     def sign_out(request: Request) -> Response:
         """Clears every sign-in cookie and names the provider's sign-out address, if it has one."""
-        refused = _cross_site(request)
-        if refused:
-            return refused
-        try:
-            provider = steps.provider_of(services_of(request).settings)
-        except OidcNotConfigured as exc:
-            return _json_problem(exc)
+        provider = _provider_for_a_change(request)
+        if isinstance(provider, Response):
+            return provider
         outcome = steps.sign_out(provider, request.cookies.get(SESSION_COOKIE), request.cookies.get(REFRESH_COOKIE))
         if "application/json" not in request.headers.get("accept", ""):
             return _redirect(outcome.location or provider.config.sign_out_url, outcome.cookies, status=303)
@@ -189,6 +181,18 @@ def _problem_page(request: Request, exc: Exception, cookies: list[CookieSpec] | 
 </html>
 """
     return _set_cookies(HTMLResponse(page, status_code=status, headers=NO_STORE), cookies or [])
+
+
+def _provider_for_a_change(request: Request) -> Any:
+    """The provider, for a cookie-signed change (renewal, sign-out); a refusal as a Response when
+    another site may have sent it or the sign-in is not configured."""
+    refused = _cross_site(request)
+    if refused:
+        return refused
+    try:
+        return steps.provider_of(services_of(request).settings)
+    except OidcNotConfigured as exc:
+        return _json_problem(exc)
 
 
 def _cross_site(request: Request) -> Response | None:

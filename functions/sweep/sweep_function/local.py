@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from typing import Any
 
 from groundchat.spending.operator import sweep_expired
@@ -20,21 +21,25 @@ PERIOD_SECONDS = 15 * 60
 log = logging.getLogger("groundchat.sweep")
 
 
-def sweep_once(dynamo: Dynamo, now: float | None = None) -> dict[str, Any]:
-    """One local sweep: reservations released, and every item whose expiry has come deleted."""
+def sweep_once(dynamo: Dynamo, now: float | None = None, images: Any = None, retention_days: int = 0) -> dict[str, Any]:
+    """One local sweep: reservations released, every item whose expiry has come deleted, and
+    (given the images bucket) every image past the bucket's lifecycle rule."""
     released = asyncio.run(sweep_expired(dynamo, now))
     expired = asyncio.run(expire_due(dynamo, now))
+    if images is not None and retention_days:
+        expired["images"] = asyncio.run(images.expire_older_than(retention_days, now if now is not None else time.time()))
     return {"released": len(released), "expired": expired}
 
 
-def start_local_sweeps(dynamo: Dynamo, period: float = PERIOD_SECONDS) -> threading.Event:
+def start_local_sweeps(dynamo: Dynamo, period: float = PERIOD_SECONDS, images: Any = None,
+                       retention_days: int = 0) -> threading.Event:
     """Sweep now and every `period` seconds in a daemon thread; set the returned event to stop."""
     stop = threading.Event()
 
     def run() -> None:
         while True:
             try:
-                summary = sweep_once(dynamo)
+                summary = sweep_once(dynamo, images=images, retention_days=retention_days)
                 if summary["released"] or any(summary["expired"].values()):
                     log.info("local sweep: %s", summary)
             except Exception:  # a sweep that fails is tried again next period; the stack keeps serving

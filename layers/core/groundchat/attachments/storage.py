@@ -85,6 +85,21 @@ class ImageStore:
             await self._run(self.client.delete_objects, Bucket=self.bucket, Delete={"Objects": batch, "Quiet": True})
         return len(keys)
 
+    async def expire_older_than(self, days: int, now: float) -> int:
+        """The bucket's lifecycle rule where none runs (the local stack): S3 expires an object
+        `days` after it was last written, at the following midnight UTC. Returns how many went."""
+        from datetime import datetime, timedelta, timezone
+
+        today = datetime.fromtimestamp(now, timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+        paginator = self.client.get_paginator("list_objects_v2")
+        pages = await self._run(lambda: list(paginator.paginate(Bucket=self.bucket)))
+        due = [{"Key": item["Key"]} for page in pages for item in page.get("Contents", [])
+               if item["LastModified"].astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+               + timedelta(days=days + 1) <= today]
+        for start in range(0, len(due), 1000):
+            await self._run(self.client.delete_objects, Bucket=self.bucket, Delete={"Objects": due[start:start + 1000], "Quiet": True})
+        return len(due)
+
     async def renew(self, conversation_id: str) -> int:
         """Writes each image of the conversation again in place, which restarts its lifecycle
         clock: the conversation just had an answer, so its images live another retention period."""
