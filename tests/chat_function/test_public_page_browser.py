@@ -3,8 +3,6 @@ Turnstile stub's fake widget yields a token), and the page says what happened wh
 the verifier fails. Chromium comes from Debian's package; without it these tests skip."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from groundchat.auth.callers import CHAT_USE, RUNS_READ
@@ -13,21 +11,9 @@ from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat_testkit.turnstile_stub import TurnstileStub
 from tests.chat_function.conftest import TEST_TOOLS
 from tests.chat_function.test_disconnect import serve_in_thread
+from tests.chat_function.test_page_browser import CHROMIUM, browser  # noqa: F401  (the browser fixture)
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it when run as root)")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
