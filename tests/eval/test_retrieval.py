@@ -46,7 +46,7 @@ def test_on_the_first_sets_hybrid_still_finds_nearly_everything(real_search):
 
 MRR_NOISE = 0.01
 USERS_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_tune.jsonl"
-# Never tuned on: the figures the closing note and docs/retrieval-eval.md report.
+# Never tuned on: the figures the closing note and docs/engineering/retrieval-eval.md report.
 USERS_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_report.jsonl"
 
 

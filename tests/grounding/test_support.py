@@ -250,7 +250,7 @@ async def test_the_offline_answerers_answers_have_no_unverified_figure_and_no_we
 
 EVAL = REPO_ROOT / "tests" / "eval"
 TUNE, REPORT = EVAL / "citation_support_tune.jsonl", EVAL / "citation_support_report.jsonl"
-# The figures docs/citation-support.md reports for the report part, and the margin a change may lose.
+# The figures docs/engineering/citation-support.md reports for the report part, and the margin a change may lose.
 REPORTED = {"precision": 0.847, "recall": 0.820}
 MARGIN = 0.05
 

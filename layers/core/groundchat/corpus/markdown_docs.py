@@ -20,10 +20,15 @@ CONVERTER_VERSION = "2"  # 2: front matter's `updated:` date, not indexed as tex
 _PARSER = MarkdownIt("commonmark")
 
 
+# How the system itself is built and measured: for its engineers, not a source the chat cites.
+NOT_INDEXED = ("engineering",)
+
+
 def source_files(docs_dir: Path) -> list[Path]:
     if not docs_dir.is_dir():
         return []
-    return sorted(p for p in docs_dir.rglob("*.md") if p.is_file())
+    return sorted(p for p in docs_dir.rglob("*.md")
+                  if p.is_file() and p.relative_to(docs_dir).parts[0] not in NOT_INDEXED)
 
 
 def convert(docs_dir: Path, *, base_url: str = "docs/") -> list[Chunk]:

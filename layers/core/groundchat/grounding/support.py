@@ -11,7 +11,7 @@ support score, in [0, 1], combines three signals between the sentence and the ci
 
 score = (w · cosine + (1 − w) · overlap) × figure factor, and the verdict is `supported` at or
 above the threshold, `weak` below. w, the factor for an absent figure and the threshold were
-calibrated on tests/eval/citation_support_tune.jsonl only; docs/citation-support.md has the method
+calibrated on tests/eval/citation_support_tune.jsonl only; docs/engineering/citation-support.md has the method
 and the precision and recall of `weak` on the held-out report part.
 
 The embedding model is the local one the search uses (never Bedrock: a check must not cost money

@@ -10,7 +10,7 @@ recomputes them to check).
 
 Reads never touch every run: `compare_contexts` and `top_rules` sum the cells of one partition
 (at most models × contexts items), the filter check is one BatchGetItem, the run list one Query
-newest first, `get_run` one GetItem. See docs/benchmark-store.md.
+newest first, `get_run` one GetItem. See docs/engineering/benchmark-store.md.
 
 There is no free-form query: callers name a query and fill its parameters (`RunFilter`).
 """
