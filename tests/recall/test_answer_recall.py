@@ -71,3 +71,20 @@ async def test_a_caller_without_recall_read_is_never_indexed(env):
         await ask(c, env, "carol", "What did I ask before about contrast?", Step(text="Nothing to look at."))
     assert env.services.recall.search("carol", "contrast", 10) == []
     assert [t.name for t in env.model.requests[-1].tools] == ["compare_contexts"]
+
+
+async def test_an_expired_conversation_is_never_recalled_though_its_entry_is_still_indexed(env):
+    """TTL removes an expired conversation from the tables, not from the recall index: the tool
+    checks each hit's conversation and shows none that has expired."""
+    async with env.client() as c:
+        first = await ask(c, env, "alice", "Which context is best for contrast?", Step(text="Checklist is best for contrast."))
+        cid = first[0][1]["conversation_id"]
+        table = env.services.conversations.conversations
+        table.update_item(Key={"conversation_id": cid}, UpdateExpression="SET expires_at = :past",
+                          ExpressionAttributeValues={":past": 1})
+        assert [h.entry.conversation_id for h in env.services.recall.search("alice", "contrast", 20)] == [cid]
+        frames = await ask(c, env, "alice", "What did I ask before about contrast?",
+                           Step(tool_calls=[("search_my_conversations", {"query": "contrast"})]),
+                           Step(text="You have no earlier questions about contrast."))
+        result = next(data for event, data in frames if event == "tool-result")
+        assert result["result"] == {"outcome": "empty", "excerpts": []}

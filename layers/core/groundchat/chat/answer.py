@@ -283,7 +283,7 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
     settings = services.settings
     ctx = services.tool_context(caller, run_id, conversation.id)
     if recall is not None and recall.search:
-        ctx.recall = RecallAccess(services.recall, recall)
+        ctx.recall = RecallAccess(services.recall, recall, services.conversations)
 
     async def commit(ex: Exchange) -> None:
         await services.conversations.commit_exchange(

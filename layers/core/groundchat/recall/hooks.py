@@ -11,10 +11,18 @@ from groundchat.recall.plan import TOOL_NAME, RecallPlan
 
 @dataclass(frozen=True)
 class RecallAccess:
-    """What the recall tool gets through `ToolContext.recall`: the index and the plan that allowed it."""
+    """What the recall tool gets through `ToolContext.recall`: the index, the plan that allowed it,
+    and the conversations, so a hit whose conversation has expired or gone is never shown (the
+    index keeps entries until their conversation is deleted; TTL expiry does not reach it)."""
 
     index: Any
     plan: RecallPlan
+    conversations: Any = None
+
+    async def still_held(self, conversation_id: str, owner: str) -> bool:
+        if self.conversations is None:
+            return True
+        return await self.conversations.get_owned(conversation_id, owner) is not None
 
 
 def offered_for(tools: list[Any], plan: RecallPlan) -> list[Any]:
