@@ -31,7 +31,7 @@ class FakeDocs:
                  "timings_ms": {"embed": 3.5, "legs": 1.25, "fuse": 0.1, "rerank": 0.0, "total": 5.0},
                  "rerank_error": f"ConnectionError: {SECRET}"}
         passage = Passage(ref="bbbb2222", source="wcag22", section="1.4.3", title="1.4.3 Contrast (Minimum)",
-                          url="https://www.w3.org/TR/WCAG22/#contrast-minimum", text="Text has a contrast ratio of at least 4.5:1.",
+                          url="https://www.w3.org/TR/WCAG22/#contrast-minimum", text="Body copy should stand out from its background by 4.5:1 or more.",
                           updated_at="2024-12-12T00:00:00Z", score=1.0)
         return SearchResult(outcome="hit", query=query, passages=[passage], debug=debug)
 

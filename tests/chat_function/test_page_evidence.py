@@ -87,7 +87,7 @@ async def fake_search(ctx, args: Query):
     return {"outcome": "ok", "excerpts": [
         {"ref": "bbbb2222", "source": "wcag22", "section": "1.4.3", "title": "1.4.3 Contrast (Minimum)",
          "url": "https://www.w3.org/TR/WCAG22/#contrast-minimum", "updated_at": "2024-12-12",
-         "text": "The visual presentation of text has a contrast ratio of at least 4.5:1. " + XSS},
+         "text": "Body copy should stand out from its background by 4.5:1 or more. " + XSS},
         {"ref": "aaaa1111", "source": "wcag22", "section": "Understanding 1.4.3",
          "title": "Understanding 1.4.3 Contrast (Minimum) (informative)",
          "url": "https://www.w3.org/WAI/WCAG22/Understanding/contrast-minimum", "updated_at": "2024-12-12",

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 ROWS = {"rows": [{"context": "guidelines", "mean_violations": 3.5167, "completion_rate": 0.875, "runs": 12,
                   "mean_cost": "0.01256", "mean_cost_text": "$0.0126"}]}
 EXCERPT = {"outcome": "hit", "excerpts": [{"ref": "3f9a1b2c", "section": "1.4.3",
-                                           "text": "a contrast ratio of at least 4.5:1 for text"}]}
+                                           "text": "body copy needs 4.5:1 against its background"}]}
 RESULTS = [{"id": "a", "name": "compare_contexts", "result": ROWS}, {"id": "b", "name": "search_docs", "result": EXCERPT}]
 
 
