@@ -18,9 +18,7 @@ import argparse
 import os
 import secrets
 import shutil
-import socket
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -49,24 +47,10 @@ def say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(app):
-    import uvicorn
+    from groundchat_testkit.serving import serve_in_thread
 
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(500):
-        if server.started:
-            break
-        time.sleep(0.02)
-    return server, thread, f"http://127.0.0.1:{port}"
+    return serve_in_thread(app, name="screenshots-app")
 
 
 def build_app(search: bool):

@@ -19,7 +19,6 @@ import base64
 import hashlib
 import json
 import secrets
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,18 +31,14 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
+from groundchat_testkit.serving import serve_in_thread
+
 CLIENT_ID = "stub-client"
 KEY_ID = "stub-key-1"
 
 
 def _s256(verifier: str) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -87,15 +82,8 @@ class StubOidcProvider:
 
     def start(self) -> "StubOidcProvider":
         self.key = self.key or rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        self.port = self.port or _free_port()
-        self._server = uvicorn.Server(uvicorn.Config(self._app(), host="127.0.0.1", port=self.port,
-                                                     log_level="warning", lifespan="off"))
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
-        self._thread.start()
-        for _ in range(250):
-            if self._server.started:
-                break
-            time.sleep(0.02)
+        self._server, self._thread, _ = serve_in_thread(self._app(), self.port or 0, name="oidc-provider-stub")
+        self.port = self._server.config.port
         return self
 
     def stop(self) -> None:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
+
+from groundchat_testkit.serving import serve_in_thread
 
 SITE_KEY = "stub-site-key"
 SECRET = "stub-secret-0123456789"
@@ -139,23 +140,7 @@ class TurnstileStub:
     # ---- running it ---------------------------------------------------------------------------
 
     def start(self, port: int = 0) -> "TurnstileStub":
-        import uvicorn
-
-        if not port:
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                port = s.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(self.app(), host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-        self._server = server
-        self._thread = threading.Thread(target=server.run, name="turnstile-stub", daemon=True)
-        self._thread.start()
-        for _ in range(250):
-            if server.started:
-                break
-            time.sleep(0.02)
-        else:
-            raise RuntimeError("the Turnstile stub did not start")
-        self.url = f"http://127.0.0.1:{port}"
+        self._server, self._thread, self.url = serve_in_thread(self.app(), port, name="turnstile-stub")
         return self
 
     def stop(self) -> None:

@@ -1,13 +1,11 @@
 """A client that leaves after the first frame does not cancel the exchange: it commits."""
 import asyncio
-import threading
 import time
 
 import httpx
-import uvicorn
 
-from groundchat_cli.localstack import free_port
 from groundchat_testkit.scripted import ScriptedModel, Step
+from groundchat_testkit.serving import serve_in_thread  # noqa: F401  (other page tests import it from here)
 
 
 class SlowScriptedModel(ScriptedModel):
@@ -17,18 +15,6 @@ class SlowScriptedModel(ScriptedModel):
         await asyncio.sleep(0.3)
         async for event in super().__call__(request):
             yield event
-
-
-def serve_in_thread(app):
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if server.started:
-            break
-        time.sleep(0.02)
-    return server, thread, f"http://127.0.0.1:{port}"
 
 
 def test_disconnect_after_first_frame_then_the_whole_exchange_is_committed(make_env):
