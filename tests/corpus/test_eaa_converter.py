@@ -97,3 +97,14 @@ def test_page_headers_and_footnotes_removed(shared_corpus):
     assert consumer.title == "Article 3(22) Definition of ‘consumer’"
     assert consumer.url.endswith("#art_3") and consumer.updated_at == "2019-06-07T00:00:00Z"
     assert "(27)" in sections["Article 3(3)"].text  # the footnote mark stays, its footnote does not
+
+
+def test_every_article_and_annex_section_has_an_everyday_note_and_no_note_is_orphaned(shared_corpus):
+    from groundchat.corpus.eaa_plain import PLAIN_NOTES, plain_note
+    from groundchat.corpus.index_text import kind
+
+    chunks = [c for c in eaa.convert(shared_corpus / PDF) if kind(c) in ("article", "annex")]
+    missing = sorted({c.section for c in chunks if plain_note(c.section) is None})
+    assert missing == []
+    bases = {re.sub(r"\(\d+\)$", "", c.section) for c in chunks}
+    assert set(PLAIN_NOTES) - bases == set()  # a note for a section the converter never writes is a typo

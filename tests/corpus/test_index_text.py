@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from groundchat.corpus.chunk import make_chunk
+from groundchat.corpus.eaa_plain import plain_note
 from groundchat.corpus.index_text import embedding_text, keyword_fields, kind
 
 CRITERION = make_chunk(
@@ -34,9 +35,25 @@ def test_a_definition_reads_as_one():
 
 def test_an_article_paragraph_heading_has_its_chapter():
     heading, body = keyword_fields(PARAGRAPH)
-    assert heading == ("Article 9 Obligations of importers, paragraph 4 "
-                       "III Obligations of economic operators dealing with products")
+    assert heading.startswith("Article 9 Obligations of importers, paragraph 4 "
+                              "III Obligations of economic operators dealing with products. ")
     assert body == "4. Importers shall indicate their name."
+
+
+def test_an_eaa_article_carries_its_everyday_note_in_both_legs_but_not_in_what_is_cited():
+    heading, _ = keyword_fields(PARAGRAPH)
+    note = plain_note("Article 9")
+    assert note and "outside the EU" in note
+    assert heading.endswith(note)
+    lines = embedding_text(PARAGRAPH).splitlines()
+    assert lines[0] == PARAGRAPH.title and lines[1] == note  # after the title, before the body
+    assert note not in PARAGRAPH.text
+    assert plain_note("Article 9(4)") == note and plain_note("Annex I Section IV") is not None
+
+
+def test_recitals_wcag_and_definitions_get_no_note():
+    assert plain_note("Recital 12") is None
+    assert keyword_fields(DEFINITION)[0] == "microenterprise definition"
 
 
 def test_the_cited_text_and_ref_are_untouched():

@@ -76,7 +76,9 @@ def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path):
 
 def test_in_users_words_on_the_report_split(real_search):
     figures = evaluate(real_search, load_questions(USERS_REPORT), leg="hybrid")
-    # Floors under today's figures (0.82 hit@5, 0.68 MRR): a change that loses ground fails here.
-    assert figures["overall"]["hit@5"] >= 0.8
-    assert figures["overall"]["mrr"] >= 0.65
+    # Floors under today's figures (0.862 hit@5, 0.706 MRR; EAA 0.795 / 0.665): a change that
+    # loses ground fails here.
+    assert figures["overall"]["hit@5"] >= 0.84
+    assert figures["overall"]["mrr"] >= 0.69
     assert figures["per_source"]["wcag22"]["hit@5"] >= 0.9
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.77

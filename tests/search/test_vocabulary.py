@@ -16,3 +16,12 @@ def test_a_question_already_in_the_texts_words_is_unchanged():
 def test_each_added_term_appears_once():
     expanded = with_texts_words("fines, sanctions and more fines")
     assert expanded.count("penalties") == 1
+
+
+def test_who_a_business_is_in_the_acts_terms():
+    assert "obligations of manufacturers" in with_texts_words("we make laptops, what must we do?")
+    assert "obligations of service providers" in with_texts_words("our banking app fails with a screen reader")
+    assert "obligations of service providers" not in with_texts_words("which app rules apply?")
+    # Who checks: products and services are checked by different procedures; both are named.
+    assert "market surveillance authorities compliance of services" in with_texts_words("who checks that shops comply?")
+    assert "alternative dispute resolution" in with_texts_words("is there an out-of-court way to settle this?")

@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 
 from groundchat.corpus.chunk import Chunk
+from groundchat.corpus.eaa_plain import plain_note
 
-INDEX_TEXT_VERSION = "3"  # 3: Understanding WCAG chunks
+INDEX_TEXT_VERSION = "4"  # 4: plain notes on the EAA's articles and annexes
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
@@ -53,6 +54,18 @@ def _titled(chunk: Chunk) -> str:
 
 
 def keyword_heading(chunk: Chunk) -> str:
+    heading = _own_heading(chunk)
+    note = _eaa_note(chunk)
+    return f"{heading}. {note}" if note else heading
+
+
+def _eaa_note(chunk: Chunk) -> str | None:
+    """The everyday words for what an EAA article or annex section is about (corpus/eaa_plain.py)."""
+    # A definition's own heading ("<term> definition") already says what it is about.
+    return plain_note(chunk.section) if chunk.source == "eaa" and kind(chunk) != "definition" else None
+
+
+def _own_heading(chunk: Chunk) -> str:
     k = kind(chunk)
     first = _lines(chunk)[0]
     if k == "success-criterion":
@@ -97,6 +110,10 @@ def embedding_text(chunk: Chunk) -> str:
         return "\n".join([chunk.meta["handle"], *_lines(chunk)[1:]])
     if k == "definition":
         return f"Definition of {chunk.meta['term']}: {_ARTICLE_REF.sub('', chunk.text)}"
+    note = _eaa_note(chunk)
+    if note:  # after the title, before the body: the body's tail is what truncation drops
+        title, _, body = _titled(chunk).partition("\n")
+        return f"{title}\n{note}\n{body}"
     return _titled(chunk)
 
 

@@ -29,7 +29,8 @@ def _matches(section: str, gold: list[str]) -> bool:
     # "Article 2" is answered by any of its paragraphs ("Article 2(1)"); "Article 3(22)" only by itself.
     # A criterion is answered by its Understanding chunks too ("Understanding 1.4.3", "… Benefits").
     understood = section.removeprefix("Understanding ").split(" ", 1)[0] if section.startswith("Understanding ") else None
-    return any(section == g or section.startswith(g + "(") or understood == g for g in gold)
+    # "Annex II" likewise by any of its sections ("Annex II Section IV").
+    return any(section == g or section.startswith((g + "(", g + " Section ")) or understood == g for g in gold)
 
 
 def evaluate(service: SearchService, questions: list[Question], *, leg: str = "hybrid", k: int = 5) -> dict[str, Any]:

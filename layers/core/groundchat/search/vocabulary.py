@@ -46,7 +46,13 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bsecond-?hand\b|\brefurbished\b|\bused (?:products?|phones?)\b", "placed on the market after"),
     (r"\bdeadlines?\b|\bby when\b|\bfrom when\b|\bwhen does\b", "date apply transitional"),
     (r"\bdisproportionate\b|\btoo expensive\b|\bcosts? too much\b", "disproportionate burden fundamental alteration"),
-    (r"\bwho checks\b|\bauthorit", "market surveillance authorities"),
+    # Who checks: products are watched by market surveillance, services by the compliance procedures.
+    (r"\bwho checks\b|\bwho (?:enforces|monitors|inspects)\b|\bauthorit|\bregulators?\b", "market surveillance authorities compliance of services"),
+    # Who a business is in the Act's terms, which decides its obligations.
+    (r"\bwe (?:make|build|produce|design|manufacture)\b|\bmanufactur|\bour (?:own )?brand\b", "obligations of manufacturers"),
+    (r"\b(?:our|we run an?|we operate an?|we offer an?) (?:\w+ )?(?:app|website|web ?shop|service|platform|bank)s?\b", "obligations of service providers"),
+    (r"\btechnical (?:file|docs|documentation)\b|\bauditors?\b|\bself-?assess", "technical documentation conformity assessment internal production control"),
+    (r"\bout[- ]of[- ]court\b|\bmediat|\barbitrat|\bsettle (?:a |the )?disputes?\b|\bombudsman", "alternative dispute resolution"),
     (r"\bCE mark", "CE marking declaration of conformity"),
     (r"\bonline shop|\bwebshop|\be-?shop|\bselling online\b", "e-commerce services"),
     (r"\bbank(?:ing|s)?\b", "consumer banking services"),
