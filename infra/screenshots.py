@@ -25,6 +25,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "docs" / "screenshots"
 WIDTHS = {"1280": (1280, 900), "390": (390, 844)}
+# Also checked by hand, not kept in docs/: `--widths 320` (the narrowest phone).
+VIEWPORTS = {**WIDTHS, "320": (320, 640)}
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 QUESTIONS = ["Which context level is best, and what does it cost?",
@@ -105,7 +107,7 @@ def _settled(page) -> None:
     page.evaluate("document.fonts.ready")
 
 
-def take(url: str, out: Path) -> list[Path]:
+def take(url: str, out: Path, widths: dict[str, tuple[int, int]] = WIDTHS) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -121,7 +123,7 @@ def take(url: str, out: Path) -> list[Path]:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
         shared_id = None
-        for width, (w, h) in WIDTHS.items():
+        for width, (w, h) in widths.items():
             context = browser.new_context(viewport={"width": w, "height": h})
             page = context.new_page()
             page.goto(f"{url}/chat")
@@ -186,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--no-search", action="store_true", help="no search index: data tools only")
     parser.add_argument("--serve", action="store_true", help="serve the app until Ctrl-C instead of taking screenshots")
+    parser.add_argument("--widths", default=",".join(WIDTHS), help=f"comma-separated, of {', '.join(VIEWPORTS)}")
     args = parser.parse_args(argv)
+    unknown = [w for w in args.widths.split(",") if w not in VIEWPORTS]
+    if unknown:
+        parser.error(f"unknown width(s) {unknown}: use {', '.join(VIEWPORTS)}")
     _isolate()
     from moto import mock_aws
 
@@ -197,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"serving {url}/chat (Ctrl-C stops it)", flush=True)
                 while True:
                     time.sleep(3600)
-            for path in take(url, args.out):
+            for path in take(url, args.out, {w: VIEWPORTS[w] for w in args.widths.split(",")}):
                 print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
         except KeyboardInterrupt:
             pass

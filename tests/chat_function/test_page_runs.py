@@ -126,3 +126,24 @@ def test_from_a_shared_page_a_visitor_is_told_to_sign_in_and_a_reader_without_ru
     carol.wait_for_selector("#no-permission:not([hidden])")
     assert "Your account may not read the runs." in carol.inner_text("#no-permission")
     assert "groundchat users grant carol runs.read" in carol.inner_text("#no-permission")
+
+
+def test_on_a_phone_each_run_is_a_card_that_keeps_the_tables_roles(browser, site, lines):
+    env, url = site
+    page = browser.new_page(viewport={"width": 320, "height": 640})
+    sign_in(page, url, env, "alice")
+    page.goto(f"{url}/chat/runs?context=none")
+    page.wait_for_selector("#rows tr")
+    first = page.locator("#rows tr").first
+    assert page.evaluate("getComputedStyle(document.querySelector('#rows tr')).display") == "block"
+    # Each fact is named by its column, and nothing runs past the screen's edge.
+    label = first.locator("td").first
+    assert label.get_attribute("data-label") == "Model" and label.get_attribute("role") == "cell"
+    assert first.get_attribute("role") == "row" and page.get_attribute("#list", "role") == "table"
+    assert first.locator("th").get_attribute("role") == "rowheader"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    box = first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 320
+    # At desktop width it is the table again.
+    page.set_viewport_size({"width": 1280, "height": 900})
+    assert page.evaluate("getComputedStyle(document.querySelector('#rows tr')).display") == "table-row"
