@@ -25,3 +25,9 @@ def test_who_a_business_is_in_the_acts_terms():
     # Who checks: products and services are checked by different procedures; both are named.
     assert "market surveillance authorities compliance of services" in with_texts_words("who checks that shops comply?")
     assert "alternative dispute resolution" in with_texts_words("is there an out-of-court way to settle this?")
+
+
+def test_a_help_desk_and_an_app_are_named_as_the_act_names_them():
+    assert "support services" in with_texts_words("what about our help desk?")
+    assert "mobile applications" in with_texts_words("does our app need to comply?")
+    assert "support services" not in with_texts_words("what about our website?")
