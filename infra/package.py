@@ -13,6 +13,12 @@ Output (the paths template.yaml's CodeUri and ContentUri name):
     build/functions/ingest/      ingest_function/ and the project's docs/ (a corpus source)
     build/functions/sweep/       sweep_function/ (releases expired spending reservations)
 
+Every module is compiled to bytecode for Python 3.12 (by `LAMBDA_PYTHON`, else `python3.12` on the
+PATH, else this interpreter when it is 3.12): Lambda's /var/task and /opt are read-only, so a
+module shipped without its .pyc is compiled again on every cold start (the chat function's import
+took 1.7 s instead of 0.55 s that way). Without a 3.12 interpreter the build says so and ships
+source only.
+
 Then prints each artifact's size, unzipped and zipped, and fails when a function with its layers
 is over Lambda's 250 MB unzipped limit. The layer never carries the command, the local stack or the
 test kit (cli/groundchat_cli, testkit/groundchat_testkit): the build stops if any of it is found,
@@ -211,6 +217,30 @@ def size_report(layer: Path, functions: dict[str, Path]) -> SizeReport:
     return SizeReport(lines, over)
 
 
+LAMBDA_PYTHON_VERSION = (3, 12)
+
+
+def lambda_python() -> str | None:
+    """An interpreter of Lambda's Python version, to compile bytecode it will use; None if none."""
+    candidates = [os.environ.get("LAMBDA_PYTHON"), shutil.which("python3.12"), sys.executable]
+    for candidate in filter(None, candidates):
+        try:
+            version = subprocess.run([candidate, "-c", "import sys; print(*sys.version_info[:2])"],
+                                     capture_output=True, text=True, timeout=30, check=True).stdout.split()
+        except (OSError, subprocess.SubprocessError):
+            continue  # e.g. a pyenv shim for a version that is not selected
+        if tuple(map(int, version)) == LAMBDA_PYTHON_VERSION:
+            return candidate
+    return None
+
+
+def compile_bytecode(interpreter: str, roots: list[Path]) -> None:
+    """Bytecode beside every module, checked by hash rather than by timestamp: zipping and unzipping
+    changes the files' times, which would make Python ignore timestamp-checked bytecode."""
+    subprocess.run([interpreter, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash",
+                    *map(str, roots)], check=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arch", choices=sorted(PLATFORMS), default=os.environ.get("ARCH", "x86_64"))
@@ -219,6 +249,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     functions = build_functions(args.build_dir)
     layer = build_layer(args.arch, args.build_dir, with_dependencies=not args.code_only)
+    interpreter = lambda_python()
+    if interpreter:
+        compile_bytecode(interpreter, [layer, *functions.values()])
+    else:
+        print("no Python 3.12 here (set LAMBDA_PYTHON): shipping source only, so each cold start compiles "
+              "the modules it imports")
     report = size_report(layer, functions)
     print(f"built for python3.12 on {args.arch}{' (code only, no dependencies)' if args.code_only else ''}")
     print("\n".join(report.lines))

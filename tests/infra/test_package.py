@@ -91,3 +91,27 @@ def test_local_only_code_in_a_built_layer_is_reported_and_stops_the_build(tmp_pa
                             " (it belongs in cli/ or testkit/)")
     else:
         raise AssertionError("a layer with local-only code was built")
+
+
+def test_bytecode_is_compiled_by_hash_so_a_read_only_lambda_never_recompiles(tmp_path):
+    import importlib.util
+    import sys
+
+    module = tmp_path / "fn" / "handler.py"
+    module.parent.mkdir()
+    module.write_text("ANSWER = 42\n")
+    package.compile_bytecode(sys.executable, [tmp_path / "fn"])
+    compiled = module.parent / "__pycache__" / f"handler.{sys.implementation.cache_tag}.pyc"
+    assert compiled.exists()
+    flags = int.from_bytes(compiled.read_bytes()[4:8], "little")
+    assert flags == 0b01  # hash-based, unchecked: file times changed by zipping don't matter
+    assert importlib.util.source_hash(module.read_bytes()) == compiled.read_bytes()[8:16]
+
+
+def test_only_an_interpreter_of_lambdas_version_compiles(monkeypatch):
+    import sys
+
+    monkeypatch.setenv("LAMBDA_PYTHON", sys.executable)
+    monkeypatch.setattr(package.shutil, "which", lambda name: None)
+    found = package.lambda_python()
+    assert found == (sys.executable if sys.version_info[:2] == package.LAMBDA_PYTHON_VERSION else None)
