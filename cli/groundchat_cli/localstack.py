@@ -389,6 +389,7 @@ def prepare(settings: Settings, say=print) -> None:
     dynamo = Dynamo(settings)
     created = create_tables(dynamo)
     say(f"tables: {len(created)} created")
+    migrate_indexes(dynamo, say)
     dev_secret(settings, create=True)
     asyncio.run(UserStore(dynamo).grant(settings.dev_user, list(ALL_PERMISSIONS)))
     say(f"user {settings.dev_user!r} granted {', '.join(ALL_PERMISSIONS)}")
@@ -409,6 +410,26 @@ def prepare(settings: Settings, say=print) -> None:
     loaded = asyncio.run(load_sample_if_empty(dynamo))
     say(f"benchmark runs: {'sample of ' + str(loaded) + ' runs loaded' if loaded else 'already present'}")
     ingest_if_needed(settings, say)
+
+
+def migrate_indexes(dynamo, say=print) -> None:
+    """A store kept from before a table gained an index gets it; when the run views gain theirs, the
+    run list entries written before are given the index keys (`runs repair --fix`), once."""
+    from groundchat.store.run_repair import check_views
+    from groundchat.store.table_indexes import IndexNotReady, add_missing_indexes
+    from groundchat.store.tables import RUN_VIEWS
+
+    try:
+        added = add_missing_indexes(dynamo)
+    except IndexNotReady as exc:
+        raise StackError(str(exc)) from None
+    if not added:
+        return
+    say(f"tables: index(es) added: {', '.join(added)}")
+    if any(name.startswith(f"{RUN_VIEWS.logical}/") for name in added):
+        report = check_views(dynamo, fix=True)
+        say(f"benchmark runs: views of {report.runs} runs brought up to date ({report.fixed} item(s) rewritten"
+            + (f", {report.skipped} changed meanwhile: run `groundchat runs repair`)" if report.skipped else ")"))
 
 
 def ingest_if_needed(settings: Settings, say=print) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from groundchat.auth.callers import Caller
 from groundchat.config import Settings
 from groundchat.public.bot_wall import HumanCheck
-from groundchat.public.gate import Admitted, PublicGate, TurnedAway, Visit
+from groundchat.chat.refusal import Refusal
+from groundchat.public.gate import Admitted, PublicGate, Visit
 from groundchat.public.rate_limit import RateDecision
 from groundchat.public.visitor_sessions import issue_session
 
@@ -42,8 +43,8 @@ def gate(allowed=True, outcome="human") -> PublicGate:
 async def test_the_rate_limit_comes_before_anything_else_and_keys_no_raw_address():
     g = gate(allowed=False)
     refused = await g.admit(Caller(id="alice"), Visit(address="203.0.113.1", human_check_token="t"), may_chat)
-    assert refused == TurnedAway(429, "rate-limited", "Too many questions from your address: wait 7 s, then ask again.",
-                                 {"Retry-After": "7"}, {"retry_after": 7})
+    assert refused == Refusal(429, "rate-limited", "Too many questions from your address: wait 7 s, then ask again.",
+                              headers={"Retry-After": "7"}, extra={"retry_after": 7})
     assert g.verifier.tokens == [] and "203.0.113.1" not in g.limiter.keys[0]
 
 

@@ -317,16 +317,26 @@ def test_ingest_touches_no_table_and_only_its_bucket(resources):
         str({"Fn::Sub": "${SourcesBucket.Arn}/*"}), str({"Fn::GetAtt": ["SourcesBucket", "Arn"]})}
 
 
-def test_sweep_may_only_find_and_release_reservations(resources):
+def test_sweep_may_only_find_and_release_reservations_and_sweep_recall_entries(resources):
     # sweep_expired: a Query on the by_expiry index, then per reservation one TransactWriteItems of
     # a Delete (the reservation) and Updates (its counters), which IAM checks as DeleteItem and
-    # UpdateItem. tests/budget/test_sweep_handler.py records the calls the handler makes.
+    # UpdateItem. tests/spending/test_sweep_handler.py records the calls the handler makes. The
+    # recall sweep reads conversations' expiries by BatchGetItem (tests/recall/test_recall_sweep.py).
     assert _dynamodb_grants(resources, "SweepFunction") == {
         ("dynamodb:Query", "BudgetTable.Arn/index/by_expiry"),
         ("dynamodb:DeleteItem", "BudgetTable.Arn"),
         ("dynamodb:UpdateItem", "BudgetTable.Arn"),
+        ("dynamodb:BatchGetItem", "ConversationsTable.Arn"),
     }
-    assert all(a.startswith("dynamodb:") for s in statements(resources, "SweepFunction") for a in as_list(s["Action"]))
+    others = [s for s in statements(resources, "SweepFunction") if not as_list(s["Action"])[0].startswith("dynamodb:")]
+    assert {s["Sid"]: sorted(as_list(s["Action"])) for s in others} == {
+        "SweepRecallEntriesServerless": ["aoss:APIAccessAll"],
+        "SweepRecallEntries": ["es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut"]}
+    # The managed domain's grant names the recall index (its default name) and nothing else of the domain.
+    managed = next(s for s in others if s["Sid"] == "SweepRecallEntries")
+    assert [r["Fn::Sub"].split(":domain/")[1] for r in managed["Resource"]] == [
+        "groundchat-${Stage}/groundchat-recall", "groundchat-${Stage}/groundchat-recall/*"]
+    assert Settings.model_fields["recall_index"].default == "groundchat-recall"
 
 
 # ------------------------------------------------------------------ the rest of the stack

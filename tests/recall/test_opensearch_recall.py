@@ -66,3 +66,73 @@ def test_deleting_a_conversation_sends_owner_and_conversation_filters(fake):
     assert index.remove_conversation("alice", "c1") == 3
     body = bodies(fake, "POST", "/_delete_by_query")[0]
     assert body["query"]["bool"]["filter"] == [{"term": {"owner": "alice"}}, {"term": {"conversation_id": "c1"}}]
+
+
+# ---- the sweep's requests: a range query on the expiry, then one delete and one update by query ----
+
+def test_an_entry_carries_its_conversations_expiry_and_an_older_index_gains_the_field(fake):
+    from groundchat.recall.opensearch import EXPIRY_MAPPING
+
+    index = OpenSearchRecallIndex(fake.client(), INDEX, WordHashEmbedder)  # HEAD answers 200: the index exists
+    index.add(make_entry("alice", "c1", "r1", "q", "a", expires_at=1_800_000_000))
+    index.add(make_entry("alice", "c1", "r2", "q", "a", expires_at=1_800_086_400))
+    mappings = [json.loads(b) for m, p, b in fake.requests if m == "PUT" and p.split("?")[0] == f"/{INDEX}/_mapping"]
+    assert mappings == [EXPIRY_MAPPING] == [{"properties": {"expires_at": {"type": "long"}}}]  # once per process
+    docs = [json.loads(b) for m, p, b in fake.requests if f"/{INDEX}/_doc/" in p]
+    assert [d["expires_at"] for d in docs] == [1_800_000_000, 1_800_086_400]
+    assert index_body(64)["mappings"]["properties"]["expires_at"] == {"type": "long"}
+
+
+def test_the_due_query_is_a_range_on_the_expiry_and_returns_each_conversation_once(fake):
+    fake.routes[("POST", f"/{INDEX}/_search")] = (200, {"hits": {"hits": [
+        {"_source": {"owner": "alice", "conversation_id": "c1"}},
+        {"_source": {"owner": "alice", "conversation_id": "c1"}},
+        {"_source": {"owner": "bob", "conversation_id": "c2"}},
+    ]}})
+    index = OpenSearchRecallIndex(fake.client(), INDEX, WordHashEmbedder)
+    assert index.due_conversations(1_800_000_000, 100) == [("alice", "c1"), ("bob", "c2")]
+    assert bodies(fake, "POST", "/_search") == [{
+        "size": 100, "_source": ["owner", "conversation_id"],
+        "query": {"bool": {"should": [{"range": {"expires_at": {"lte": 1_800_000_000}}},
+                                      {"bool": {"must_not": [{"exists": {"field": "expires_at"}}]}}],
+                           "minimum_should_match": 1}}}]
+
+
+def test_no_index_yet_means_nothing_is_due_and_nothing_is_searched(fake):
+    fake.routes[("HEAD", f"/{INDEX}")] = (404, None)
+    index = OpenSearchRecallIndex(fake.client(), INDEX, WordHashEmbedder)
+    assert index.due_conversations(1_800_000_000, 100) == []
+    assert [m for m, _, _ in fake.requests] == ["HEAD"]
+
+
+def test_gone_conversations_are_removed_in_one_delete_by_query_each_pair_matched_whole(fake):
+    fake.routes[("POST", f"/{INDEX}/_delete_by_query")] = (200, {"deleted": 4})
+    index = OpenSearchRecallIndex(fake.client(), INDEX, WordHashEmbedder)
+    assert index.remove_conversations([("alice", "c1"), ("bob", "c2")]) == 4
+    [(path, body)] = [(p, json.loads(b)) for m, p, b in fake.requests if m == "POST"]
+    assert path.split("?")[0] == f"/{INDEX}/_delete_by_query"
+    assert sorted(path.split("?")[1].split("&")) == ["conflicts=proceed", "refresh=true"]
+    assert body == {"query": {"bool": {"should": [
+        {"bool": {"filter": [{"term": {"owner": "alice"}}, {"term": {"conversation_id": "c1"}}]}},
+        {"bool": {"filter": [{"term": {"owner": "bob"}}, {"term": {"conversation_id": "c2"}}]}},
+    ], "minimum_should_match": 1}}}
+
+
+def test_live_conversations_entries_move_forward_to_their_expiry_in_one_update_by_query(fake):
+    from groundchat.recall.opensearch import RENEW_SCRIPT
+
+    fake.routes[("POST", f"/{INDEX}/_update_by_query")] = (200, {"updated": 3, "noops": 1})
+    index = OpenSearchRecallIndex(fake.client(), INDEX, WordHashEmbedder)
+    assert index.renew({("alice", "c1"): 1_800_000_000, ("alice", "c3"): 1_800_086_400}) == 3
+    [(path, body)] = [(p, json.loads(b)) for m, p, b in fake.requests if m == "POST"]
+    assert path.split("?")[0] == f"/{INDEX}/_update_by_query"
+    assert sorted(path.split("?")[1].split("&")) == ["conflicts=proceed", "refresh=true"]
+    assert body == {
+        "query": {"bool": {"should": [
+            {"bool": {"filter": [{"term": {"owner": "alice"}}, {"term": {"conversation_id": "c1"}}]}},
+            {"bool": {"filter": [{"term": {"owner": "alice"}}, {"term": {"conversation_id": "c3"}}]}},
+        ], "minimum_should_match": 1}},
+        "script": {"lang": "painless", "source": RENEW_SCRIPT,
+                   "params": {"expires": {"c1": 1_800_000_000, "c3": 1_800_086_400}}}}
+    # Never backwards: an entry that already carries a later expiry is left alone.
+    assert "ctx._source.expires_at >= e" in RENEW_SCRIPT and "ctx.op = 'noop'" in RENEW_SCRIPT

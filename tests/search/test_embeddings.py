@@ -70,3 +70,75 @@ def test_titan_request_and_response():
 def test_unknown_embedding_setting():
     with pytest.raises(EmbeddingError):
         make_embedder("word2vec")
+
+
+# -- batching by tokens, and vectors unchanged by it ----------------------------------------------
+
+def test_token_batches_sort_by_length_and_keep_each_padded_batch_within_the_budget():
+    from groundchat.search.embeddings import token_batches
+
+    lengths = [30, 5, 256, 12, 12, 100, 7, 256, 64, 9]
+    batches = token_batches(lengths, 256)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))  # every text once
+    flat = [lengths[i] for b in batches for i in b]
+    assert flat == sorted(lengths)
+    for b in batches:
+        assert max(lengths[i] for i in b) * len(b) <= 256
+    # Six short texts padded to 30; 64 would make seven of 64 (448), so it starts the next batch.
+    assert [[lengths[i] for i in b] for b in batches] == [[5, 7, 9, 12, 12, 30], [64, 100], [256], [256]]
+    assert token_batches([300], 256) == [[0]]  # a text over the budget goes alone
+    assert token_batches([], 256) == []
+
+
+def _texts_of_many_lengths() -> list[str]:
+    words = "focus order contrast keyboard label error caption status name role value target".split()
+    texts = [" ".join(words[(i * 7 + j) % len(words)] for j in range(n)) for i, n in enumerate(
+        [1, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 400])]  # the last is truncated at 256 tokens
+    return texts + ["A sentence, with punctuation: (and brackets) — and a dash.", "déjà vu, naïve café"]
+
+
+def test_batched_vectors_equal_the_previous_pipeline_text_by_text():
+    """The same texts through the tokenizer's own padding in groups of 8, as the ingest embedded
+    them before batching by tokens, give the same vectors (padding is masked out)."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    texts = _texts_of_many_lengths()
+    model, tokenizer_path = local_model_files()
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    tokenizer.enable_truncation(max_length=256)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+    before = []
+    for start in range(0, len(texts), 8):
+        encodings = tokenizer.encode_batch(texts[start:start + 8])
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+        before.append(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
+    now = LocalOnnxEmbedder(tokens_per_batch=512).embed(texts)
+    assert np.allclose(now, np.concatenate(before), atol=1e-5)
+    # Alone, or in a batch padded to a longer text: the same vector.
+    alone = LocalOnnxEmbedder().embed_query(texts[2]).vector
+    assert np.allclose(alone, now[2], atol=1e-5)
+
+
+def test_the_embedder_reports_each_model_call_and_uses_every_core_without_spinning():
+    import os
+
+    from groundchat.search.embeddings import session_options
+    import onnxruntime as ort
+
+    texts = _texts_of_many_lengths()
+    e = LocalOnnxEmbedder(tokens_per_batch=512)
+    calls = list(e.embed_in_batches(texts))
+    assert len(calls) > 1 and sorted(i for rows, _ in calls for i in rows) == list(range(len(texts)))
+    assert all(v.shape == (len(rows), 384) for rows, v in calls)
+    options = session_options(ort)
+    assert options.intra_op_num_threads == len(os.sched_getaffinity(0))
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert list(e.embed_in_batches([])) == [] and e.embed([]).shape == (0, 384)

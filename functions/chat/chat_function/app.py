@@ -16,13 +16,12 @@ from chat_function.public_mode import add_public_script_route, keep_visitor_sess
 from chat_function.errors import error, store_failure
 from chat_function.limits import chat_body_limit, read_limited, too_large_message
 from chat_function.uploads import read_question
-from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, chat_request, refusals
+from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, document_chat_request, refusals
 from chat_function.server_errors import TypedServerErrors
 from chat_function.signin import add_sign_in_routes
 from chat_function.streaming import ExchangeStream
 from groundchat.auth.callers import CHAT_USE, RUNS_READ, TRACES_READ, Caller
 from groundchat.attachments.question import images_status
-from groundchat.chat.answer import Refusal, answer_question
 from groundchat.ids import is_answer_run_id, is_benchmark_run_id, is_conversation_id
 from groundchat.services import Services, build_services
 from groundchat.spending.operator import budget_status
@@ -32,7 +31,6 @@ from groundchat.store.deletion import delete_conversation
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from groundchat.web.assets import ASSETS, asset
 from groundchat.web.pages import fill
-from groundchat.web.run_pages import page_args, run_page
 
 may_chat = Depends(allowed(CHAT_USE))
 may_read_traces = Depends(allowed(TRACES_READ))
@@ -94,7 +92,9 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         services = services_of(request)
         return images_status(services.settings, services.model if services.model_status()[0] else None)
 
-    @app.post("/api/chat", openapi_extra=chat_request(max_question_chars), responses=CHAT_RESPONSES, response_class=Response)
+    document_chat_request(app, max_question_chars)
+
+    @app.post("/api/chat", responses=CHAT_RESPONSES, response_class=Response)
     async def chat(request: Request) -> Response:
         """A question as JSON, or the same fields as multipart/form-data with the question's images:
         `message`, `conversation_id`, up to 5 `image` files (PNG, JPEG, WebP, GIF) and one `alt` text per image."""
@@ -103,6 +103,10 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         if body is None:
             return error(413, "too-large", too_large_message(limit))
         body, uploads = await read_question(request, body)
+        # Imported on the first question, not at a cold start (~25 ms): no other route needs the answer
+        # use case, and a question pays seconds for the model anyway.
+        from groundchat.chat.answer import Refusal, answer_question
+
         outcome = await answer_question(services_of(request), caller_or_none(request), body, visit_of(request), uploads)
         if isinstance(outcome, Refusal):
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
@@ -128,7 +132,10 @@ def _conversation_routes(app: FastAPI) -> None:
         if item is None:
             return error(404, "not-found", "No such conversation.")
         items = await store.read_items(conversation_id)
-        return JSONResponse({"conversation": public_conversation(item), "messages": [public_message(i) for i in items]})
+        # The owner's view: each answer's cost and Details too (`cost`, `cost_text`, `details` on its
+        # last assistant message; absent on answers stored before they were kept).
+        return JSONResponse({"conversation": public_conversation(item),
+                             "messages": [public_message(i, answer_record=True) for i in items]})
 
     @app.get("/api/conversations/{conversation_id}/images/{sha256}", response_class=Response, responses=IMAGE_RESPONSES)
     async def conversation_image(conversation_id: str, sha256: str, request: Request, caller: Caller = may_chat) -> Response:
@@ -195,6 +202,9 @@ def _run_routes(app: FastAPI) -> None:
     async def runs(request: Request, caller: Caller = may_read_runs) -> Response:
         """A page of the run list, newest first, with the count of every run the filter matches
         and the `next` / `previous` page tokens (`page=`)."""
+        # Imported on the first run list, not at a cold start (~20 ms of result shapes only this route uses).
+        from groundchat.web.run_pages import page_args, run_page
+
         services = services_of(request)
         try:
             return JSONResponse(await run_page(services.tool_context(caller), page_args(dict(request.query_params))))

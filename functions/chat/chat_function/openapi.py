@@ -6,7 +6,6 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from groundchat.chat.answer import ChatBody
 from groundchat.chat.frames import FrameType
 
 
@@ -39,11 +38,31 @@ def chat_request(max_question_chars: int) -> dict[str, Any]:
     fields may come as multipart/form-data with the question's images (chat_function/uploads.py):
     said in the route's description, not as a schema, since no schema can say which bytes are an
     image, and a fuzzer would take every refused file for a valid request refused."""
+    # Imported here, not at the top: the answer use case's modules (~25 ms) load with the first
+    # question or the first OpenAPI document, not at every cold start (see document_chat_request).
+    from groundchat.chat.answer import ChatBody
+
     schema = ChatBody.model_json_schema()
     schema["properties"]["message"].update({"minLength": 1, "maxLength": max_question_chars, "pattern": r"\S"})
     schema["properties"]["conversation_id"] = {"anyOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}],
                                                "description": "a conversation of yours, as the start frame named it"}
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+
+
+def document_chat_request(app: Any, max_question_chars: int) -> None:
+    """Adds `POST /api/chat`'s request body to the OpenAPI document when the document is first built
+    (FastAPI's way of extending it: replacing `app.openapi`), instead of building the schema, and
+    importing the answer use case it comes from, when the app is constructed."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            build()["paths"]["/api/chat"]["post"].update(chat_request(max_question_chars))
+        return app.openapi_schema
+
+    app.openapi = openapi
+
+
 CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"description": "the answer as server-sent events, each a frame: its type as the event, its payload as JSON data",
           "content": {"text/event-stream": {"schema": {

@@ -1,4 +1,5 @@
-"""Lambda entry point: release spending reservations whose request died before settling.
+"""Lambda entry point: release spending reservations whose request died before settling, and remove
+the recall entries of conversations that have expired or gone.
 
 Every model step reserves its worst case against the spending caps with an expiry; a request that
 crashes (a Lambda timeout, an out-of-memory kill) never settles or releases it, so until someone
@@ -6,24 +7,33 @@ sweeps, that amount stays held and the caps refuse more than they should. EventB
 every 15 minutes; it releases each expired reservation exactly once (see
 `groundchat.spending.operator.sweep_expired`) and reports how many and how much.
 
+DynamoDB's TTL deletes an expired conversation's items, but not what the recall index keeps of it
+(its questions and answers): the same run then removes those entries (`groundchat.recall.sweep`:
+a range query on the entries' expiry, each conversation read before anything is removed), in
+bounded rounds, and reports how many went. Reservations come first: they hold money.
+
 It is its own function so that the only role allowed to touch the budget this way names just that
 table, its expiry index and the two actions a release needs: the ingest has no business with money,
 and the chat function runs behind the Web Adapter, which only passes HTTP requests to the app.
 A run that fails raises, so the function's Errors alarm sees it; two runs that overlap are safe,
-because each release is conditional on the reservation still being there. Expired conversations
-are DynamoDB TTL's work in AWS; locally, `sweep_function.local` applies the same rule.
+because each release is conditional on the reservation still being there, and removing or renewing
+recall entries twice changes nothing the second time. Expired conversations themselves are DynamoDB
+TTL's work in AWS; locally, `sweep_function.local` applies the same rule.
 """
 from __future__ import annotations
 
 import asyncio
+import time
 from decimal import Decimal
 from typing import Any
 
 from groundchat.spending.operator import sweep_expired
 from groundchat.config import get_settings
 from groundchat.observability import logger, record_released_reservations, tracer
+from groundchat.recall.sweep import open_for_sweep, sweep_recall
 from groundchat.spending.prices import money_text
 from groundchat.store.dynamo import Dynamo
+from groundchat.store.retention import conversation_expiries_sync
 
 
 def sweep(dynamo: Dynamo) -> dict[str, Any]:
@@ -33,14 +43,31 @@ def sweep(dynamo: Dynamo) -> dict[str, Any]:
     return {"released": released, "count": len(released), "amount": money_text(amount)}
 
 
+def sweep_recall_entries(dynamo: Dynamo, recall: Any, now: float | None = None) -> dict[str, Any]:
+    """The recall entries of expired or deleted conversations removed: how many, and how many
+    entries of live conversations were moved to their conversation's expiry."""
+    at = now if now is not None else time.time()
+    return sweep_recall(recall, lambda ids: conversation_expiries_sync(dynamo, ids), at).public()
+
+
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 def handler(event: dict[str, Any] | None, context: Any) -> dict[str, Any]:
     # A client per run: the schedule is every 15 minutes, so there is nothing worth keeping warm.
-    summary = sweep(Dynamo(get_settings()))
+    settings = get_settings()
+    dynamo = Dynamo(settings)
+    summary = sweep(dynamo)
     record_released_reservations(summary["count"], Decimal(summary["amount"]))
     logger.info(
         "released expired reservations" if summary["count"] else "no expired reservations",
         extra={"released_count": summary["count"], "released_usd": summary["amount"], "released": summary["released"]},
     )
+    recall = open_for_sweep(settings)
+    if recall is not None:
+        try:
+            summary["recall"] = sweep_recall_entries(dynamo, recall)
+        finally:
+            recall.close()
+        logger.info("recall entries of expired conversations removed" if summary["recall"]["removed"]
+                    else "no recall entries to remove", extra={"recall": summary["recall"]})
     return summary

@@ -4,11 +4,16 @@ from __future__ import annotations
 import secrets
 import time
 from pathlib import Path
-
-import jwt
+from typing import TYPE_CHECKING
 
 from groundchat.auth.callers import Caller
 from groundchat.config import Settings
+
+if TYPE_CHECKING:
+    import jwt
+
+# PyJWT (with the cryptography it loads, ~30 ms) is imported by the functions that sign or verify,
+# not at a cold start: the chat's pages and assets never need it, its API routes do on first use.
 
 DEV_ISSUER = "groundchat-dev"
 DEV_AUDIENCE = "groundchat"
@@ -34,6 +39,8 @@ def dev_secret(settings: Settings, create: bool = False) -> str:
 
 
 def issue_dev_token(settings: Settings, user: str, days: int = 30) -> str:
+    import jwt
+
     now = int(time.time())
     claims = {"sub": user, "iss": DEV_ISSUER, "aud": DEV_AUDIENCE, "iat": now, "exp": now + days * 86400}
     return jwt.encode(claims, dev_secret(settings, create=True), algorithm="HS256")
@@ -45,6 +52,8 @@ class TokenVerifier:
         self._jwks: jwt.PyJWKClient | None = None
 
     def verify(self, token: str) -> Caller:
+        import jwt
+
         try:
             if self.settings.auth_mode == "oidc":
                 return self._verify_oidc(token)
@@ -70,6 +79,8 @@ class TokenVerifier:
             except (SignInFailed, OidcNotConfigured) as exc:
                 raise AuthError(f"invalid token: {exc}") from exc
             return Caller(id=str(claims["sub"]))
+        import jwt
+
         if self._jwks is None:
             # PyJWKClient caches the key set and refetches on an unknown `kid` (key rotation).
             self._jwks = jwt.PyJWKClient(self.settings.oidc_jwks_url, cache_keys=True, lifespan=3600)

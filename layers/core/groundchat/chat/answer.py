@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, AsyncIterator
 
@@ -24,6 +24,7 @@ from groundchat.attachments.history_images import history_for_model
 from groundchat.attachments.question import prepare_question_images
 from groundchat.attachments.uploads import ImagesRefused, UploadProblem, Uploads
 from groundchat.auth.callers import CHAT_USE, SIGN_IN_MESSAGE, Caller
+from groundchat.chat.answer_record import answer_record
 from groundchat.chat.frames import Frame
 from groundchat.chat.history import Shortened, policy_for, shape_history
 from groundchat.chat.freshness_note import stale_source_note
@@ -35,7 +36,8 @@ from groundchat.grounding.citations import citation_check
 from groundchat.ids import is_conversation_id
 from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.observability import record_answer, record_refusal
-from groundchat.public.gate import TurnedAway, Visit
+from groundchat.chat.refusal import Refusal
+from groundchat.public.gate import Visit
 from groundchat.public.visitor_sessions import IssuedSession
 from groundchat.recall.hooks import GatedRegistry, RecallAccess, index_committed, offered_for
 from groundchat.services import Services
@@ -54,18 +56,6 @@ class ChatBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
     message: str
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """A question refused before any model call: the HTTP status, a stable code, and words."""
-
-    status: int
-    code: str
-    message: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)  # e.g. Retry-After
-    visitor_session: IssuedSession | None = None  # a visitor verified on the way: keep the session
 
 
 @dataclass
@@ -98,8 +88,8 @@ async def answer_question(services: Services, caller: Caller | None, body: bytes
         assert caller is not None
         return await _answer_caller(services, caller, body, uploads)
     admitted = await services.public_gate.admit(caller, visit, services.can)
-    if isinstance(admitted, TurnedAway):
-        return Refusal(admitted.status, admitted.code, admitted.message, dict(admitted.extra), dict(admitted.headers))
+    if isinstance(admitted, Refusal):
+        return admitted
     outcome = await _answer_caller(services, admitted.caller, body, uploads)
     # The human check passed and its token is spent: whatever follows, the visitor keeps the session.
     return replace(outcome, visitor_session=admitted.new_session) if admitted.new_session else outcome
@@ -286,12 +276,15 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
         ctx.recall = RecallAccess(services.recall, recall, services.conversations)
 
     async def commit(ex: Exchange) -> None:
+        # One expiry for the conversation and for what recall keeps of this exchange (recall.sweep).
+        expires = services.conversations.expiry()
         await services.conversations.commit_exchange(
             conversation_id=ex.conversation_id, owner=caller.id, run_id=ex.run_id, existing=conversation.existing,
-            messages=ex.new_messages, annotations=ex.annotations, title=question,
+            messages=ex.new_messages, annotations=ex.annotations, title=question, expires_at=expires,
+            answer_record=answer_record(ex),  # its cost and Details, shown again when it is reopened
         )
         if recall is not None:  # only now, committed: never a failed or cancelled exchange
-            await index_committed(services.recall, recall, caller.id, ex)
+            await index_committed(services.recall, recall, caller.id, ex, expires)
 
     async def finish(ex: Exchange) -> None:
         await spend.release_unused()  # the precheck's reservation, if the run ended before step 0

@@ -146,6 +146,7 @@ async def run_exchange(
                 async for frame in _run_tool(call, registry, ctx, ex, limits):
                     yield frame
         if reason in ("complete", "max-steps", "spend-cap", "unmeasurable-cost"):
+            ex.done_reason = reason  # the commit stores how the answer ended (chat.answer_record)
             for check in after_answer or []:
                 for frame in await check(ex):
                     yield frame

@@ -6,10 +6,11 @@ caps come after, in the answer use case."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from groundchat.auth.callers import CHAT_USE, Caller
+from groundchat.chat.refusal import Refusal
 from groundchat.public.addresses import address_key
 from groundchat.public.visitor_sessions import IssuedSession, issue_session, read_session
 from groundchat.public.visitors import new_visitor_id, visitor
@@ -32,15 +33,6 @@ class Visit:
 
 
 @dataclass(frozen=True)
-class TurnedAway:
-    status: int
-    code: str
-    message: str
-    headers: dict[str, str] = field(default_factory=dict)
-    extra: dict[str, object] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class Admitted:
     caller: Caller
     new_session: IssuedSession | None = None  # to set as the visitor's cookie
@@ -54,7 +46,7 @@ class PublicGate:
         self.verifier = verifier
         self.clock = clock
 
-    async def admit(self, caller: Caller | None, visit: Visit | None, can: Callable[[str, Caller], Awaitable[bool]]) -> Admitted | TurnedAway:
+    async def admit(self, caller: Caller | None, visit: Visit | None, can: Callable[[str, Caller], Awaitable[bool]]) -> Admitted | Refusal:
         """`visit` is None only for a question asked in process (the CLI, the benchmarks), which has
         no address to limit; anything that arrives over HTTP has one."""
         if visit is not None:
@@ -64,34 +56,34 @@ class PublicGate:
         visit = visit or Visit()
         if caller is not None and not caller.is_visitor:
             if not await can(CHAT_USE, caller):
-                return TurnedAway(403, "forbidden", f"You do not have the permission {CHAT_USE!r}.")
+                return Refusal(403, "forbidden", f"You do not have the permission {CHAT_USE!r}.")
             return Admitted(caller)
         return await self._visitor(visit)
 
-    async def _rate_limited(self, visit: Visit) -> TurnedAway | None:
+    async def _rate_limited(self, visit: Visit) -> Refusal | None:
         decision = await self.limiter.admit(address_key(self.settings.visitor_secret, visit.address))
         if not decision.allowed:
             wait = decision.retry_after_seconds
-            return TurnedAway(429, "rate-limited", f"Too many questions from your address: wait {wait} s, then ask again.",
-                              {"Retry-After": str(wait)}, {"retry_after": wait})
+            return Refusal(429, "rate-limited", f"Too many questions from your address: wait {wait} s, then ask again.",
+                           headers={"Retry-After": str(wait)}, extra={"retry_after": wait})
         return None
 
-    async def _visitor(self, visit: Visit) -> Admitted | TurnedAway:
+    async def _visitor(self, visit: Visit) -> Admitted | Refusal:
         secret, now = self.settings.visitor_secret, self.clock()
         session = read_session(secret, visit.session, now)
         if session is not None and not session.expired:
             return Admitted(visitor(session.visitor_id))
         if not visit.human_check_token:
             minutes = self.settings.visitor_session_minutes
-            return TurnedAway(401, "human-check-required",
+            return Refusal(401, "human-check-required",
                               f"Complete the human check, then ask (visitors repeat it every {minutes} minutes).")
         check = await self.verifier.verify(visit.human_check_token, visit.address)
         if check.outcome == "not-human":
-            return TurnedAway(403, "not-human", "The human check did not pass: try it again.")
+            return Refusal(403, "not-human", "The human check did not pass: try it again.")
         if check.outcome != "human":
-            return TurnedAway(503, "bot-check-unavailable",
+            return Refusal(503, "bot-check-unavailable",
                               "The human check cannot be reached, so nothing was asked: try again in a minute.",
-                              {"Retry-After": str(VERIFIER_RETRY_SECONDS)})
+                              headers={"Retry-After": str(VERIFIER_RETRY_SECONDS)})
         # A visitor whose session just ran out keeps their id, and so their conversation.
         visitor_id = session.visitor_id if session is not None else new_visitor_id()
         issued = issue_session(secret, visitor_id, self.settings.visitor_session_minutes, now)

@@ -11,9 +11,10 @@ import hmac
 import time
 from dataclasses import dataclass
 
-import jwt
-
 from groundchat.public.visitors import is_visitor_id
+
+# PyJWT (~30 ms with cryptography) is imported where a session is signed or read, not at a cold
+# start: the chat function imports this module for its cookie name in private mode too.
 
 COOKIE_NAME = "groundchat_visitor"
 ISSUER = "groundchat-visitor"
@@ -41,6 +42,8 @@ class SessionRead:
 
 
 def issue_session(secret: str, visitor_id: str, minutes: int, now: float | None = None) -> IssuedSession:
+    import jwt
+
     issued = int(time.time() if now is None else now)
     max_age = minutes * 60
     claims = {"sub": visitor_id, "iss": ISSUER, "aud": AUDIENCE, "iat": issued, "exp": issued + max_age}
@@ -52,6 +55,8 @@ def read_session(secret: str, token: str | None, now: float | None = None) -> Se
     (or ran out too long ago to carry anything over)."""
     if not token or not secret:
         return None
+    import jwt
+
     try:
         claims = jwt.decode(token, _signing_key(secret), algorithms=["HS256"], audience=AUDIENCE, issuer=ISSUER,
                             # Time is judged below, by our clock (the same one that issued it).

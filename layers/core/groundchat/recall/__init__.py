@@ -1,7 +1,8 @@
 """Recall: a person's own past exchanges as a source the model can search (`search_my_conversations`).
 
-Indexed when an exchange commits (`index_exchange`), removed with its conversation, searched only
-under the caller's id. Locally a SQLite file beside the corpus index; in AWS an OpenSearch index.
+Indexed when an exchange commits (`index_exchange`), removed with its conversation (deleted, or
+expired: `recall.sweep`), searched only under the caller's id. Locally a SQLite file beside the
+corpus index; in AWS an OpenSearch index.
 """
 from __future__ import annotations
 
@@ -30,19 +31,23 @@ def open_recall_index(settings: "Settings", embedder: Callable[[], Any]) -> Any:
         from groundchat.recall.opensearch import OpenSearchRecallIndex
         from groundchat.search.opensearch import make_client
 
-        return OpenSearchRecallIndex(make_client(settings), settings.recall_index, embedder)
+        return OpenSearchRecallIndex(make_client(settings), settings.recall_index, embedder,
+                                     serverless=settings.opensearch_service == "aoss")
     from groundchat.recall.embedded import EmbeddedRecallIndex
 
     return EmbeddedRecallIndex(recall_index_path(settings), embedder)
 
 
-def index_exchange(index: Any, owner: str, conversation_id: str, run_id: str, question: str, answer: str) -> bool:
+def index_exchange(index: Any, owner: str, conversation_id: str, run_id: str, question: str, answer: str,
+                   expires_at: int | None = None) -> bool:
     """Adds one committed exchange. Called only after its commit succeeded; a failure here is logged
-    and never undoes the answer (the exchange is then simply not recallable)."""
+    and never undoes the answer (the exchange is then simply not recallable). `expires_at`: the
+    expiry that commit gave the conversation, so the sweep (`recall.sweep`) finds the entry when
+    the conversation's day comes."""
     if not answer.strip():
         return False
     try:
-        index.add(make_entry(owner, conversation_id, run_id, question, answer))
+        index.add(make_entry(owner, conversation_id, run_id, question, answer, expires_at))
     except Exception as exc:
         log.warning("recall index write failed: %s", type(exc).__name__)
         return False

@@ -1,7 +1,10 @@
 """The local recall index: one SQLite file (FTS5 for words, stored vectors for meaning), keyed by owner.
 
-Every read and delete names the owner in its SQL: there is no query that could return another
-person's entry. The embedding model is loaded on the first write or search, not at start.
+Every search and delete names the owner in its SQL: there is no query that could return another
+person's entry (the sweep's expiry query reads across owners, and returns keys, never text). Each
+entry carries its conversation's expiry, so the sweep finds the entries of expired conversations by
+an index on it (`due_conversations`), not by reading them all. The embedding model is loaded on the
+first write or search, not at start.
 """
 from __future__ import annotations
 
@@ -20,11 +23,16 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
   rowid INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, owner TEXT NOT NULL, conversation_id TEXT NOT NULL,
   run_id TEXT NOT NULL, question TEXT NOT NULL, answer TEXT NOT NULL, created_at REAL NOT NULL,
-  model_id TEXT NOT NULL, vector BLOB NOT NULL
+  model_id TEXT NOT NULL, vector BLOB NOT NULL, expires_at INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS entries_owner ON entries(owner, conversation_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(question, answer, tokenize='porter unicode61');
 """
+# An entry's conversation's expiry; 0 when not known (entries written before expiries were kept, in
+# files that gain the column here): the next sweep looks at those at once.
+_EXPIRY_COLUMN = "ALTER TABLE entries ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0"
+# The sweep's range query reads this index, never the whole table.
+_EXPIRY_INDEX = "CREATE INDEX IF NOT EXISTS entries_expiry ON entries(expires_at)"
 _COLUMNS = "e.owner, e.conversation_id, e.run_id, e.question, e.answer, e.created_at"
 RRF_K = 60  # reciprocal-rank fusion of the word and meaning rankings, as the corpus search does
 
@@ -49,6 +57,10 @@ class EmbeddedRecallIndex:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, check_same_thread=False)
             conn.executescript(_SCHEMA)
+            if "expires_at" not in {row[1] for row in conn.execute("PRAGMA table_info(entries)")}:
+                conn.execute(_EXPIRY_COLUMN)
+            conn.execute(_EXPIRY_INDEX)
+            conn.commit()
             self._conn = conn
         return self._conn
 
@@ -66,10 +78,10 @@ class EmbeddedRecallIndex:
             if old:  # the same exchange indexed again replaces itself
                 self._delete_rowids(db, [old[0]])
             cur = db.execute(
-                "INSERT INTO entries (id, owner, conversation_id, run_id, question, answer, created_at, model_id, vector) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO entries (id, owner, conversation_id, run_id, question, answer, created_at, model_id, vector, "
+                "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (entry.id, entry.owner, entry.conversation_id, entry.run_id, entry.question, entry.answer,
-                 entry.created_at, model.model_id, vector.tobytes()))
+                 entry.created_at, model.model_id, vector.tobytes(), int(entry.expires_at or 0)))
             db.execute("INSERT INTO entries_fts (rowid, question, answer) VALUES (?, ?, ?)",
                        (cur.lastrowid, entry.question, entry.answer))
             db.commit()
@@ -120,6 +132,44 @@ class EmbeddedRecallIndex:
             self._delete_rowids(db, rowids)
             db.commit()
         return len(rowids)
+
+    # ---- the sweep (recall.sweep): by expiry, never a scan of every entry ----
+
+    def due_conversations(self, now: int, limit: int) -> list[tuple[str, str]]:
+        """Up to `limit` (owner, conversation id) pairs with an entry whose expiry has come (or is
+        not known), longest due first: the conversations the sweep must look at."""
+        with self._lock:
+            # The inner range query is what reads the expiry index; a DISTINCT straight on the table
+            # would have SQLite walk the owner index instead, every entry of it.
+            rows = self._db().execute(
+                "SELECT DISTINCT owner, conversation_id FROM "
+                "(SELECT owner, conversation_id FROM entries WHERE expires_at <= ? ORDER BY expires_at) LIMIT ?",
+                (int(now), int(limit))).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def remove_conversations(self, pairs: list[tuple[str, str]]) -> int:
+        """Every entry of each (owner, conversation id), whatever its expiry; returns how many went."""
+        with self._lock:
+            db = self._db()
+            rowids = [r[0] for owner, conversation_id in pairs for r in db.execute(
+                "SELECT rowid FROM entries WHERE owner = ? AND conversation_id = ?", (owner, conversation_id))]
+            self._delete_rowids(db, rowids)
+            db.commit()
+        return len(rowids)
+
+    def renew(self, expiries: dict[tuple[str, str], int]) -> int:
+        """Moves the entries of each live (owner, conversation id) forward to its conversation's
+        expiry; never back, so an entry committed since the sweep read the conversation keeps its
+        later one. Returns how many entries moved."""
+        moved = 0
+        with self._lock:
+            db = self._db()
+            for (owner, conversation_id), expires in expiries.items():
+                moved += db.execute(
+                    "UPDATE entries SET expires_at = ? WHERE owner = ? AND conversation_id = ? AND expires_at < ?",
+                    (int(expires), owner, conversation_id, int(expires))).rowcount
+            db.commit()
+        return moved
 
     @staticmethod
     def _delete_rowids(db: sqlite3.Connection, rowids: list[int]) -> None:

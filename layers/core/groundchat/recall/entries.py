@@ -23,6 +23,9 @@ class RecallEntry:
     question: str
     answer: str
     created_at: float = field(default_factory=time.time)
+    # When the sweep must look at this entry again (epoch seconds): its conversation's expiry as
+    # the commit that made the entry wrote it. None for entries indexed before expiries were kept.
+    expires_at: int | None = None
 
     @property
     def id(self) -> str:
@@ -38,11 +41,12 @@ class RecallEntry:
         return f"{self.question}\n{self.answer}"
 
 
-def make_entry(owner: str, conversation_id: str, run_id: str, question: str, answer: str) -> RecallEntry:
+def make_entry(owner: str, conversation_id: str, run_id: str, question: str, answer: str,
+               expires_at: int | None = None) -> RecallEntry:
     if not owner or not conversation_id or not run_id:
         raise ValueError("a recall entry needs an owner, a conversation id and a run id")
     return RecallEntry(owner, conversation_id, run_id, question.strip()[:MAX_QUESTION_CHARS],
-                       answer.strip()[:MAX_ANSWER_CHARS])
+                       answer.strip()[:MAX_ANSWER_CHARS], expires_at=expires_at)
 
 
 @dataclass(frozen=True)

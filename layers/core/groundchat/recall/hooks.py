@@ -12,8 +12,8 @@ from groundchat.recall.plan import TOOL_NAME, RecallPlan
 @dataclass(frozen=True)
 class RecallAccess:
     """What the recall tool gets through `ToolContext.recall`: the index, the plan that allowed it,
-    and the conversations, so a hit whose conversation has expired or gone is never shown (the
-    index keeps entries until their conversation is deleted; TTL expiry does not reach it)."""
+    and the conversations, so a hit whose conversation has expired or gone is never shown (between
+    a conversation's expiry and the next sweep, `recall.sweep`, its entries are still indexed)."""
 
     index: Any
     plan: RecallPlan
@@ -52,10 +52,12 @@ class GatedRegistry:
         return await self._registry.execute(name, args, ctx)
 
 
-async def index_committed(recall: Any, plan: RecallPlan, owner: str, exchange: Any) -> bool:
-    """After `commit_exchange` returned: a committed exchange becomes recallable by its owner.
-    Never called for a failed or cancelled exchange (those are not committed)."""
+async def index_committed(recall: Any, plan: RecallPlan, owner: str, exchange: Any, expires_at: int | None = None) -> bool:
+    """After `commit_exchange` returned: a committed exchange becomes recallable by its owner, its
+    entry carrying the expiry that commit gave the conversation (`expires_at`), so the sweep
+    removes it when the conversation expires. Never called for a failed or cancelled exchange
+    (those are not committed)."""
     if not plan.indexes:
         return False
     return await asyncio.to_thread(index_exchange, recall, owner, exchange.conversation_id, exchange.run_id,
-                                   exchange.question, exchange.answer_text)
+                                   exchange.question, exchange.answer_text, expires_at)

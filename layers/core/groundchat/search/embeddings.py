@@ -9,10 +9,11 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -62,6 +63,8 @@ LOCAL_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014
 LOCAL_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8@" + LOCAL_MODEL_SHA256[:12]
 _MAX_TOKENS = 256  # the model's training length; longer text is truncated
+# Padded tokens per model call, by measurement on the full corpus (docs/engineering/ingest.md).
+TOKENS_PER_BATCH = 1024
 
 
 def _package_dir(name: str) -> Path:
@@ -90,11 +93,12 @@ class LocalOnnxEmbedder(_QueryMixin):
     model_id = LOCAL_MODEL_ID
     dimension = 384
 
-    def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None, batch_size: int = 32) -> None:
+    def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None,
+                 tokens_per_batch: int = TOKENS_PER_BATCH) -> None:
         default_model, default_tokenizer = local_model_files() if model_path is None or tokenizer_path is None else (None, None)
         self._model_path = model_path or default_model
         self._tokenizer_path = tokenizer_path or default_tokenizer
-        self._batch_size = batch_size
+        self._tokens_per_batch = tokens_per_batch
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
@@ -112,31 +116,39 @@ class LocalOnnxEmbedder(_QueryMixin):
 
             tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
             tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-            options = ort.SessionOptions()
-            options.log_severity_level = 3
-            session = ort.InferenceSession(str(self._model_path), sess_options=options, providers=["CPUExecutionProvider"])
+            # Each batch is padded here, to its own longest text (the file asks for a fixed 128).
+            tokenizer.no_padding()
+            session = ort.InferenceSession(str(self._model_path), sess_options=session_options(ort),
+                                           providers=["CPUExecutionProvider"])
             self._inputs = {i.name for i in session.get_inputs()}
             self._tokenizer = tokenizer
             self._session = session
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if self._session is None:
-            self._load()
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        # Batches of similar length pad less, which is most of the cost on a CPU.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         result = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            batch = order[start:start + self._batch_size]
-            result[batch] = self._encode([texts[i] for i in batch])
+        for rows, vectors in self.embed_in_batches(texts):
+            result[rows] = vectors
         return result
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def embed_in_batches(self, texts: Sequence[str]) -> Iterator[tuple[list[int], np.ndarray]]:
+        """The vectors of texts, one model call at a time: (the rows of texts it embedded, their vectors).
+        The ingest shows its progress by these; `embed` is the same, put together."""
+        if not texts:
+            return
+        if self._session is None:
+            self._load()
+        encodings = self._tokenizer.encode_batch(list(texts))
+        for rows in token_batches([len(e.ids) for e in encodings], self._tokens_per_batch):
+            yield rows, self._encode([encodings[i] for i in rows])
+
+    def _encode(self, encodings: list[Any]) -> np.ndarray:
+        # Padded with the tokenizer's own pad id (0) and a zero mask, as its padding would.
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, e in enumerate(encodings):
+            ids[row, :len(e.ids)] = e.ids
+            mask[row, :len(e.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
@@ -145,6 +157,49 @@ class LocalOnnxEmbedder(_QueryMixin):
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return _unit(pooled)
+
+
+def token_batches(lengths: Sequence[int], tokens_per_batch: int) -> list[list[int]]:
+    """Rows grouped for the model: sorted by token count, each batch as many texts as fit in
+    tokens_per_batch once padded to its longest (at least one). Padding is computed like real
+    tokens on a CPU, so similar lengths together waste almost none; and a budget in tokens, not
+    texts, keeps the largest batch's memory bounded while short texts go many at a time."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        # Sorted ascending: this text is the batch's longest once added.
+        if current and (len(current) + 1) * lengths[i] > tokens_per_batch:
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def session_options(ort: Any) -> Any:
+    """onnxruntime's settings for embedding many texts on a few cores, by measurement
+    (docs/engineering/ingest.md): one thread per core, all graph optimisations, and threads that
+    sleep rather than spin between operators. Spinning gains nothing on an idle machine and, on a
+    shared one, a spinning thread waits for one that was descheduled: the full corpus took 52 s
+    with spinning against 31 s without, two other processes running on 2 cores."""
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.intra_op_num_threads = _cores()
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+def _cores() -> int:
+    # The cores this process may run on (a container's share), not the machine's count.
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 # -- AWS: Bedrock Titan Text Embeddings v2 --------------------------------------------------------

@@ -3,8 +3,10 @@
 Each source's files are hashed; when every hash and the embedding model match what the serving
 index was built from, nothing is done. Otherwise a new index is filled: unchanged sources are
 copied from the serving index with their vectors, changed ones are converted again, and only
-chunks whose id (a hash of their text) is new are embedded. Any failure throws the new index
-away and leaves the serving one as it was.
+chunks whose id (a hash of their text) is new are embedded, unless the vector cache beside a
+local index has their exact text (search/vector_cache.py). The texts to embed, of every source
+together, go to the model sorted by length. Any failure throws the new index away and leaves the
+serving one as it was.
 """
 from __future__ import annotations
 
@@ -28,12 +30,13 @@ from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.dates import parse_utc
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
 from groundchat.search.embeddings import Embedder
+from groundchat.search.vector_cache import VectorCache, cache_path_beside
 
 Progress = Callable[[str, int, int], None]
-# Texts per embedding call, by measurement on the full corpus (774 chunks, sorted by length, 2 cores):
-# 4 → 18.6 s, 436 MiB peak; 8 → 18.6 s, 608 MiB; 16 → 19.9 s, 1,000 MiB; 32 → 22.2 s, 1,637 MiB.
-EMBED_BATCH = 8
-"""progress(stage, done, total): stage is `convert:<source>`, `embed` or `write`."""
+"""progress(stage, done, total): stage is `convert:<source>` or `embed`."""
+# Texts per `embed` call for an embedder that does not batch by itself (Titan takes one text a
+# call); the local model groups texts by tokens (embeddings.TOKENS_PER_BATCH) and reports each batch.
+EMBED_SLICE = 16
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,7 @@ class SourceChange:
     added: int = 0
     removed: int = 0
     embedded: int = 0
+    cached: int = 0  # taken from the vector cache, not embedded
 
 
 @dataclass
@@ -137,12 +141,14 @@ class IngestSummary:
             return [f"nothing changed ({self.reason}); the serving index was kept"]
         out = [f"new index: {self.total_chunks} chunks, model {self.model_id}, {self.seconds:.1f}s"]
         for s in self.sources:
-            out.append(f"  {s.source}: {s.status}, {s.chunks} chunks (+{s.added} −{s.removed}, embedded {s.embedded})")
+            cached = f", {s.cached} from the vector cache" if s.cached else ""
+            out.append(f"  {s.source}: {s.status}, {s.chunks} chunks (+{s.added} −{s.removed}, embedded {s.embedded}{cached})")
         return out
 
 
 def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
-               progress: Progress | None = None, batch_size: int = EMBED_BATCH, force: bool = False) -> IngestSummary:
+               progress: Progress | None = None, force: bool = False, use_vector_cache: bool = True) -> IngestSummary:
+    """use_vector_cache=False embeds every text the serving index does not have, cache or not."""
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     hashes = {spec.name: source_hash(spec) for spec in specs}
@@ -154,11 +160,12 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
     if not force and same_model and old_hashes == hashes:
         return IngestSummary(changed=False, model_id=embedder.model_id, reason="every source hash and the model match",
                              seconds=time.perf_counter() - started)
+    cache = vector_cache_for(store, embedder) if use_vector_cache else None
     build = store.begin(model_id=embedder.model_id, dimension=embedder.dimension)
     try:
         # Forced: every source is converted again (vectors are still reused by chunk id).
         summary = _fill(specs, store, embedder, build, hashes, {} if force else old_hashes, same_model, progress,
-                        batch_size)
+                        cache)
         build.commit({
             "source_hashes": json.dumps(hashes, sort_keys=True),
             "index_text": INDEX_TEXT_VERSION,
@@ -173,7 +180,8 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
 
 
 def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: Build, hashes: dict[str, str],
-          old_hashes: dict[str, str], same_model: bool, progress: Progress, batch_size: int) -> IngestSummary:
+          old_hashes: dict[str, str], same_model: bool, progress: Progress,
+          cache: VectorCache | None) -> IngestSummary:
     summary = IngestSummary(changed=True, model_id=embedder.model_id)
     # Vectors already computed for a chunk id are reused: the id is a hash of the cited text.
     previous: dict[str, dict[str, tuple[Chunk, np.ndarray]]] = {}
@@ -181,36 +189,71 @@ def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: 
         previous = {spec.name: {c.id: (c, v) for c, v in store.serving_chunks(spec.name)} for spec in specs}
     known_vectors = {cid: v for per in previous.values() for cid, (_, v) in per.items()}
     seen: set[str] = set()
+    # Every source is converted first, so the texts to embed are sorted by length all together:
+    # a batch pads to its longest text, and padding costs as much as text on a CPU.
+    converted: list[tuple[SourceSpec, list[Chunk], SourceChange]] = []
     for spec in specs:
         old = previous.get(spec.name, {})
         if old_hashes.get(spec.name) == hashes[spec.name] and old:
             pairs = list(old.values())
-            build.add([c for c, _ in pairs], np.array([v for _, v in pairs], dtype=np.float32))
             seen.update(old)
-            summary.sources.append(SourceChange(spec.name, "unchanged", chunks=len(pairs)))
-            summary.total_chunks += len(pairs)
+            converted.append((spec, [c for c, _ in pairs], SourceChange(spec.name, "unchanged", chunks=len(pairs))))
             continue
         progress(f"convert:{spec.name}", 0, 1)
         chunks = strict_dates(spec, [c for c in _unique(spec.convert(spec.path)) if c.id not in seen])
         seen.update(c.id for c in chunks)
         progress(f"convert:{spec.name}", 1, 1)
-        # Sorted by length across the whole source, not within each batch: a batch pads to its
-        # longest text, and padding is most of the embedding's cost on a CPU.
-        missing = sorted((c for c in chunks if c.id not in known_vectors), key=lambda c: len(embedding_text(c)))
-        for start in range(0, len(missing), batch_size):
-            batch = missing[start:start + batch_size]
-            for c, v in zip(batch, embedder.embed([embedding_text(c) for c in batch])):
-                known_vectors[c.id] = v
-            progress("embed", min(start + batch_size, len(missing)), len(missing))
+        ids = {c.id for c in chunks}
+        converted.append((spec, chunks, SourceChange(spec.name, "converted", chunks=len(chunks),
+                                                     added=len(ids - set(old)), removed=len(set(old) - ids))))
+    missing = [c for _, chunks, change in converted if change.status == "converted" for c in chunks
+               if c.id not in known_vectors]
+    texts = {c.id: embedding_text(c) for c in missing}
+    from_cache = cache.get_many(list(texts.values())) if cache is not None and texts else {}
+    to_embed = [c for c in missing if texts[c.id] not in from_cache]
+    computed = _embed(embedder, [texts[c.id] for c in to_embed], progress)
+    if cache is not None and computed:
+        cache.put_many(computed.items())
+    for c in missing:
+        known_vectors[c.id] = computed.get(texts[c.id], from_cache.get(texts[c.id]))
+    for spec, chunks, change in converted:
         if chunks:
             build.add(chunks, np.array([known_vectors[c.id] for c in chunks], dtype=np.float32))
-        ids = {c.id for c in chunks}
-        summary.sources.append(SourceChange(
-            spec.name, "converted", chunks=len(chunks), added=len(ids - set(old)), removed=len(set(old) - ids),
-            embedded=len(missing),
-        ))
+        if change.status == "converted":
+            mine = [c for c in chunks if c.id in texts]
+            change.cached = sum(1 for c in mine if texts[c.id] in from_cache)
+            change.embedded = len(mine) - change.cached
+        summary.sources.append(change)
         summary.total_chunks += len(chunks)
     return summary
+
+
+def _embed(embedder: Embedder, texts: list[str], progress: Progress) -> dict[str, np.ndarray]:
+    """Vectors by text, progress after each model call; texts longest last."""
+    texts = sorted(set(texts), key=len)
+    out: dict[str, np.ndarray] = {}
+    if not texts:
+        return out
+    progress("embed", 0, len(texts))
+    in_batches = getattr(embedder, "embed_in_batches", None)
+    if in_batches is not None:
+        batches = (([texts[i] for i in rows], vectors) for rows, vectors in in_batches(texts))
+    else:
+        batches = ((texts[i:i + EMBED_SLICE], embedder.embed(texts[i:i + EMBED_SLICE]))
+                   for i in range(0, len(texts), EMBED_SLICE))
+    for batch, vectors in batches:
+        out.update(zip(batch, vectors))
+        progress("embed", len(out), len(texts))
+    return out
+
+
+def vector_cache_for(store: Store, embedder: Embedder) -> VectorCache | None:
+    """A local index keeps its cache in a file beside it; OpenSearch has none (docs/engineering/ingest.md)."""
+    from groundchat.search.embedded import EmbeddedStore
+
+    if isinstance(store, EmbeddedStore):
+        return VectorCache(cache_path_beside(store.path), model_id=embedder.model_id, dimension=embedder.dimension)
+    return None
 
 
 def strict_dates(spec: SourceSpec, chunks: list[Chunk]) -> list[Chunk]:

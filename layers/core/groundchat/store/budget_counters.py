@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer
-
 from groundchat.spending.prices import money_text
+from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
 
 
 CHAT_SCOPE = "chat"

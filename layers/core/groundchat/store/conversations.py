@@ -11,11 +11,11 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-from boto3.dynamodb.types import TypeSerializer
 from botocore.exceptions import ClientError
 
 from groundchat.attachments.storage import ImageStore
+from groundchat.store.boto3_helpers import Key, TypeSerializer  # boto3 loads on first use
+from groundchat.store.answer_records import answer_attributes, public_answer_record
 from groundchat.store.conversation_images import (
     delete_conversation_images,
     images_attribute,
@@ -67,6 +67,10 @@ class ConversationStore:
 
     def _expiry(self) -> int:
         return expiry_after(time.time(), self.dynamo.settings.retention_days)
+
+    def expiry(self) -> int:
+        """The expiry a commit made now gives the conversation (and what it left elsewhere: recall)."""
+        return self._expiry()
 
     async def get(self, conversation_id: str) -> dict[str, Any] | None:
         """The conversation, or None; an expired one is gone already (TTL deletes it within days)."""
@@ -154,18 +158,21 @@ class ConversationStore:
         messages: list[Message],
         annotations: dict[str, Any],
         title: str,
+        expires_at: int | None = None,
+        answer_record: dict[str, Any] | None = None,
     ) -> int:
         """Write the question and its answer in one TransactWriteItems. Returns the new version.
 
         For an existing conversation the write is conditional on the version read before the
-        answer began and on this run's claim; for a new one, on the id being unused.
+        answer began and on this run's claim; for a new one, on the id being unused. `expires_at`
+        defaults to `expiry()`; `answer_record` (cost, details) goes on the answer (answer_records.py).
         """
         if len(messages) > MAX_ITEMS_PER_EXCHANGE:
             raise ExchangeTooLarge()
         first_seq = int(existing["next_seq"]) if existing else 0
         visible = sum(1 for m in messages if m.role == "user" or (m.role == "assistant" and not m.tool_calls))
         stamp = now_iso()
-        expires = self._expiry()
+        expires = int(expires_at) if expires_at is not None else self._expiry()
         if existing is not None and int(existing.get("expires_at", 0)) != expires:
             # Before the commit writes the new expiry on the conversation: its messages must never
             # expire before it, nor the older ones before the newer (store/retention.py).
@@ -204,17 +211,11 @@ class ConversationStore:
                 }
             })
         last_answer = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+        on_answer = answer_attributes(annotations, answer_record)
         for offset, message in enumerate(messages):
             item = message_item(conversation_id, first_seq + offset, message, run_id, stamp, expires)
-            if offset == last_answer and annotations:
-                item["annotations"] = json.dumps(annotations, default=str)
-            ops.append({
-                "Put": {
-                    "TableName": msg_table,
-                    "Item": _ser(item),
-                    "ConditionExpression": "attribute_not_exists(seq)",
-                }
-            })
+            ops.append({"Put": {"TableName": msg_table, "Item": _ser({**item, **(on_answer if offset == last_answer else {})}),
+                                "ConditionExpression": "attribute_not_exists(seq)"}})
         try:
             await self.dynamo.run(self.dynamo.client.transact_write_items, TransactItems=ops)
         except ClientError as exc:
@@ -313,8 +314,11 @@ def public_conversation(item: dict[str, Any]) -> dict[str, Any]:
     return _public(item)
 
 
-def public_message(item: dict[str, Any]) -> dict[str, Any]:
-    """A stored message as every route renders it (the chat's conversation view and the share)."""
+def public_message(item: dict[str, Any], *, answer_record: bool = False) -> dict[str, Any]:
+    """A stored message as every route renders it (the chat's conversation view and the share).
+
+    `answer_record`: also the answer's `cost`, `cost_text` and `details` (store/answer_records.py),
+    on its last assistant message; only the owner's view asks for them."""
     return {
         "seq": int(item["seq"]),
         "role": item["role"],
@@ -329,4 +333,5 @@ def public_message(item: dict[str, Any]) -> dict[str, Any]:
         **({"images": public_images(item["images"])} if item.get("images") else {}),
         "run_id": item.get("run_id"),
         "created_at": item.get("created_at"),
+        **(public_answer_record(item) if answer_record else {}),
     }

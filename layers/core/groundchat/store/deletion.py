@@ -14,9 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-from boto3.dynamodb.conditions import Attr, Key
-from boto3.dynamodb.types import TypeSerializer
-
+from groundchat.store.boto3_helpers import Attr, Key, TypeSerializer  # boto3 loads on first use
 from groundchat.store.conversations import ConversationBusy
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.retention import delete_keys_sync, is_expired

@@ -5,8 +5,6 @@ import asyncio
 from functools import cached_property, partial
 from typing import Any, Callable, TypeVar
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from groundchat.config import Settings
@@ -21,21 +19,32 @@ class Dynamo:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._kwargs: dict[str, Any] = {
-            "region_name": settings.aws_region,
+
+    # Built on first use, not at a cold start: importing boto3 and botocore's config (~150 ms) and
+    # loading the service model cost that much, and a request refused before any store call (or a
+    # page) never needs them (store/boto3_helpers.py).
+    @cached_property
+    def _kwargs(self) -> dict[str, Any]:
+        from botocore.config import Config
+
+        kwargs: dict[str, Any] = {
+            "region_name": self.settings.aws_region,
             "config": Config(retries={"max_attempts": 4, "mode": "standard"}, max_pool_connections=64),
         }
-        if settings.dynamodb_endpoint:
-            self._kwargs["endpoint_url"] = settings.dynamodb_endpoint
+        if self.settings.dynamodb_endpoint:
+            kwargs["endpoint_url"] = self.settings.dynamodb_endpoint
+        return kwargs
 
-    # Built on first use, not at a cold start: loading the service model costs tens of milliseconds,
-    # and a request that is refused before any store call never needs it.
     @cached_property
     def client(self) -> Any:
+        import boto3
+
         return boto3.client("dynamodb", **self._kwargs)
 
     @cached_property
     def resource(self) -> Any:
+        import boto3
+
         return boto3.resource("dynamodb", **self._kwargs)
 
     def table(self, table: TableDef):

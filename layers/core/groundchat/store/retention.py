@@ -9,7 +9,9 @@ The expiry is the end of a UTC day, so a conversation's items are rewritten at m
 
 DynamoDB deletes expired items within a few days, not on the second: readers treat an expired
 conversation as gone already. Locally, where nothing deletes by TTL, `expire_due` applies the
-same rule (the local stack's sweep runs it).
+same rule (the local stack's sweep runs it). What a conversation left outside its tables (recall
+entries) carries the same expiry and is swept by `groundchat.recall.sweep`, which reads the
+conversations' expiries here (`conversation_expiries_sync`).
 """
 from __future__ import annotations
 
@@ -20,8 +22,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo, condition_failed
-from groundchat.store.tables import ALL_TABLES, MESSAGES, TableDef
+from groundchat.store.tables import ALL_TABLES, CONVERSATIONS, MESSAGES, TableDef
 
 DAY = 86_400
 # Conditional updates in flight at once while a conversation's expiry moves.
@@ -113,6 +116,38 @@ def _expire_table_sync(dynamo: Dynamo, table: TableDef, cutoff: int) -> int:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
     delete_keys_sync(dynamo, table, keys)
     return len(keys)
+
+
+# DynamoDB's BatchGetItem reads at most 100 keys a call.
+BATCH_GET_KEYS = 100
+_deserialize = TypeDeserializer().deserialize
+
+
+def conversation_expiries_sync(dynamo: Dynamo, conversation_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Owner and `expires_at` of each of these conversations that still has an item (expired or
+    not: `is_expired` tells), read by BatchGetItem; keys DynamoDB leaves unprocessed are asked again."""
+    name = dynamo.name(CONVERSATIONS)
+    found: dict[str, dict[str, Any]] = {}
+    ids = list(dict.fromkeys(conversation_ids))
+    for start in range(0, len(ids), BATCH_GET_KEYS):
+        request: dict[str, Any] = {name: {
+            "Keys": [{"conversation_id": {"S": cid}} for cid in ids[start:start + BATCH_GET_KEYS]],
+            "ProjectionExpression": "conversation_id, #o, expires_at",
+            "ExpressionAttributeNames": {"#o": "owner"},
+            "ConsistentRead": True,
+        }}
+        for attempt in range(8):
+            page = dynamo.client.batch_get_item(RequestItems=request)
+            for raw in page.get("Responses", {}).get(name, []):
+                item = {key: _deserialize(value) for key, value in raw.items()}
+                found[item["conversation_id"]] = item
+            request = page.get("UnprocessedKeys") or {}
+            if not request:
+                break
+            time.sleep(min(0.05 * 2 ** attempt, 1.0))  # throttled: back off, then ask for the rest
+        else:
+            raise RuntimeError("DynamoDB left conversations unread after 8 tries; the next sweep tries again")
+    return found
 
 
 def delete_keys_sync(dynamo: Dynamo, table: TableDef, keys: list[dict[str, Any]]) -> None:

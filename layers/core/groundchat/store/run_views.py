@@ -20,6 +20,11 @@ the runs table lacks, and a run is never stored without being counted.
   `started_key`. A filtered run list is one Query, newest first, of exactly the runs it shows.
   An entry is its keys, the run's cost (a Number, as in the summary) and `row`, one JSON string
   of the rest of what the list shows: one attribute rather than a dozen to write 20 times a run.
+- A rule's entries (`"runs/rule=<rule>"`) also carry `rule_model`, `rule_context`, `rule_task` and
+  `rule_label`, each `"<rule>/<value>"`: the keys of one sparse index per field
+  (tables.RULE_FIELD_INDEXES), so a rule with another filter is one Query of that index, newest
+  first. An entry per rule × value in the run's transaction would not fit (100 items at most);
+  DynamoDB keeps the indexes from the entries the transaction writes. No other item has them.
 
 Values in keys are percent-encoded, so no model, task or label name can make two keys collide.
 """
@@ -36,6 +41,7 @@ from boto3.dynamodb.types import TypeSerializer
 
 from groundchat.benchmark.runs import FILTER_FIELDS, CellTotals, RunSummary
 from groundchat.store.run_items import decode_rules, encode_rules, iso, started_key
+from groundchat.store.tables import RULE_FIELD_INDEXES
 
 CELLS = "cells"
 RUNS_VIEW = "runs"
@@ -93,9 +99,13 @@ def rule_view(rule: str) -> str:
     return f"{RUNS_VIEW}/rule={enc(rule)}"
 
 
-def list_views_of(run: RunSummary) -> list[str]:
-    views = [list_view({name: getattr(run, name) for name in subset}) for subset in LIST_SUBSETS]
-    return views + [rule_view(rule) for rule in sorted(run.rules)]
+def rule_field_key(rule: str, value: str) -> str:
+    """The index key of a rule's runs under one value of a filter field."""
+    return f"{enc(rule)}/{enc(value)}"
+
+
+def rule_field_attribute(name: str) -> str:
+    return RULE_FIELD_INDEXES[name].hash_key[0]
 
 
 def cell_views_of(run: RunSummary) -> list[str]:
@@ -125,15 +135,26 @@ def value_item(field: str, value: str) -> dict[str, Any]:
     return {"view": CELLS, "entry": value_entry(field, value), "field": field, "value": value}
 
 
-def list_entry(view: str, run: RunSummary) -> dict[str, Any]:
-    """What the run list shows of a run (and its rules, to filter on), under one list view."""
+def list_entry(view: str, run: RunSummary, rule: str | None = None) -> dict[str, Any]:
+    """What the run list shows of a run (and its rules, to filter on), under one list view; under
+    a rule's view (`rule`), also its keys in the rule × field indexes."""
     row = {
         "run_id": run.run_id, "model": run.model, "context": run.context, "task": run.task, "label": run.label,
         "started_at": iso(run.started_at), "outcome": run.outcome, "graded": run.graded,
         "violation_count": run.violation_count, "node_count": run.node_count, "rules": encode_rules(run.rules),
     }
-    return {"view": view, "entry": started_key(run), "cost_usd": run.cost_usd,
+    item = {"view": view, "entry": started_key(run), "cost_usd": run.cost_usd,
             "row": json.dumps(row, sort_keys=True, separators=(",", ":"))}
+    if rule is not None:
+        item.update({rule_field_attribute(name): rule_field_key(rule, getattr(run, name)) for name in FILTER_FIELDS})
+    return item
+
+
+def list_entries_of(run: RunSummary) -> list[dict[str, Any]]:
+    """The run's entry in every list it belongs to: one per subset of the filter fields, one per
+    rule it broke."""
+    entries = [list_entry(list_view({name: getattr(run, name) for name in subset}), run) for subset in LIST_SUBSETS]
+    return entries + [list_entry(rule_view(rule), run, rule) for rule in sorted(run.rules)]
 
 
 def summary_from_entry(item: dict[str, Any]) -> RunSummary:
@@ -168,7 +189,7 @@ def view_writes(table: str, run: RunSummary, current: dict[tuple[str, str], dict
     fields = {value_entry(name, getattr(run, name)): name for name in FILTER_FIELDS}
     new = ("attribute_not_exists(#k)", {"#k": "view"}, {})
     writes += [_put(table, value_item(fields[entry], getattr(run, fields[entry])), new) for _, entry in new_values]
-    writes += [_put(table, list_entry(view, run), new) for view in list_views_of(run)]
+    writes += [_put(table, entry, new) for entry in list_entries_of(run)]
     return writes, cells
 
 
@@ -204,8 +225,8 @@ def expected_views(runs: list[RunSummary]) -> dict[tuple[str, str], dict[str, An
         for view in cell_views_of(run):
             cells[(view, run.model, run.context)].add(delta)
         values.update((name, getattr(run, name)) for name in FILTER_FIELDS)
-        for view in list_views_of(run):
-            out[(view, started_key(run))] = list_entry(view, run)
+        for entry in list_entries_of(run):
+            out[(entry["view"], entry["entry"])] = entry
     for (view, model, context), totals in cells.items():
         out[(view, cell_entry(model, context))] = cell_item(view, model, context, totals)
     for name, value in values:

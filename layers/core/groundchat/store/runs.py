@@ -10,7 +10,8 @@ recomputes them to check).
 
 Reads never touch every run: `compare_contexts` and `top_rules` sum the cells of one partition
 (at most models × contexts items), the filter check is one BatchGetItem, the run list one Query
-newest first, `get_run` one GetItem. See docs/engineering/benchmark-store.md.
+newest first (of the table, or for a rule with other filters of a rule × field index), `get_run`
+one GetItem. See docs/engineering/benchmark-store.md.
 
 There is no free-form query: callers name a query and fill its parameters (`RunFilter`).
 """
@@ -62,16 +63,21 @@ from groundchat.store.run_views import (
     cell_prefix,
     cell_view,
     list_view,
+    rule_field_attribute,
+    rule_field_key,
     rule_view,
     summary_from_entry,
     totals_from_item,
     value_entry,
 )
 from groundchat.store.run_writer import RunWriter, ViewsOutOfStep, WriteReport  # noqa: F401  (re-exported)
-from groundchat.store.tables import RUN_VIEWS, RUNS
+from groundchat.store.tables import RULE_FIELD_INDEXES, RUN_VIEWS, RUNS
 
-# A run list with a rule and other filters reads one partition and filters the other in code.
+# A run list with a rule and two or more other filters reads one index partition and checks the
+# other fields in code, in pages of at most this many entries.
 _PAGE = 200
+# What a run list reads of each entry: what it shows (the keys and index keys stay behind).
+_SHOWN = {"ProjectionExpression": "#row, #cost", "ExpressionAttributeNames": {"#row": "row", "#cost": "cost_usd"}}
 
 
 @dataclass(frozen=True)
@@ -215,23 +221,33 @@ class RunQueries:
         """Up to `want` matching runs in list order, past the list key `start` when given (older
         than it newest first, newer than it oldest first)."""
         values = {name: getattr(flt, name) for name in FILTER_FIELDS}
-        if flt.rule is None or not any(v is not None for v in values.values()):
+        others = {name: value for name, value in values.items() if value is not None}
+        if flt.rule is None or not others:
             view = list_view(values) if flt.rule is None else rule_view(flt.rule)
-            return [summary_from_entry(i) for i in self._query(view, newest_first=newest_first, page=want, stop=want, start=start)]
-        # A rule and other filters: the cells say how many runs match and how large each of the two
-        # partitions is; read the smaller one newest first, in pages sized to hold enough matches,
-        # until every match (or enough) is found.
-        everything = self._cell_items(RunFilter())
-        scoped = everything if flt.task is None and flt.label is None else self._cell_items(flt)
-        narrowed = [t for item, t in scoped if all(getattr(flt, n) in (None, item[n]) for n in ("model", "context"))]
-        matches = sum(t.rule_runs.get(flt.rule, 0) for t in narrowed)
+            entries = self._query(view, newest_first=newest_first, page=want, stop=want, start=start, shown=True)
+            return [summary_from_entry(i) for i in entries]
+        # A rule and other filters: the rule's runs under one of the other values, from that field's
+        # index (store/run_views.py). In AWS an index is read eventually consistent (it cannot be
+        # read otherwise), so a run imported a moment ago may join these lists a moment later;
+        # every other list is read from the table.
+        if len(others) == 1:  # the index lists exactly the matches: one page, as a plain list
+            [(name, value)] = others.items()
+            found = self._query_rule_field(flt.rule, name, value, newest_first, page=want, stop=want, start=start)
+            return [summary_from_entry(i) for i in found]
+        # More fields: the cells say how many runs match, and how many each list holding them all
+        # has: each field's rule index, and the list of the other fields' runs (its rule checked in
+        # code). Read the smallest in pages sized to hold enough matches, checking the rest in code.
+        name, size, matches = self._narrowest(flt, others)
         if not matches:
             return []
-        size = min(sum(t.runs for t in narrowed), sum(t.rule_runs.get(flt.rule, 0) for _, t in everything))
-        view = list_view(values) if size == sum(t.runs for t in narrowed) else rule_view(flt.rule)
         enough = min(want, matches)
         out: list[RunSummary] = []
-        for item in self._query(view, newest_first=newest_first, page=min(_PAGE, size, -(-enough * size // matches) + 1), start=start):
+        page = min(_PAGE, size, -(-enough * size // matches) + 1)
+        if name is None:
+            items = self._query(list_view(values), newest_first=newest_first, page=page, start=start, shown=True)
+        else:
+            items = self._query_rule_field(flt.rule, name, others[name], newest_first, page=page, start=start)
+        for item in items:
             run = summary_from_entry(item)
             if flt.matches(run):
                 out.append(run)
@@ -239,18 +255,57 @@ class RunQueries:
                     break
         return out
 
-    def _cell_items(self, flt: RunFilter) -> list[tuple[dict[str, Any], CellTotals]]:
-        return [(item, totals_from_item(item)) for item in self._query(cell_view(flt.task, flt.label), CELL_PREFIX)]
+    def _narrowest(self, flt: RunFilter, others: dict[str, str]) -> tuple[str | None, int, int]:
+        """The smallest list holding every match (a field whose rule index has the fewest entries
+        under its value, or None: the other fields' own list, when it has fewer, as for a rule
+        most runs break), its size, and how many runs match the whole filter: summed from at most
+        one cell partition per field and one for the whole filter (each at most models × contexts
+        items)."""
+        read: dict[str, list[tuple[dict[str, Any], CellTotals]]] = {}
 
-    def _query(self, view: str, prefix: str | None = None, newest_first: bool = False,
-               page: int | None = None, stop: int | None = None, start: str | None = None) -> Iterator[dict[str, Any]]:
+        def cells(view: str) -> list[tuple[dict[str, Any], CellTotals]]:
+            if view not in read:
+                read[view] = self._cell_items(view)
+            return read[view]
+
+        def rule_runs(cells_: list[tuple[dict[str, Any], CellTotals]]) -> int:
+            return sum(t.rule_runs.get(flt.rule, 0) for _, t in cells_)
+
+        sizes: dict[str | None, int] = {}
+        for name, value in others.items():
+            if name in ("model", "context"):  # the cells of every run, one per model × context
+                sizes[name] = rule_runs([(i, t) for i, t in cells(cell_view()) if i[name] == value])
+            else:
+                sizes[name] = rule_runs(cells(cell_view(**{name: value})))
+        scoped = [(i, t) for i, t in cells(cell_view(flt.task, flt.label))
+                  if all(getattr(flt, n) in (None, i[n]) for n in ("model", "context"))]
+        sizes[None] = sum(t.runs for _, t in scoped)
+        name = min(sizes, key=lambda n: sizes[n])
+        return name, sizes[name], rule_runs(scoped)
+
+    def _cell_items(self, view: str) -> list[tuple[dict[str, Any], CellTotals]]:
+        return [(item, totals_from_item(item)) for item in self._query(view, CELL_PREFIX)]
+
+    def _query(self, view: str, prefix: str | None = None, newest_first: bool = False, page: int | None = None,
+               stop: int | None = None, start: str | None = None, shown: bool = False) -> Iterator[dict[str, Any]]:
         cond = Key("view").eq(view)
         kwargs: dict[str, Any] = {"KeyConditionExpression": cond & Key("entry").begins_with(prefix) if prefix else cond,
-                                  "ScanIndexForward": not newest_first}
+                                  "ScanIndexForward": not newest_first, **(_SHOWN if shown else {})}
         if page is not None:
             kwargs["Limit"] = page
         if start is not None:
             kwargs["ExclusiveStartKey"] = {"view": view, "entry": start}
+        yield from _pages(self._views.query, kwargs, stop)
+
+    def _query_rule_field(self, rule: str, name: str, value: str, newest_first: bool, page: int,
+                          stop: int | None = None, start: str | None = None) -> Iterator[dict[str, Any]]:
+        """The rule's list entries whose `name` is `value`, from that field's index, in list order."""
+        attribute, key = rule_field_attribute(name), rule_field_key(rule, value)
+        kwargs: dict[str, Any] = {"IndexName": RULE_FIELD_INDEXES[name].name, "KeyConditionExpression": Key(attribute).eq(key),
+                                  "ScanIndexForward": not newest_first, "Limit": page, **_SHOWN}
+        if start is not None:
+            # An index's start key names the item to go on after: its index key and the table's key.
+            kwargs["ExclusiveStartKey"] = {attribute: key, "view": rule_view(rule), "entry": start}
         yield from _pages(self._views.query, kwargs, stop)
 
     def _summaries(self) -> Iterator[dict[str, Any]]:

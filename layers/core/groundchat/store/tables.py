@@ -82,7 +82,14 @@ RUNS = TableDef(
 # What the runs add up to, kept in the transaction that stores each run (store/run_views.py): the
 # aggregate cells the data tools sum, the values each filter can take, and the run list entries per
 # filter, each served by a Query on one partition (`view`) in `entry` order.
-RUN_VIEWS = TableDef("run_views", hash_key=("view", "S"), range_key=("entry", "S"))
+# A rule's list entries also carry `rule_<field>` = "<rule>/<value>" for each filter field (the
+# benchmark's FILTER_FIELDS, spelled out here to keep this module free of imports): one sparse
+# index per field lists a rule's runs under one value of that field in `entry` order, kept by
+# DynamoDB itself, so the run's transaction does not grow with it.
+RULE_FIELD_INDEXES: dict[str, Index] = {
+    name: Index(f"by_rule_{name}", (f"rule_{name}", "S"), ("entry", "S")) for name in ("model", "context", "task", "label")
+}
+RUN_VIEWS = TableDef("run_views", hash_key=("view", "S"), range_key=("entry", "S"), indexes=tuple(RULE_FIELD_INDEXES.values()))
 # One row per model step or search: the record of money spent, never deleted by a reset.
 USAGE = TableDef(
     "usage",

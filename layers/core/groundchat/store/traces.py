@@ -11,9 +11,8 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-
 from groundchat.redaction import redact_value
+from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.tables import TRACES
 

@@ -937,10 +937,7 @@
         case "done":
           a.dataset.done = data.reason;
           a.textBox.removeAttribute("aria-busy");
-          if (data.reason !== "complete" && !(data.reason === "error" && a.querySelector(".error"))) {
-            a.appendChild(el("p", "done-note", "Answer ended: " + data.reason));
-          }
-          if (data.cost_text) this.footer(a, data);
+          this.ending(a, data);
           if (this.options.onDone) this.options.onDone(a, data);
           this.answer = null;
           break;
@@ -952,6 +949,15 @@
       a.textBox.textContent = "";
       a.textBox.appendChild(renderMarkdown(a.raw, (ref) => this.citeMark(a, ref)));
       if (a.cites && a.cites.figures.length) markFigures(a.textBox, a.cites.figures, "a" + a.number + "-figures");
+    }
+
+    // How an answer ended, live (the done frame) or reopened (what was stored with it): a note
+    // when it did not complete, then what it cost and its Details.
+    ending(a, data) {
+      if (data.reason && data.reason !== "complete" && !(data.reason === "error" && a.querySelector(".error"))) {
+        a.appendChild(el("p", "done-note", "Answer ended: " + data.reason));
+      }
+      if (data.cost_text) this.footer(a, data);
     }
 
     // Under a finished answer: what it cost and, behind "Details", how its searches ran.
@@ -966,8 +972,15 @@
         ["Run", shown(data.run_id)],
         ["Ended", shown(data.reason)],
       ]));
-      if (!a.searches.length) body.appendChild(el("p", "tool-note", "No search ran for this answer."));
-      a.searches.forEach((s, i) => body.appendChild(searchDebug(s, i + 1, a.searches.length)));
+      const omitted = data.searches_omitted || 0;
+      if (!a.searches.length && !omitted) body.appendChild(el("p", "tool-note", "No search ran for this answer."));
+      a.searches.forEach((s, i) => body.appendChild(searchDebug(s, i + 1, a.searches.length + omitted)));
+      if (omitted) {
+        // Stored details are bounded (chat/answer_record.py): say what was left out, never hide it.
+        body.appendChild(el("p", "tool-note", plural(omitted, "more search", "more searches") + " ran for this answer" +
+                            " than were kept with it (" + (a.searches.length === 1 ? "the first is above" : a.searches.length ? "the first " + a.searches.length + " are above" : "none") +
+                            "). The trace has them all."));
+      }
       a.details = details;
       a.appendChild(foot);
     }
@@ -1103,15 +1116,31 @@
     }
 
     // Stored messages (as /api/conversations/{id} and /api/shared/{id} return them) drawn as frames.
+    // An answer's last assistant message may carry what it cost and its details (the owner's view,
+    // for answers stored since they were kept): drawn under it once its last part is, as the done
+    // frame draws them live. Returns [answer element, run id] for each answer so drawn.
     stored(messages) {
+      const ended = [];
+      let record = null;
+      const endAnswer = () => {
+        if (record && this.answer) {
+          const d = record.details || {};
+          this.answer.searches = (d.searches || []).map((s) => ({ args: { query: s.query }, debug: s.debug || {} }));
+          this.ending(this.answer, { reason: d.reason, run_id: record.run_id, cost: record.cost, cost_text: record.cost_text,
+                                     searches_omitted: d.searches_omitted });
+          ended.push([this.answer, record.run_id]);
+        }
+        record = null;
+      };
       for (const m of messages) {
-        if (m.role === "user") { this.question(m.content, m.images); continue; }
+        if (m.role === "user") { endAnswer(); this.question(m.content, m.images); continue; }
         if (m.role === "assistant") {
           if (m.content) this.frame("text", { text: m.content });
           for (const c of m.tool_calls || []) this.frame("tool-call", c);
           for (const view of (m.annotations && m.annotations.views) || []) this.frame("view", view);
           if (m.annotations && m.annotations.citations) this.frame("citations", m.annotations.citations);
           if (this.answer) this.answer.textBox.removeAttribute("aria-busy");
+          if (m.cost_text) record = m;
         }
         if (m.role === "tool") {
           let result = null;
@@ -1121,7 +1150,9 @@
           this.frame("tool-result", { id: m.tool_call_id, name: m.name, result, error: m.is_error ? m.content.replace(/^error: /, "") : null });
         }
       }
+      endAnswer();
       this.answer = null;
+      return ended;
     }
   }
 

@@ -1,0 +1,50 @@
+"""What is kept with a committed answer so that, reopened, it shows what it showed live: the cost
+line ("This answer cost $…") and "Details" (how it ended, each search's legs, fusion, rerank,
+timings).
+
+The cost is the `done` frame's figure (`loop.answer_cost`: every model step and search of the
+answer, equal to its usage rows), as Decimal text. The details are the reader's view of each
+search's debug record (`reader_debug.for_reader`, the same the live `tool-result` frame carries,
+never an error's text) and only the query of its arguments, which is all "Details" shows of them.
+
+A message item must stay under DynamoDB's 400 KB beside the answer's words and annotations, so the
+details are bounded: at most MAX_SEARCHES searches and MAX_DETAILS_CHARS characters of JSON (a few
+hundred bytes a search is usual). Searches past either bound are left out, counted in
+`searches_omitted`, and the page says so under "Details".
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from groundchat.chat.loop import Exchange, answer_cost
+from groundchat.chat.reader_debug import for_reader
+from groundchat.chat.steps import ToolStep
+from groundchat.spending.prices import money_text
+
+MAX_SEARCHES = 12
+MAX_DETAILS_CHARS = 12_000
+MAX_QUERY_CHARS = 500  # what the search tools accept: kept whole
+
+
+def answer_record(ex: Exchange) -> dict[str, Any]:
+    """`{"cost": "0.00825", "details": {"reason", "searches", ["searches_omitted"]}}` for `ex`."""
+    searches = [_search(step) for step in ex.steps
+                if isinstance(step, ToolStep) and step.outcome == "ok" and for_reader(step.debug)]
+    details: dict[str, Any] = {"reason": ex.done_reason, "searches": []}
+    for search in searches:
+        if len(details["searches"]) == MAX_SEARCHES or _size(details, search) > MAX_DETAILS_CHARS:
+            break
+        details["searches"].append(search)
+    if len(details["searches"]) < len(searches):
+        details["searches_omitted"] = len(searches) - len(details["searches"])
+    return {"cost": money_text(answer_cost(ex)), "details": details}
+
+
+def _search(step: ToolStep) -> dict[str, Any]:
+    query = step.args.get("query") if isinstance(step.args, dict) else None
+    return {"query": str(query)[:MAX_QUERY_CHARS] if query else None, "debug": for_reader(step.debug)}
+
+
+def _size(details: dict[str, Any], search: dict[str, Any]) -> int:
+    return len(json.dumps({**details, "searches": [*details["searches"], search]}, separators=(",", ":"), default=str))

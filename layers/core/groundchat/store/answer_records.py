@@ -1,0 +1,33 @@
+"""What an answer's last assistant message carries besides its words: its annotations (citations,
+views), and what the answer cost and its compact details (`chat.answer_record`), so that a reopened
+answer shows its cost line and "Details" as it did live.
+
+Stored as the item's `annotations` and `details` (JSON text) and `cost` (Decimal text, the `done`
+frame's figure). Answers stored before cost and details were kept have neither: read, they show none.
+"""
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from groundchat.spending.prices import cost_text
+
+
+def answer_attributes(annotations: dict[str, Any], answer_record: dict[str, Any] | None) -> dict[str, Any]:
+    """The attributes to set on the answer's last assistant message item."""
+    out: dict[str, Any] = {}
+    if annotations:
+        out["annotations"] = json.dumps(annotations, default=str)
+    if answer_record:
+        out["cost"] = str(answer_record["cost"])
+        out["details"] = json.dumps(answer_record.get("details") or {}, separators=(",", ":"), default=str)
+    return out
+
+
+def public_answer_record(item: dict[str, Any]) -> dict[str, Any]:
+    """`cost`, `cost_text` (as the `done` frame said them) and `details`, or nothing."""
+    if item.get("cost") is None:
+        return {}
+    return {"cost": item["cost"], "cost_text": cost_text(Decimal(item["cost"])),
+            "details": json.loads(item["details"]) if item.get("details") else {}}
