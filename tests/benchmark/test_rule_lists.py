@@ -94,7 +94,7 @@ async def test_a_rule_with_one_other_filter_lists_the_brute_force_list_and_pages
 async def test_a_rule_with_several_filters_lists_the_brute_force_list(queries, loaded):
     runs = summaries(loaded)
     one = next(r for r in runs if r.rules)
-    rule = sorted(one.rules)[0]
+    rule = min(one.rules)
     for names in (("model", "context"), ("model", "task"), ("task", "label"), ("context", "label"), FILTER_FIELDS):
         flt = RunFilter(rule=rule, **{name: getattr(one, name) for name in names})
         want = [r.run_id for r in newest_first(r for r in runs if flt.matches(r))]

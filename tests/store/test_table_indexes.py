@@ -56,7 +56,7 @@ async def test_repair_reports_the_entries_without_index_keys_and_fix_writes_them
     add_missing_indexes(old)
     queries = RunQueries(old)
     runs = summaries(lines)
-    flt = RunFilter(rule=sorted({rule for r in runs for rule in r.rules})[0], context="none")
+    flt = RunFilter(rule=min({rule for r in runs for rule in r.rules}), context="none")
     want = [r.run_id for r in newest_first(r for r in runs if flt.matches(r))]
     assert want and (await queries.list_runs(flt, limit=100))[0] == []  # the index lists no entry yet
 
