@@ -31,3 +31,8 @@ def test_a_help_desk_and_an_app_are_named_as_the_act_names_them():
     assert "support services" in with_texts_words("what about our help desk?")
     assert "mobile applications" in with_texts_words("does our app need to comply?")
     assert "support services" not in with_texts_words("what about our website?")
+
+
+def test_what_the_act_requires_is_asked_in_its_words():
+    assert "accessibility requirements Annex I" in with_texts_words("What does the Act require of online shops?")
+    assert "accessibility requirements" not in with_texts_words("Which products are covered?")

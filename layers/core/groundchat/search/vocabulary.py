@@ -55,6 +55,7 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bout[- ]of[- ]court\b|\bmediat|\barbitrat|\bsettle (?:a |the )?disputes?\b|\bombudsman", "alternative dispute resolution"),
     (r"\bCE mark", "CE marking declaration of conformity"),
     (r"\bonline shop|\bwebshop|\be-?shop|\bselling online\b", "e-commerce services"),
+    (r"\brequire(?:s|d|ments?)?\b", "accessibility requirements Annex I"),
     (r"\bhelp ?desk|\bcall cent(?:er|re)s?\b|\bcustomer (?:support|service)\b|\bhotline", "support services"),
     (r"\b(?:mobile )?apps?\b|\bsmartphone app", "mobile device-based services mobile applications"),
     (r"\bbank(?:ing|s)?\b", "consumer banking services"),
