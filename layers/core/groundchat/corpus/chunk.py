@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -55,3 +56,15 @@ def make_chunk(
         updated_at=updated_at,
         meta=meta or {},
     )
+
+
+_PARAGRAPH = re.compile(r"\(\d+\)$")
+
+
+def whole_section(section: str) -> str:
+    """The section a passage belongs to as a whole: an article for its paragraph or definition
+    ("Article 19(2)" -> "Article 19"), a criterion for its Understanding chunks
+    ("Understanding 1.4.3 Benefits" -> "1.4.3"); any other section is itself."""
+    if section.startswith("Understanding "):
+        return section.removeprefix("Understanding ").split(" ", 1)[0]
+    return _PARAGRAPH.sub("", section)

@@ -13,7 +13,7 @@ IV"); a paragraph ("Article 7(3)") and a definition ("Article 3(21)") take their
 """
 from __future__ import annotations
 
-import re
+from groundchat.corpus.chunk import whole_section
 
 PLAIN_NOTES: dict[str, str] = {
     "Article 1": "what the Act is for: the same accessibility rules for products and services in every EU country, "
@@ -100,13 +100,10 @@ PLAIN_NOTES: dict[str, str] = {
                 "against benefits and the business's size and turnover",
 }
 
-_PARAGRAPH = re.compile(r"\(\d+\)$")
-
-
 def plain_note(section: str) -> str | None:
     """The note for an article, paragraph, definition or annex section; None for recitals and
     anything else."""
-    return PLAIN_NOTES.get(_PARAGRAPH.sub("", section))
+    return PLAIN_NOTES.get(whole_section(section))
 
 
 __all__ = ["PLAIN_NOTES", "plain_note"]

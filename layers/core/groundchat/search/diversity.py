@@ -10,21 +10,16 @@ down.
 """
 from __future__ import annotations
 
-import re
-
+from groundchat.corpus.chunk import whole_section
 from groundchat.search.types import LegHit
 
 PER_GROUP = 2
-
-_PARAGRAPH = re.compile(r"\(\d+\)$")
 
 
 def group_of(source: str, section: str) -> str:
     """`eaa Article 19` for each of its paragraphs, `wcag22 1.4.3` for the criterion and its
     Understanding chunks; any other passage is its own group."""
-    if section.startswith("Understanding "):
-        section = section.removeprefix("Understanding ").split(" ", 1)[0]
-    return f"{source} {_PARAGRAPH.sub('', section)}"
+    return f"{source} {whole_section(section)}"
 
 
 def spread(hits: list[LegHit], per_group: int = PER_GROUP) -> list[LegHit]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from groundchat.corpus.chunk import whole_section
 from groundchat.search.service import SearchService
 
 
@@ -27,10 +28,10 @@ def load_questions(path: Path) -> list[Question]:
 
 def _matches(section: str, gold: list[str]) -> bool:
     # "Article 2" is answered by any of its paragraphs ("Article 2(1)"); "Article 3(22)" only by itself.
-    # A criterion is answered by its Understanding chunks too ("Understanding 1.4.3", "… Benefits").
-    understood = section.removeprefix("Understanding ").split(" ", 1)[0] if section.startswith("Understanding ") else None
-    # "Annex II" likewise by any of its sections ("Annex II Section IV").
-    return any(section == g or section.startswith((g + "(", g + " Section ")) or understood == g for g in gold)
+    # A criterion is answered by its Understanding chunks too ("Understanding 1.4.3", "… Benefits"),
+    # and "Annex II" by any of its sections ("Annex II Section IV").
+    whole = whole_section(section)
+    return any(section == g or whole == g or section.startswith(g + " Section ") for g in gold)
 
 
 def evaluate(service: SearchService, questions: list[Question], *, leg: str = "hybrid", k: int = 5) -> dict[str, Any]:
