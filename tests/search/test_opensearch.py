@@ -94,7 +94,9 @@ def test_both_legs_in_one_msearch_with_the_exact_body(fake):
     assert result.outcome == "hit"
     assert [(p.ref, p.section) for p in result.passages] == [(CHUNK.ref, "1.4.3")]
     assert result.debug["backend"] == "opensearch"
-    assert result.debug["legs"] == {"bm25": {"hits": 1, "top": [CHUNK.ref]}, "vector": {"hits": 1, "top": [CHUNK.ref]}}
+    # A WCAG passage leads, so the criterion leg (search/criterion_leg.py) is fused too.
+    assert result.debug["legs"] == {"bm25": {"hits": 1, "top": [CHUNK.ref]}, "vector": {"hits": 1, "top": [CHUNK.ref]},
+                                    "criterion": {"hits": 1, "top": [CHUNK.ref]}}
     msearches = [r for r in fake.requests if r[1].startswith(f"/{ALIAS}/_msearch")]
     assert len(msearches) == 1
     lines = [json.loads(x) for x in msearches[0][2].decode().strip().split("\n")]

@@ -1,8 +1,9 @@
-"""The kind prior: glossary terms and recitals move below the rules unless the question asks for them."""
+"""The prior: glossary terms and recitals move below the rules unless the question asks for them,
+and the text a question does not name moves below the one it names."""
 from __future__ import annotations
 
 from groundchat.corpus.chunk import make_chunk
-from groundchat.search.prior import apply_prior, demoted_kinds
+from groundchat.search.prior import apply_prior, demoted_kinds, demoted_source
 from groundchat.search.query_text import terms
 from groundchat.search.types import LegHit
 
@@ -29,3 +30,23 @@ def test_recitals_are_demoted_unless_the_question_asks_why():
 def test_question_frame_words_are_dropped_but_never_everything():
     assert terms("Which criterion covers the contrast of text?") == ["covers", "contrast", "text"]
     assert terms("what does the directive say about accessibility") == ["directive", "say", "about", "accessibility"]
+
+
+ARTICLE = make_chunk(source="eaa", section="Annex I Section IV", title="Annex I Section IV",
+                     text="services: the website of an online shop", url="u")
+DOC = make_chunk(source="docs", section="benchmark.md > Contexts", title="Contexts", text="context levels", url="u")
+
+
+def test_a_question_naming_one_text_demotes_the_other_and_never_our_docs():
+    assert demoted_source("is an image CAPTCHA on our shop ok under the EAA?") == "wcag22"
+    assert demoted_source("what does the European Accessibility Act say about e-books") == "wcag22"
+    assert demoted_source("which WCAG criterion covers captions?") == "eaa"
+    # Both named, or neither: no text is demoted.
+    assert demoted_source("does meeting WCAG AA satisfy the EAA?") is None
+    assert demoted_source("is an image CAPTCHA ok?") is None
+    hits = [LegHit(RULE, 0.0330), LegHit(DOC, 0.0325), LegHit(ARTICLE, 0.0300)]
+    assert [h.chunk.source for h in apply_prior("our targets under the EAA", hits)] == ["docs", "eaa", "wcag22"]
+    assert [h.chunk.source for h in apply_prior("our targets", hits)] == ["wcag22", "docs", "eaa"]
+    # The scaled score is the fused score times the one factor.
+    scored = {h.chunk.source: h.score for h in apply_prior("our targets under the EAA", hits)}
+    assert scored == {"docs": 0.0325, "eaa": 0.0300, "wcag22": 0.0330 * 0.8}

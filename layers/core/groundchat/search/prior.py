@@ -12,6 +12,12 @@ answer:
 
 Such passages have their score scaled by `DEMOTE` unless the question asks for them; they move down
 a few places, they are never removed. One factor for both, not tuned per kind.
+
+A question that names one of the two texts ("under the EAA", "does the Act…", "which WCAG
+criterion…") and not the other is about that text: WCAG and the Act share the words of a
+situation (captions, screen readers, time-outs, CAPTCHAs), and without this "is the image
+CAPTCHA on our shop OK under the EAA?" led with WCAG's criteria. The other text's passages take the
+same factor; our own docs are never demoted, since the benchmark speaks of both.
 """
 from __future__ import annotations
 
@@ -27,6 +33,13 @@ _ASKS_MEANING = re.compile(
     re.IGNORECASE,
 )
 _ASKS_WHY = re.compile(r"\b(why|reasons?|purpose|aims?|rationale)\b", re.IGNORECASE)
+_NAMES_SOURCE = {
+    "eaa": re.compile(
+        r"\b(EAA|(European )?Accessibility Act|the act|this act|(the|this|accessibility) directive|2019/882"
+        r"|EU (accessibility )?(law|rules?|legislation))\b", re.IGNORECASE),
+    "wcag22": re.compile(r"\b(WCAG|W3C|success criteri(on|a))\b", re.IGNORECASE),
+}
+_OTHER_SOURCE = {"eaa": "wcag22", "wcag22": "eaa"}
 
 
 def demoted_kinds(query: str) -> set[str]:
@@ -38,18 +51,26 @@ def demoted_kinds(query: str) -> set[str]:
     return out
 
 
+def demoted_source(query: str) -> str | None:
+    """The text a question is not about, when it names the other one and only that one."""
+    named = [source for source, pattern in _NAMES_SOURCE.items() if pattern.search(query)]
+    return _OTHER_SOURCE[named[0]] if len(named) == 1 else None
+
+
 def apply_prior(query: str, hits: list[LegHit], factor: float = DEMOTE) -> list[LegHit]:
     """Stable: hits of equal scaled score keep their order. Scores stay higher-is-better."""
-    demote = demoted_kinds(query)
-    if not demote or factor == 1.0:
+    demote, other_source = demoted_kinds(query), demoted_source(query)
+    if not (demote or other_source) or factor == 1.0:
         return hits
-    scaled = [LegHit(h.chunk, h.score * factor if kind(h.chunk) in demote else h.score) for h in hits]
+
+    def demoted(hit: LegHit) -> bool:
+        return kind(hit.chunk) in demote or hit.chunk.source == other_source
+
     # A leg's raw score may be negative (never for RRF or cosine on these legs, but be safe): scaling
     # a negative score by < 1 would raise it, so demote those by dividing instead.
-    for i, h in enumerate(hits):
-        if h.score < 0 and kind(h.chunk) in demote:
-            scaled[i] = LegHit(h.chunk, h.score / factor)
+    scaled = [LegHit(h.chunk, (h.score * factor if h.score >= 0 else h.score / factor) if demoted(h) else h.score)
+              for h in hits]
     return sorted(scaled, key=lambda h: -h.score)
 
 
-__all__ = ["DEMOTE", "apply_prior", "demoted_kinds"]
+__all__ = ["DEMOTE", "apply_prior", "demoted_kinds", "demoted_source"]

@@ -7,11 +7,12 @@ from typing import Any, Iterable, Protocol
 
 from groundchat.corpus.chunk import SOURCES, Chunk
 from groundchat.corpus.dates import as_datetime
+from groundchat.search.criterion_leg import CRITERION_LEG, CRITERION_WEIGHT, criterion_leg, criterion_leg_applies
 from groundchat.search.diversity import PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import RRF_K, rrf
-from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds
+from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_source
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
@@ -88,12 +89,7 @@ class SearchService:
         for name, hits in legs.items():
             debug["legs"][name] = {"hits": len(hits), "top": [h.chunk.ref for h in hits[:5]]}
         t = time.perf_counter()
-        fused = rrf(legs, weights=self.weights) if leg == "hybrid" else legs.get(leg, [])
-        # The kind prior (see search/prior.py) orders whatever list is served, fused or one leg.
-        fused = apply_prior(query, fused)
-        debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "factor": DEMOTE}
-        if leg == "hybrid":
-            fused = self._exact_first(query, fused, sources, debug)
+        fused = self._fused(query, legs, leg, sources, debug)
         timings["fuse"] = _ms(t)
         t = time.perf_counter()
         try:
@@ -121,6 +117,25 @@ class SearchService:
             freshness=_freshness(passages), dropped={"passages": dropped_passages, "chars": dropped_chars},
             debug=debug,
         )
+
+    def _fused(self, query: str, legs: dict[str, list[LegHit]], leg: Leg, sources: list[str] | None,
+               debug: dict[str, Any]) -> list[LegHit]:
+        """The legs as one list: fused (hybrid) or the one leg asked for, then the kind prior and,
+        for hybrid, the passages the question names first."""
+        # The prior on kinds and on the text a question names (search/prior.py) orders whatever
+        # list is served, fused or one leg.
+        fused = apply_prior(query, rrf(legs, weights=self.weights) if leg == "hybrid" else legs.get(leg, []))
+        if leg == "hybrid" and criterion_leg_applies(fused):
+            # A question about WCAG: how well each criterion matches as a whole (search/criterion_leg.py).
+            legs[CRITERION_LEG] = criterion_leg(legs.get("vector", []))
+            debug["legs"][CRITERION_LEG] = {"hits": len(legs[CRITERION_LEG]),
+                                            "top": [h.chunk.ref for h in legs[CRITERION_LEG][:5]]}
+            fused = apply_prior(query, rrf(legs, weights={**self.weights, CRITERION_LEG: CRITERION_WEIGHT}))
+        debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "demoted_source": demoted_source(query),
+                          "factor": DEMOTE}
+        if leg == "hybrid":
+            fused = self._exact_first(query, fused, sources, debug)
+        return fused
 
     def _exact_first(self, query: str, fused: list[LegHit], sources: list[str] | None, debug: dict[str, Any]) -> list[LegHit]:
         """The passages the question names (a criterion, article, annex, recital, axe rule) go first."""
