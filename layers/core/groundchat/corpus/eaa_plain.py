@@ -74,15 +74,21 @@ PLAIN_NOTES: dict[str, str] = {
     "Article 34": "when the Directive entered into force",
     "Article 35": "to whom the Directive is addressed: the EU countries",
     "Annex I Section I": "requirements for every product: information on the product and its labels, instructions and "
-                         "warnings through more than one sense, readable text, the user interface and how it works",
+                         "warnings through more than one sense, readable text, the user interface and how it works: "
+                         "more than one way to use it (sight, hearing, touch, speech), zoom, volume and contrast, no "
+                         "reliance on color alone, enough time, an alternative to biometrics such as face or "
+                         "fingerprint unlock, privacy, use with limited reach or strength, no flashing that triggers "
+                         "seizures, working with assistive technology such as screen readers and hearing aids",
     "Annex I Section II": "requirements for products other than self-service terminals: packaging, instructions for "
                           "installation, maintenance, storage and disposal, in accessible formats",
     "Annex I Section III": "requirements for every service: information about how the service works and its accessibility "
                            "features, websites and mobile apps that everyone can use, accessible support, help desk and call centres",
     "Annex I Section IV": "extra requirements for specific services: phone and video calls with real time text, TV and "
                           "streaming with subtitles and audio description, transport information, online banking "
-                          "(identification, electronic signatures, payment, understandable language), e-books, online "
-                          "shops (checkout, identification, payment, information about product accessibility)",
+                          "(identification, electronic signatures, payment, understandable language), e-books (read "
+                          "aloud by assistive technology, navigation, accessibility metadata, copy protection that "
+                          "does not block accessibility), online shops (checkout, identification, payment, information "
+                          "about product accessibility)",
     "Annex I Section V": "answering emergency calls to 112 accessibly: text, real time text and video, not only voice",
     "Annex I Section VI": "accessibility requirements for features of products and services bought under other EU laws",
     "Annex I Section VII": "functional performance: the product or service must work for people without sight, with low "

@@ -44,7 +44,8 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bimport(?:ed|er|ers|ing)?\b|\boutside the EU\b", "importers placing on the market"),
     (r"\bresell|\bdistribut|\bretailer", "distributors making available on the market"),
     (r"\bsecond-?hand\b|\brefurbished\b|\bused (?:products?|phones?)\b", "placed on the market after"),
-    (r"\bdeadlines?\b|\bby when\b|\bfrom when\b|\bwhen does\b", "date apply transitional"),
+    (r"\bdeadlines?\b|\bby when\b|\bfrom when\b|\bwhen does\b|\b(?:from|by) what date\b|\bhave until\b"
+     r"|\bwhen (?:do|must|will) (?:we|companies|businesses|firms)\b", "date apply transitional"),
     (r"\bdisproportionate\b|\btoo expensive\b|\bcosts? too much\b", "disproportionate burden fundamental alteration"),
     # Who checks: products are watched by market surveillance, services by the compliance procedures.
     (r"\bwho checks\b|\bwho (?:enforces|monitors|inspects)\b|\bauthorit|\bregulators?\b", "market surveillance authorities compliance of services"),
@@ -54,6 +55,12 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\btechnical (?:file|docs|documentation)\b|\bauditors?\b|\bself-?assess", "technical documentation conformity assessment internal production control"),
     (r"\bout[- ]of[- ]court\b|\bmediat|\barbitrat|\bsettle (?:a |the )?disputes?\b|\bombudsman", "alternative dispute resolution"),
     (r"\bCE mark", "CE marking declaration of conformity"),
+    (r"\bEU rep\b|\b(?:EU|European) (?:rep|representative|agent)s?\b|\brepresentatives?\b", "authorised representative mandate"),
+    (r"\bwe stock\b|\bstocks?\b|\bon (?:our|the) shelves\b", "distributors making available on the market"),
+    (r"\bB2B\b|\bbusiness customers\b|\b(?:only )?(?:to|for) (?:other )?(?:companies|businesses)\b", "consumer definition scope"),
+    (r"\bunlock|\bbiometric|\bface (?:scan|id|recognition)\b|\bfingerprint", "biometrics alternative user interface products"),
+    (r"\bread(?:s|ing)? aloud\b|\btext[- ]to[- ]speech\b|\bspeech output\b", "speech output products user interface"),
+    (r"\bDRM\b|\bcopy protection\b|\bdigital rights", "digital rights management e-books assistive technology"),
     (r"\bonline shop|\bwebshop|\be-?shop|\bselling online\b", "e-commerce services"),
     (r"\brequire(?:s|d|ments?)?\b", "accessibility requirements Annex I"),
     (r"\bhelp ?desk|\bcall cent(?:er|re)s?\b|\bcustomer (?:support|service)\b|\bhotline", "support services"),
