@@ -18,6 +18,8 @@ FACETS = {"model": [m.name for m in sample.MODELS], "context": [c.name for c in 
           "task": [t.name for t in sample.TASKS], "label": [label for label, _ in sample.LABELS]}
 RULES = set(rule_ids())
 CASES = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router.jsonl")
+# Written later, blind, to check the tune split's decisions; read since, so tuning data too.
+VALIDATE = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_validate.jsonl")
 
 
 @pytest.mark.parametrize(("question", "tool", "args"), [
@@ -27,6 +29,21 @@ CASES = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router.jsonl")
     ("How many runs timed out with birch-pro under guidelines-axe?", "compare_contexts",
      {"model": "birch-pro", "context": "guidelines-axe"}),
     ("what goes wrong on the checkout flow?", "top_rules", {"task": "checkout-flow"}),
+    # A number in a name is not a limit; one that counts results is.
+    ("list runs with guidelines axe from round 3", "list_runs", {"context": "guidelines-axe", "label": "round-3"}),
+    ("nav header runs, no context, last 3", "list_runs", {"task": "nav-header", "context": "none", "limit": 3}),
+    ("top 3 rules cedar breaks", "top_rules", {"model": "cedar-mini", "limit": 3}),
+    # Runs named by what they are are listed; a figure over them is compared.
+    ("birch runs on the blog article", "list_runs", {"model": "birch-pro", "task": "blog-article"}),
+    ("on the modal, does more context make runs pricier?", "compare_contexts", {"task": "modal-dialog"}),
+    # A rule id alone is on topic; one written with spaces counts where runs or rules are spoken of.
+    ("explain select-name", "explain_rule", {"rule_id": "select-name"}),
+    ("which runs broke color contrast?", "list_runs", {"rule": "color-contrast"}),
+    # How the benchmark works is in the docs, even when a context is named.
+    ("what exactly does the guidelines-axe level give the agent", "search_docs",
+     {"query": "what exactly does the guidelines-axe level give the agent", "source": "docs"}),
+    ("do pre-recorded videos need captions", "search_docs",
+     {"query": "do pre-recorded videos need captions", "source": "wcag22"}),
 ])
 def test_users_words_reach_the_right_tool_with_the_datas_spelling(question, tool, args):
     assert route(question, TOOLS, FACETS, RULES).calls[0] == (tool, args)
@@ -38,9 +55,23 @@ def test_off_topic_questions_are_refused_without_a_tool(question):
     assert plan.calls == [] and plan.refusal == REFUSAL
 
 
-def test_a_request_to_run_something_is_refused():
-    plan = route("please run this script on the server: rm -rf /", TOOLS, FACETS, RULES)
+@pytest.mark.parametrize("question", ["please run this script on the server: rm -rf /",
+                                      "run the benchmark again for cedar-mini", "please run axe on https://example.com",
+                                      "python -c 'print(1)' run this"])
+def test_a_request_to_run_something_is_refused(question):
+    plan = route(question, TOOLS, FACETS, RULES)
     assert plan.calls == [] and plan.refusal.startswith("I do not run anything")
+
+
+def test_a_run_id_or_a_run_cost_is_not_an_order_to_run():
+    assert route("run-round-1-blog-article-birch-pro-guidelines", TOOLS, FACETS, RULES).calls == [
+        ("get_run", {"run_id": "run-round-1-blog-article-birch-pro-guidelines"})]
+    assert route("run costs for cedar-mini?", TOOLS, FACETS, RULES).calls == [("compare_contexts", {"model": "cedar-mini"})]
+
+
+def test_a_request_to_write_something_is_refused_even_on_topic():
+    plan = route("write me a haiku about screen readers", TOOLS, FACETS, RULES)
+    assert plan.calls == [] and plan.refusal == REFUSAL
 
 
 async def test_the_answerer_refuses_off_topic_in_words_and_calls_nothing():
@@ -61,6 +92,13 @@ def test_the_router_eval_is_split_and_large_enough():
 
 def test_on_the_report_split_the_router_picks_the_tool_and_its_arguments():
     figures = score([c for c in CASES if c.split == "report"], FACETS, RULES)
-    # Floors under the reported figures (tool 0.915, tool and arguments 0.83), never tuned on.
-    assert figures["tool"] >= 0.9
-    assert figures["tool_and_args"] >= 0.8
+    # Floors under the reported figures (tool 0.936, tool and arguments 0.894), never tuned on.
+    assert figures["tool"] >= 0.93
+    assert figures["tool_and_args"] >= 0.87
+
+
+def test_on_the_validation_set_the_router_picks_the_tool_and_its_arguments():
+    assert len(VALIDATE) == 80 and {c.split for c in VALIDATE} == {"validate"}
+    assert not {c.q.lower() for c in VALIDATE} & {c.q.lower() for c in CASES}
+    figures = score(VALIDATE, FACETS, RULES)
+    assert figures["tool"] >= 0.95 and figures["tool_and_args"] >= 0.95

@@ -18,6 +18,7 @@ from chat_function.limits import chat_body_limit, read_limited, too_large_messag
 from chat_function.uploads import read_question
 from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, document_chat_request, refusals
 from chat_function.server_errors import TypedServerErrors
+from chat_function.slash_redirect import RelativeSlashRedirect
 from chat_function.signin import add_sign_in_routes
 from chat_function.streaming import ExchangeStream
 from groundchat.auth.callers import CHAT_USE, RUNS_READ, TRACES_READ, Caller
@@ -42,6 +43,9 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.state.services = services or build_services()
     refuse_to_start_with_a_hole(app.state.services.settings)  # public mode without a guard never serves
     app.add_middleware(TypedServerErrors)
+    # Starlette's own redirect is absolute and loses an API stage (chat_function/slash_redirect.py).
+    app.router.redirect_slashes = False
+    app.add_middleware(RelativeSlashRedirect, router=app.router)
     origins = [o.strip() for o in app.state.services.settings.allowed_origins.split(",") if o.strip()]
     if origins:
         # Only the configured origins; the page itself is same-origin and needs none.

@@ -11,11 +11,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from groundchat.models.offline_names import find_names, pinned
+
 Facets = dict[str, list[str]]
 
 RUN_ID = re.compile(r"\brun[-_][A-Za-z0-9][A-Za-z0-9_-]{3,}\b", re.I)
 _NUMBER_WORDS = {"three": 3, "five": 5, "ten": 10, "twenty": 20, "top three": 3, "top five": 5, "top ten": 10}
-_LIMIT = re.compile(r"\b(?:top|first|last|latest|show(?: me)?|list)?\s*(\d{1,3})\b(?!\s*%)")
+# A number is a limit only where it counts results ("top 5", "last 3", "10 runs"), never in a name
+# ("round 3") or an amount ("17%").
+_LIMIT = re.compile(r"\b(?:top|first|last|latest|recent|newest|show(?: me)?|list|give me)\s+(\d{1,3})\b(?!\s*%)"
+                    r"|(?<![\w-])(\d{1,3})\s+(?:\w+\s+)?(?:runs|rules|results|items|problems|failures|violations)\b")
 
 # What people call the problems axe names by rule id, for "which axe rule covers …".
 EVERYDAY_RULES: list[tuple[str, str]] = [
@@ -35,26 +40,58 @@ EVERYDAY_RULES: list[tuple[str, str]] = [
     (r"autocomplete", "autocomplete-valid"),
     (r"list items?|\bli\b", "listitem"),
     (r"skip links?|bypass", "bypass"),
+    (r"\bh1\b|main heading|level[- ]one heading|heading one", "page-has-heading-one"),
 ]
 
 _DOMAIN = re.compile(
     r"access|a11y|wcag|\beaa\b|directive|\baxe\b|\brules?\b|\bruns?\b|\bmodels?\b|context|agents?|violat|cost|cheap|"
     r"expensive|price|benchmark|criteri|contrast|screen ?reader|keyboard|focus|\balt\b|aria|\bhtml\b|website|\bapps?\b|"
     r"\blaw\b|legal|complian|comply|disab|blind|deaf|caption|label|heading|link|button|\bform|grad(?:e|ed|ing)|"
-    r"sample|task|round|completion|timed? ?out|fail|pass|score|european|member states?|products?|services?",
+    r"sample|task|round|completion|timed? ?out|fail|pass|score|european|member states?|products?|services?|"
+    r"videos?|audio|images?|pictures?|photos?|web ?pages?|\bpages?\b|\bsites?\b|colou?r|\bfonts?\b|zoom|mouse|"
+    r"touch|\bmenus?\b|\bpdfs?\b|sign ?language|subtitles?|transcripts?",
     re.IGNORECASE,
 )
-_RUN_SOMETHING = re.compile(r"\b(?:run|execute|exec|eval|install|delete|drop|deploy)\b (?:this|my|the following|a|an)\b"
-                            r"(?: \w+)? (?:script|code|command|program|query|sql|shell|file|package|table|database)", re.I)
-_WRONG = re.compile(r"wrong|mistake|most (?:common|frequent|often)|frequent|problems|failures|slip through|"
-                    r"broken most|break most|top rules|rules? (?:are |get )?(?:broken|violated|failed)|errors|issues", re.I)
-_LIST = re.compile(r"\b(?:show|list|give me|display|see)\b.*\bruns?\b|\bwhich .*\bruns\b|\bevery .* run|\bruns? (?:that|which|with)\b", re.I)
+_RUN_SOMETHING = re.compile(
+    r"\b(?:run|execute|exec|eval|install|delete|drop|deploy)\b (?:this|my|the following|a|an)\b"
+    r"(?: \w+)? (?:script|code|command|program|query|sql|shell|file|package|table|database)"
+    # an order to run, at the start ("run the benchmark again", "please run axe on …"), not a run id
+    r"|^\s*(?:please\s+|can you\s+|could you\s+)?(?:re-?run|run|execute|exec|launch|trigger|install|deploy)(?![\w-])"
+    r"(?!\s+(?:costs?|times?|counts?|rates?|results?|ids?|details?)\b)"
+    r"|\brun (?:this|it|that)\b|\bpython3? -c\b|\bnpm (?:run|test|install)\b|\bpip install\b|\brm -rf\b", re.I)
+# Asked to write something: a haiku about screen readers is still not a question the data answers.
+_WRITE_SOMETHING = re.compile(r"\b(?:write|compose|make up|generate)\b.{0,20}\b(?:poem|haiku|story|song|joke|"
+                              r"limerick|essay|rap|lyrics|sonnet)s?\b", re.I)
+_WRONG = re.compile(r"wrong|mistake|most (?:com+on|frequent|often)|frequent|problems|failures|slip through|"
+                    r"broken most|break most|top rules|rules? (?:are |get )?(?:broken|violated|failed)|errors|issues|"
+                    r"trips? up|\b(?:top|worst|most \w+)(?: \d+)?(?: \w+)? rules\b|"
+                    r"\brules\b.{0,40}\b(?:break|breaks|broke|broken|fail\w*|violated|catch\w*|trip\w*)\b", re.I)
+# A list of runs: asked for, or runs named by what they are ("birch runs on the blog article").
+_LIST = re.compile(r"\b(?:show|list|give me|display|see)\b.*\bruns?\b|\bwhich .*\bruns\b|\bevery .* run|"
+                   r"\bruns? (?:that|which|with)\b|\b(?:latest|newest|most recent)\b|\blast (?:\d+|runs?)\b", re.I)
+_RUNS = re.compile(r"\bruns\b", re.I)
+# A figure over runs: the runs are counted or averaged, not listed.
+_AGGREGATE = re.compile(r"how many|how much|average|\bmean\b|\bcost|cheap|expensive|pric(?:e|ey|ier|iest)|rate\b|"
+                        r"percent|%|completion|best|worst|compare|fewest|least|\bmost\b|per run|total|better|worse|"
+                        r"cleaner|fewer|\bmore\b|\bless\b", re.I)
 _COMPARE = re.compile(r"cost|cheap|expensive|price|spend|best|worst|compare|\bcomplet(?:ed|es|ion)\b|violations?|average|mean|"
                       r"timed? ?out|how many|success|perform|which model|which context|good enough|better|fewest|most", re.I)
-_EAA = re.compile(r"\beaa\b|european accessibility act|\bthe act\b|directive|member states?|\barticle\b|\bannex\b|"
-                  r"\brecital\b|\beu\b|national law|market surveillance|microenterprise|e-?commerce|e-?books?|banking|"
-                  r"ticket machines?|self-service|transpos|penalt|fines?\b", re.I)
+_EAA = re.compile(r"\beaa\b|european accessib\w* act|\beuropean\b[\w\s]{0,25}\bact\b|\baccessib\w* act\b|\bthe act\b|"
+                  r"directive|member states?|\barticle \d|\bannex\b|\brecital\b|\beu\b|national law|market surveillance|"
+                  r"microenterprise|e-?commerce|e-?books?|banking|ticket machines?|self-service|transpos|penalt|fines?\b", re.I)
 _WCAG = re.compile(r"wcag|success criteri|criterion|level aa|level a\b|\baaa\b|conformance", re.I)
+# What web content must do, in everyday words: a question on it without a text named is WCAG's.
+_WCAG_TOPIC = re.compile(r"captions?|captoins?|subtitles?|transcripts?|audio description|sign language|videos?|\balt\b|"
+                         r"images?|pictures?|colou?r|contrast|keyboard|focus|screen ?readers?|headings?|\blinks?\b|"
+                         r"buttons?|\bforms?\b|\blabels?\b|\bzoom|reflow|font|text size|time ?outs?|time limits?|"
+                         r"animations?|flash\w*|drag\w*|touch targets?|target size|\bhelp\b|error messages?|"
+                         r"passwords?|captcha|log ?in|every page|same place", re.I)
+# How the benchmark works, asked as such: a definition, a reason or a how-to, not a figure.
+_ABOUT_THE_BENCHMARK = re.compile(
+    r"^\s*(?:what'?s|what is) the difference\b|\bwhat (?:exactly )?(?:does|do) (?:the |a )?[\w-]+ "
+    r"(?:level|context|task|label|round)s? (?:give|include|contain|mean|add)\b|^\s*why (?:count|measure|use|do you|do we|"
+    r"does the benchmark|is it|are (?:runs|violations))\b|\bhow (?:do|can|should) (?:i|we|you) (?:import|add|load|upload|"
+    r"bring)\b", re.I)
 _DOCS = re.compile(r"grad(?:e|ed|ing)|sample data|\bsample\b|benchmark|how (?:are|is|were) (?:the )?runs|context levels?|"
                    r"incomplete|methodolog|what (?:does|is) (?:a |the )?(?:context|task|label|round)", re.I)
 _ASKS_RULE = re.compile(r"\baxe\b|\brule\b|\bcheck\b|which rule", re.I)
@@ -71,33 +108,11 @@ class Plan:
     refusal: str | None = None
 
 
-def _spelled(name: str) -> list[str]:
-    """How a stored name appears in a question: as stored, or with spaces for hyphens."""
-    return list(dict.fromkeys([name.lower(), name.lower().replace("-", " ")]))
-
-
-def _find_names(q: str, names: list[str]) -> list[str]:
-    """Names of one facet the question mentions, longest first so `guidelines-axe` beats `guidelines`."""
-    found: list[str] = []
-    taken: list[tuple[int, int]] = []
-    for name in sorted(names, key=len, reverse=True):
-        for spelling in _spelled(name):
-            for m in re.finditer(rf"(?<![\w-]){re.escape(spelling)}(?![\w-])", q):
-                if any(m.start() < end and start < m.end() for start, end in taken):
-                    continue
-                taken.append((m.start(), m.end()))
-                if name not in found:
-                    found.append(name)
-    return found
-
-
 def _filters(q: str, facets: Facets) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for name in ("model", "context", "task", "label"):
-        values = [v for v in facets.get(name, []) if not (name == "context" and v == "none")]
-        found = _find_names(q, values)
-        if len(found) == 1:
-            out[name] = found[0]
+    # `none` is a context's name and an everyday word: it is pinned only by how people say it.
+    named = {facet: [v for v in values if not (facet == "context" and v == "none")] for facet, values in facets.items()
+             if facet in ("model", "context", "task", "label")}
+    out = pinned(q, named)
     if re.search(r"\b(?:no|without(?: any)?) context\b|\bcontext (?:of )?none\b|\bnone context\b", q):
         out["context"] = "none"
     return out
@@ -108,11 +123,13 @@ def _limit(q: str) -> int | None:
         if re.search(rf"\b{words}\b", q):
             return number
     m = _LIMIT.search(q)
-    return int(m.group(1)) if m and 0 < int(m.group(1)) <= 100 and not RUN_ID.search(q) else None
+    number = int(m.group(1) or m.group(2)) if m else 0
+    return number if 0 < number <= 100 and not RUN_ID.search(q) else None
 
 
 def _rule_ids(question: str, q: str, rules: set[str]) -> list[str]:
     ids = []
+    speaks_of_rules = bool(re.search(r"\brules?\b|\bruns\b|\baxe\b", q))
     for token in dict.fromkeys(re.findall(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*", q)):
         if token not in rules:
             continue
@@ -122,6 +139,11 @@ def _rule_ids(question: str, q: str, rules: set[str]) -> list[str]:
         quoted = any(f"{mark}{token}{mark}" in question.lower() for mark in "`'\"")
         if not plain_word or quoted or re.search(r"\brule\b", q):
             ids.append(token)
+    if not ids and speaks_of_rules:
+        # "color contrast" for `color-contrast`: a hyphenated id written with spaces, where the
+        # question speaks of rules or runs (elsewhere it is the subject, not the rule).
+        hyphenated = [r for r in rules if "-" in r]
+        ids = find_names(q, hyphenated, hyphenated, whole_only=True)
     return ids
 
 
@@ -137,12 +159,14 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> 
     q = question.lower()
     if _RUN_SOMETHING.search(q):
         return Plan(refusal=RUN_REFUSAL)
+    if _WRITE_SOMETHING.search(q):
+        return Plan(refusal=REFUSAL)
     recall = _recall_call(question, offered)
     if recall and not _DOMAIN.search(q):  # "what did I ask last week?": the past is the whole question
         return Plan(calls=[recall])
     names = [v for values in facets.values() for v in values]
     run_ids = RUN_ID.findall(question)
-    if not run_ids and not _DOMAIN.search(q) and not _find_names(q, names):
+    if not run_ids and not _DOMAIN.search(q) and not find_names(q, names) and not _rule_ids(question, q, rules):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]
@@ -158,7 +182,7 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         return [("get_run", {"run_id": run_id}) for run_id in dict.fromkeys(run_ids)]
     filters = _filters(q, facets)
     named_rules = _rule_ids(question, q, rules | set(facets.get("rule", [])))
-    if named_rules and _LIST.search(q):
+    if named_rules and (_LIST.search(q) or _RUNS.search(q)):
         return [("list_runs", {**filters, "rule": named_rules[0], **_limited(q)})]
     if named_rules:
         return [("explain_rule", {"rule_id": rule_id}) for rule_id in named_rules]
@@ -167,14 +191,18 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     docs_source = _docs_source(q)
     if docs_source in ("eaa", "wcag22"):
         return [("search_docs", {"query": question[:500], "source": docs_source})]
+    if _ABOUT_THE_BENCHMARK.search(q) and not re.search(r"how many|how much|average|\bmean\b|cheapest", q):
+        return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WRONG.search(q) and not _COMPARE_ONLY.search(q):
         return [("top_rules", {**filters, **_limited(q)})]
-    if _LIST.search(q):
+    if _LIST.search(q) or (_RUNS.search(q) and filters and not _AGGREGATE.search(q)):
         return [("list_runs", {**filters, **_limited(q)})]
     if _COMPARE.search(q) or filters:
         return [("compare_contexts", filters)]
     if docs_source == "docs":
         return [("search_docs", {"query": question[:500], "source": "docs"})]
+    if _WCAG_TOPIC.search(q):
+        return [("search_docs", {"query": question[:500], "source": "wcag22"})]
     return []
 
 

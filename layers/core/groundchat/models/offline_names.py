@@ -1,0 +1,119 @@
+"""Which of the data's names a question means, however it spells them.
+
+People do not type `signup-form` or `atlas-small`: they write "sign up form", "atlas small", "the
+checkout", "cedar", "the big atlas model". The names come from the data (its models, contexts, tasks
+and labels, whatever they are), so nothing here lists them; what is fixed is how a name may be
+written:
+
+- whole, with its parts joined by hyphens, spaces or nothing ("sign up form", "signup form",
+  "round 2");
+- by one of its parts that no other name has ("cedar" for `cedar-mini`, "checkout" for
+  `checkout-flow`), unless that part is an everyday word in questions about the benchmark
+  ("axe", "form", "small", "code");
+- by a shared part with a word that tells the names apart ("big atlas" for `atlas-large`, since
+  "big" says "large");
+- by an everyday part followed by a word that makes it a name ("the axe one", "the axe context").
+
+A facet with two names in one question pins neither: the question compares them.
+"""
+from __future__ import annotations
+
+import re
+
+Facets = dict[str, list[str]]
+
+# Parts of names that are everyday words here: alone they name nothing.
+EVERYDAY_PARTS = frozenset({
+    "axe", "rule", "rules", "form", "forms", "page", "pages", "data", "article", "header", "grid", "table",
+    "flow", "code", "pro", "mini", "small", "large", "big", "dialog", "round", "none", "product", "products",
+    "pricing", "price", "guidelines", "context", "model", "task", "label", "run", "runs", "test", "base", "max",
+    "plus", "lite", "fast", "new", "old", "one", "two", "three", "all", "the", "and", "with", "v1", "v2",
+})
+# Words that say which of two names sharing a part is meant.
+_SAYS = {"big": "large", "bigger": "large", "biggest": "large", "larger": "large", "little": "small",
+         "smaller": "small", "smallest": "small", "tiny": "mini"}
+# After an everyday part, these make it a name: "the axe one", "the modal task".
+_NAME_NOUNS = frozenset({"one", "context", "level", "tool", "variant", "version", "setting", "model", "task"})
+
+_WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
+
+
+def parts(name: str) -> list[str]:
+    return _WORD.findall(name.lower())
+
+
+def _joined(name: str) -> str:
+    return "".join(parts(name))
+
+
+def find_names(question: str, names: list[str], all_names: list[str] | None = None, *,
+               whole_only: bool = False) -> list[str]:
+    """The names of one facet a question means, in the order it mentions them. `all_names` (every
+    facet's names) decides which parts are unique; by default, this facet's. `whole_only`: only
+    names written whole, however joined."""
+    words = [(m.group(), m.start()) for m in _WORD.finditer(question.lower())]
+    tokens = [w for w, _ in words]
+    found: dict[str, int] = {}
+    taken: set[int] = set()
+
+    def take(name: str, start: int, end: int) -> None:
+        if not taken & set(range(start, end)):
+            taken.update(range(start, end))
+            found.setdefault(name, start)
+
+    # Whole names first, longest first, so "guidelines axe" is not read as "guidelines".
+    for name in sorted(names, key=lambda n: -len(parts(n))):
+        joined, width = _joined(name), len(parts(name))
+        for size in range(1, width + 2):
+            for start in range(len(tokens) - size + 1):
+                if "".join(tokens[start:start + size]) == joined:
+                    take(name, start, start + size)
+    if whole_only:
+        return sorted(found, key=found.__getitem__)
+    part_owners = _part_owners(all_names or names)
+    for i, token in enumerate(tokens):
+        if i in taken:
+            continue
+        owners = [n for n in part_owners.get(token, []) if n in names]
+        if len(owners) == 1 and (token not in EVERYDAY_PARTS or _named_by_noun(tokens, i)):
+            take(owners[0], i, i + 1)
+        elif len(owners) > 1:
+            told = _told_apart(tokens, i, owners)
+            if told:
+                take(told, i, i + 1)
+    return sorted(found, key=found.__getitem__)
+
+
+def _part_owners(names: list[str]) -> dict[str, list[str]]:
+    owners: dict[str, list[str]] = {}
+    for name in names:
+        for part in dict.fromkeys(parts(name)):
+            if len(part) >= 3 and not part.isdigit():
+                owners.setdefault(part, []).append(name)
+    return owners
+
+
+def _named_by_noun(tokens: list[str], i: int) -> bool:
+    return i + 1 < len(tokens) and tokens[i + 1] in _NAME_NOUNS
+
+
+def _told_apart(tokens: list[str], i: int, owners: list[str]) -> str | None:
+    """A shared part ("atlas") with a nearby word that only one of its owners has ("large", "big")."""
+    near = tokens[max(0, i - 3):i] + tokens[i + 1:i + 4]
+    said = {_SAYS.get(w, w) for w in near}
+    chosen = [n for n in owners if said & (set(parts(n)) - {tokens[i]})]
+    return chosen[0] if len(chosen) == 1 else None
+
+
+def pinned(question: str, facets: Facets) -> dict[str, str]:
+    """One name per facet, where the question means exactly one."""
+    every = [n for values in facets.values() for n in values]
+    out: dict[str, str] = {}
+    for facet, values in facets.items():
+        found = find_names(question, values, every)
+        if len(found) == 1:
+            out[facet] = found[0]
+    return out
+
+
+__all__ = ["EVERYDAY_PARTS", "find_names", "parts", "pinned"]

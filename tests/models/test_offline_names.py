@@ -1,0 +1,49 @@
+"""The data's names as people write them: whole however joined, by a part only they have, never by
+an everyday word alone."""
+from __future__ import annotations
+
+import pytest
+
+from groundchat.models.offline_names import find_names, pinned
+
+SAMPLE = {"model": ["atlas-large", "birch-pro", "dune-code", "atlas-small", "cedar-mini"],
+          "context": ["checklist", "guidelines", "guidelines-axe"],
+          "task": ["signup-form", "product-grid", "pricing-table", "nav-header", "modal-dialog", "blog-article",
+                   "data-dashboard", "checkout-flow"],
+          "label": ["round-1", "round-2", "round-3"]}
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("how does atlas small do on the sign up form", {"model": "atlas-small", "task": "signup-form"}),
+    ("signup form, guidelines axe, round 2", {"task": "signup-form", "context": "guidelines-axe", "label": "round-2"}),
+    ("cedar on the checkout", {"model": "cedar-mini", "task": "checkout-flow"}),
+    ("the big atlas model with the full guidelines", {"model": "atlas-large", "context": "guidelines"}),
+    ("is the axe one worth it", {"context": "guidelines-axe"}),
+    ("what trips up dune code on the modal", {"model": "dune-code", "task": "modal-dialog"}),
+])
+def test_names_are_found_however_they_are_written(question, expected):
+    assert pinned(question, SAMPLE) == expected
+
+
+@pytest.mark.parametrize("question", [
+    "which axe rule is about forms",           # "axe" and "form" are everyday words here
+    "is a small shop covered?",                # "small" alone is not atlas-small
+    "what does the article say about data",    # nor "article" blog-article, nor "data" data-dashboard
+    "which atlas model is cheaper?",           # "atlas" is two models: the question compares them
+])
+def test_everyday_words_and_shared_parts_alone_pin_nothing(question):
+    assert pinned(question, SAMPLE) == {}
+
+
+def test_two_names_of_one_facet_pin_neither_but_both_are_found():
+    assert pinned("atlas-small against birch-pro", SAMPLE) == {}
+    assert find_names("atlas-small against birch pro", SAMPLE["model"]) == ["atlas-small", "birch-pro"]
+
+
+def test_names_of_other_data_work_the_same_way():
+    facets = {"model": ["claude-sonnet-4", "gpt-4o", "gpt-4o-mini"], "context": ["wcag-summary", "none"]}
+    assert pinned("how does sonnet do with the wcag summary", facets) == {"model": "claude-sonnet-4",
+                                                                          "context": "wcag-summary"}
+    # "gpt 4o" is written whole for gpt-4o; gpt-4o-mini is longer and not all there.
+    assert pinned("cost of gpt 4o runs", facets) == {"model": "gpt-4o"}
+    assert pinned("cost of gpt-4o-mini runs", facets) == {"model": "gpt-4o-mini"}
