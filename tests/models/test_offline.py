@@ -83,3 +83,35 @@ def test_an_invented_ref_is_refused_and_the_real_sources_offered():
     assert text.startswith("I cannot cite [deadbeef]")
     assert "The sources I can cite for this question are [3f9a1b2c]" in text
     assert "I cannot cite" not in compose("Quote [3f9a1b2c] for me", [("search_docs", hit, False)])
+
+
+def test_a_data_answer_says_which_filter_it_read_from_the_question():
+    from groundchat.models.offline_answers import compose
+
+    top = {"filter": {"model": "cedar-mini", "task": "checkout-flow"}, "graded_runs": 11,
+           "rules": [{"rule_id": "region", "impact": "moderate", "count": 3, "nodes": 5, "share_of_graded_runs": 0.2727,
+                      "wcag": []},
+                     {"rule_id": "color-contrast", "impact": "serious", "count": 2, "nodes": 4,
+                      "share_of_graded_runs": 0.1818, "wcag": ["1.4.3"]}]}
+    text = compose("top rules cedar breaks on the checkout", [("top_rules", top, False)])
+    assert text.splitlines()[0] == ("The rules broken most often for model cedar-mini, task checkout-flow "
+                                    "(from top_rules, over 11 graded runs):")
+    assert text.splitlines()[1].endswith("5 elements; no WCAG criterion (best practice)")
+    assert text.splitlines()[2].endswith("4 elements; WCAG 1.4.3")
+    listed = compose("q", [("list_runs", {"filter": {}, "runs": [{"run_id": "run-a", "model": "m"}]}, False)])
+    assert listed.startswith("The latest runs (from list_runs):")
+
+
+def test_an_articles_heading_line_is_not_repeated_after_its_title():
+    from groundchat.models.offline_answers import compose
+
+    article = {"ref": "9fe72dbf", "source": "eaa", "section": "Article 4(5)",
+               "title": "Article 4 Accessibility requirements, paragraph 5",
+               "text": "Article 4 Accessibility requirements (Chapter II), paragraph 5\n5. Microenterprises are exempt."}
+    criterion = {"ref": "0e4b814d", "source": "wcag22", "section": "2.4.7", "title": "2.4.7 Focus Visible",
+                 "text": "Success Criterion 2.4.7 Focus Visible (Level AA)\nThe focus indicator is visible."}
+    text = compose("q", [("search_docs", {"outcome": "hit", "excerpts": [article, criterion]}, False)])
+    assert ("- Article 4 Accessibility requirements, paragraph 5 (eaa Article 4(5)): 5. Microenterprises are exempt. "
+            "[9fe72dbf]") in text
+    # A criterion's first line says its level, which its title does not: it stays.
+    assert "(wcag22 2.4.7): Success Criterion 2.4.7 Focus Visible (Level AA) The focus indicator is visible. [0e4b814d]" in text

@@ -102,3 +102,9 @@ def test_on_the_validation_set_the_router_picks_the_tool_and_its_arguments():
     assert not {c.q.lower() for c in VALIDATE} & {c.q.lower() for c in CASES}
     figures = score(VALIDATE, FACETS, RULES)
     assert figures["tool"] >= 0.95 and figures["tool_and_args"] >= 0.95
+
+
+def test_web_content_in_everyday_words_is_searched_in_wcag_unless_a_business_duty_is_asked_too():
+    assert route("do our videos need captions?", TOOLS, FACETS, RULES).calls[0][1].get("source") == "wcag22"
+    mixed = route("must our bank's app work with a screen reader by law?", TOOLS, FACETS, RULES).calls[0]
+    assert mixed == ("search_docs", {"query": "must our bank's app work with a screen reader by law?"})

@@ -46,6 +46,15 @@ def _rows(value: Any, *keys: str) -> list[dict[str, Any]]:
     return []
 
 
+def _under(value: Any) -> str:
+    """The filter a data tool applied, in words ("for model cedar-mini, task checkout-flow"), so the
+    reader sees how the question was read."""
+    applied = value.get("filter") if isinstance(value, dict) else None
+    if not isinstance(applied, dict) or not applied:
+        return ""
+    return " for " + ", ".join(f"{facet} {name}" for facet, name in applied.items())
+
+
 def _percent(fraction: Any) -> str:
     try:
         return f"{float(fraction) * 100:.1f}%"
@@ -107,12 +116,12 @@ def _top_rules(value: Any) -> str:
     if not rows:
         return "top_rules found no violations under this filter."
     graded = value.get("graded_runs") if isinstance(value, dict) else None
-    lines = [f"The rules broken most often (from top_rules, over {graded} graded runs):" if graded else
-             "The rules broken most often (from top_rules):"]
+    lines = [f"The rules broken most often{_under(value)} (from top_rules, over {graded} graded runs):" if graded else
+             f"The rules broken most often{_under(value)} (from top_rules):"]
     for r in rows:
-        wcag = ", ".join(r.get("wcag") or []) or "no WCAG criterion (best practice)"
+        wcag = f"WCAG {', '.join(r['wcag'])}" if r.get("wcag") else "no WCAG criterion (best practice)"
         lines.append(f"- {r.get('rule_id')} ({r.get('impact')}): broken in {r.get('count')} runs "
-                     f"({_percent(r.get('share_of_graded_runs'))}), {r.get('nodes')} elements; WCAG {wcag}")
+                     f"({_percent(r.get('share_of_graded_runs'))}), {r.get('nodes')} elements; {wcag}")
     return "\n".join(lines)
 
 
@@ -120,7 +129,7 @@ def _list_runs(value: Any) -> str:
     rows = _rows(value, "runs", "rows")
     if not rows:
         return "list_runs found no runs under this filter."
-    lines = ["The latest runs (from list_runs):"]
+    lines = [f"The latest runs{_under(value)} (from list_runs):"]
     for r in rows:
         lines.append(f"- {r.get('run_id')}: {r.get('model')} · {r.get('context')} · {r.get('task')}, "
                      f"{r.get('outcome')}, {r.get('violation_count')} violations, {r.get('cost_text')}")
@@ -170,11 +179,19 @@ def _search_docs(value: Any) -> str:
         return "The document search found nothing for this question."
     lines = ["From the documents:"]
     for p in passages[:4]:
-        text = " ".join(str(p.get("text", "")).split())
+        text = " ".join(_without_heading(str(p.get("text", "")), str(p.get("title") or "")).split())
         if len(text) > 320:
             text = text[:320].rsplit(" ", 1)[0] + " …"
         lines.append(f"- {p.get('title') or p.get('section')} ({p.get('source')} {p.get('section')}): {text} [{p.get('ref')}]")
     return "\n".join(lines)
+
+
+def _without_heading(text: str, title: str) -> str:
+    """An article's passage opens with a line naming its article and chapter, for the search; the
+    bullet already names it by its title, so that line is not repeated."""
+    head, _, rest = text.partition("\n")
+    named = title.split(",", 1)[0].strip()
+    return rest if rest and named and head.startswith(named) else text
 
 
 def _search_my_conversations(value: Any) -> str:

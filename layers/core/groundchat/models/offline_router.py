@@ -86,6 +86,8 @@ _WCAG_TOPIC = re.compile(r"captions?|captoins?|subtitles?|transcripts?|audio des
                          r"buttons?|\bforms?\b|\blabels?\b|\bzoom|reflow|font|text size|time ?outs?|time limits?|"
                          r"animations?|flash\w*|drag\w*|touch targets?|target size|\bhelp\b|error messages?|"
                          r"passwords?|captcha|log ?in|every page|same place", re.I)
+_DUTIES = re.compile(r"\blaws?\b|legal|comply|complian|obligat|\bbanks?\b|\bshops?\b|customers?|business|"
+                     r"compan(?:y|ies)|penalt|europe|\beu\b", re.I)
 # How the benchmark works, asked as such: a definition, a reason or a how-to, not a figure.
 _ABOUT_THE_BENCHMARK = re.compile(
     r"^\s*(?:what'?s|what is) the difference\b|\bwhat (?:exactly )?(?:does|do) (?:the |a )?[\w-]+ "
@@ -202,7 +204,9 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if docs_source == "docs":
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WCAG_TOPIC.search(q):
-        return [("search_docs", {"query": question[:500], "source": "wcag22"})]
+        # Web content in everyday words is WCAG's, unless the question also speaks of a business's
+        # duties: then both texts may answer, and the search looks in all of them.
+        return [("search_docs", {"query": question[:500], **({} if _DUTIES.search(q) else {"source": "wcag22"})})]
     return []
 
 
