@@ -115,3 +115,26 @@ def test_an_articles_heading_line_is_not_repeated_after_its_title():
             "[9fe72dbf]") in text
     # A criterion's first line says its level, which its title does not: it stays.
     assert "(wcag22 2.4.7): Success Criterion 2.4.7 Focus Visible (Level AA) The focus indicator is visible. [0e4b814d]" in text
+
+
+def test_a_question_on_cost_or_models_leads_with_the_rows_it_asks_for():
+    from groundchat.models.offline_answers import compose
+
+    rows = [{"model": "m-big", "context": "none", "mean_violations": 2.5, "mean_cost": "0.30", "mean_cost_text": "$0.30",
+             "completion_rate": 0.9},
+            {"model": "m-big", "context": "axe", "mean_violations": 0.5, "mean_cost": "0.40", "mean_cost_text": "$0.40",
+             "completion_rate": 0.8},
+            {"model": "m-small", "context": "none", "mean_violations": 6.0, "mean_cost": "0.01", "mean_cost_text": "$0.01",
+             "completion_rate": 0.7},
+            {"model": "m-small", "context": "axe", "mean_violations": 1.5, "mean_cost": "0.02", "mean_cost_text": "$0.02",
+             "completion_rate": 1.0}]
+    text = compose("which model is cheapest but still good?", [("compare_contexts", {"rows": rows}, False)])
+    assert text.splitlines()[:4] == [
+        "Cheapest per run: m-small with 'none' at $0.01 per run (6.0 violations per run, completion 70.0%).",
+        "Each model at its fewest violations (from compare_contexts):",
+        "- m-small with 'axe' at $0.02 per run (1.5 violations per run, completion 100.0%)",
+        "- m-big with 'axe' at $0.40 per run (0.5 violations per run, completion 80.0%)",
+    ]
+    # Asked about neither, the answer starts as before.
+    plain = compose("which context level is best?", [("compare_contexts", {"rows": rows}, False)])
+    assert plain.startswith("Best single model and context: m-big with 'axe'")

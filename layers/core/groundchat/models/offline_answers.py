@@ -1,6 +1,7 @@
 """Templates the offline answerer fills from tool results. Every figure is copied from a result."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 
@@ -16,6 +17,9 @@ def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
             continue
         if value == "(no result)":
             parts.append(f"The tool `{name}` returned no result.")
+            continue
+        if name == "compare_contexts":  # the one answer whose lead depends on what was asked
+            parts.append(_compare_contexts(value, question))
             continue
         formatter = FORMATTERS.get(name, _generic)
         parts.append(formatter(value))
@@ -62,12 +66,39 @@ def _percent(fraction: Any) -> str:
         return str(fraction)
 
 
-def _compare_contexts(value: Any) -> str:
+_ASKS_COST = re.compile(r"cheap|cost|price|pricier|expensive|money|budget|spend", re.I)
+_ASKS_MODEL = re.compile(r"\bmodels?\b", re.I)
+
+
+def _row_line(r: dict[str, Any]) -> str:
+    return (f"{r.get('model')} with '{r.get('context')}' at {r.get('mean_cost_text')} per run "
+            f"({r.get('mean_violations')} violations per run, completion {_percent(r.get('completion_rate'))})")
+
+
+def _asked_leads(rows: list[dict[str, Any]], question: str) -> list[str]:
+    """What the question asks for first: the cheapest row when it asks about cost, each model's
+    best row when it asks about models. Rows are picked, never computed: their figures are copied."""
+    graded = [r for r in rows if r.get("mean_violations") is not None]
+    lines = []
+    if graded and _ASKS_COST.search(question):
+        lines.append(f"Cheapest per run: {_row_line(min(graded, key=lambda r: float(r.get('mean_cost') or 0)))}.")
+    if graded and _ASKS_MODEL.search(question):
+        lines.append("Each model at its fewest violations (from compare_contexts):")
+        best: dict[str, dict[str, Any]] = {}
+        for r in graded:
+            held = best.get(str(r.get("model")))
+            if held is None or float(r.get("mean_violations") or 0) < float(held.get("mean_violations") or 0):
+                best[str(r.get("model"))] = r
+        lines.extend(f"- {_row_line(r)}" for r in sorted(best.values(), key=lambda r: float(r.get("mean_cost") or 0)))
+    return lines
+
+
+def _compare_contexts(value: Any, question: str = "") -> str:
     by_context = _rows(value, "by_context")
     rows = _rows(value, "rows")
     if not rows and not by_context:
         return "compare_contexts found no runs under this filter."
-    lines = []
+    lines = _asked_leads(rows, question)
     if by_context:
         best = min(by_context, key=lambda r: float(r.get("mean_violations") or 0))
         lines.append(f"Fewest violations per run: the '{best.get('context')}' context, with {best.get('mean_violations')} "
