@@ -67,6 +67,7 @@ def test_a_run_id_or_a_run_cost_is_not_an_order_to_run():
     assert route("run-round-1-blog-article-birch-pro-guidelines", TOOLS, FACETS, RULES).calls == [
         ("get_run", {"run_id": "run-round-1-blog-article-birch-pro-guidelines"})]
     assert route("run costs for cedar-mini?", TOOLS, FACETS, RULES).calls == [("compare_contexts", {"model": "cedar-mini"})]
+    assert route("run the numbers for cedar-mini", TOOLS, FACETS, RULES).calls == [("compare_contexts", {"model": "cedar-mini"})]
 
 
 def test_a_request_to_write_something_is_refused_even_on_topic():

@@ -57,7 +57,7 @@ _RUN_SOMETHING = re.compile(
     r"(?: \w+)? (?:script|code|command|program|query|sql|shell|file|package|table|database)"
     # an order to run, at the start ("run the benchmark again", "please run axe on …"), not a run id
     r"|^\s*(?:please\s+|can you\s+|could you\s+)?(?:re-?run|run|execute|exec|launch|trigger|install|deploy)(?![\w-])"
-    r"(?!\s+(?:costs?|times?|counts?|rates?|results?|ids?|details?)\b)"
+    r"(?!\s+(?:the\s+)?(?:costs?|times?|counts?|rates?|results?|ids?|details?|numbers|figures|stats)\b)"
     r"|\brun (?:this|it|that)\b|\bpython3? -c\b|\bnpm (?:run|test|install)\b|\bpip install\b|\brm -rf\b", re.I)
 # Asked to write something: a haiku about screen readers is still not a question the data answers.
 _WRITE_SOMETHING = re.compile(r"\b(?:write|compose|make up|generate)\b.{0,20}\b(?:poem|haiku|story|song|joke|"

@@ -3,9 +3,9 @@
 A criterion is indexed as its normative text beside its Understanding chunks (the brief, the
 benefits, the examples), and all of them are about the one thing the criterion asks. So how well
 the criterion as a whole matches a question is evidence for each of its passages, and it tells
-apart neighbours whose single passages share words: "focus ring removed" matched the examples of
-2.4.13 (focus appearance) best, while 2.4.7 (focus visible) matched better over its passages taken
-together.
+apart neighbours whose single passages share words: for "our designer removed the focus outline",
+the examples of 2.4.13 (focus appearance) match best on their own, while 2.4.7 (focus visible)
+matches better over its passages taken together; with this leg 2.4.7 comes second, not fourth.
 
 The criterion's score is the mean of its two best passages in the vector leg (a passage below the
 leg's cut-off counts at the cut-off's score), so one lucky passage is not enough. The leg lists the
