@@ -36,3 +36,20 @@ def test_a_help_desk_and_an_app_are_named_as_the_act_names_them():
 def test_what_the_act_requires_is_asked_in_its_words():
     assert "accessibility requirements Annex I" in with_texts_words("What does the Act require of online shops?")
     assert "accessibility requirements" not in with_texts_words("Which products are covered?")
+
+
+def test_how_developers_describe_failures_is_asked_in_wcags_words():
+    assert "text alternative" in with_texts_words("the screen reader reads IMG_4032.jpg on every product")
+    assert "non-text contrast" in with_texts_words("the borders of our inputs are pale grey")
+    assert "status messages" in with_texts_words("should '12 results' be announced without moving focus?")
+    assert "link purpose" in with_texts_words("are 'read more' links ok?")
+    assert "pause stop hide" in with_texts_words("our homepage carousel auto-rotates")
+    # Nothing of these for a question that names none of them.
+    plain = with_texts_words("what contrast do body text and its background need?")
+    assert "non-text contrast" not in plain and "status messages" not in plain
+
+
+def test_a_business_asking_whether_the_act_reaches_it_is_asked_as_its_scope():
+    assert "scope applies" in with_texts_words("are plane seat screens caught by the EAA?")
+    assert "scope applies" in with_texts_words("which bits of our operation does this law touch? does it reach us?")
+    assert "scope applies" not in with_texts_words("the touch targets are small")
