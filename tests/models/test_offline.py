@@ -138,3 +138,15 @@ def test_a_question_on_cost_or_models_leads_with_the_rows_it_asks_for():
     # Asked about neither, the answer starts as before.
     plain = compose("which context level is best?", [("compare_contexts", {"rows": rows}, False)])
     assert plain.startswith("Best single model and context: m-big with 'axe'")
+
+
+def test_a_question_on_failed_or_timed_out_runs_leads_with_how_they_ended():
+    from groundchat.models.offline_answers import compose
+
+    row = {"model": "birch-pro", "context": "guidelines-axe", "runs": 24, "completed": 18, "failed": 2, "timeout": 4,
+           "mean_violations": 0.89, "mean_cost": "0.298", "mean_cost_text": "$0.298", "completion_rate": 0.75}
+    text = compose("How many runs timed out with birch-pro under guidelines-axe?",
+                   [("compare_contexts", {"rows": [row]}, False)])
+    assert text.splitlines()[:2] == ["How the runs ended (from compare_contexts):",
+                                     "- birch-pro · guidelines-axe: 18 completed, 2 failed, 4 timed out, of 24 runs"]
+    assert "How the runs ended" not in compose("Which context is best?", [("compare_contexts", {"rows": [row]}, False)])

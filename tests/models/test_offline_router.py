@@ -109,3 +109,17 @@ def test_web_content_in_everyday_words_is_searched_in_wcag_unless_a_business_dut
     assert route("do our videos need captions?", TOOLS, FACETS, RULES).calls[0][1].get("source") == "wcag22"
     mixed = route("must our bank's app work with a screen reader by law?", TOOLS, FACETS, RULES).calls[0]
     assert mixed == ("search_docs", {"query": "must our bank's app work with a screen reader by law?"})
+
+
+@pytest.mark.parametrize("question", ["hi, what can you do?", "Hello!", "what can I ask?", "help"])
+def test_a_greeting_is_answered_with_what_it_can_do(question):
+    from groundchat.models.offline_router import INTRODUCTION
+
+    plan = route(question, TOOLS, FACETS, RULES)
+    assert plan.calls == [] and plan.refusal == INTRODUCTION
+    assert "outside" not in INTRODUCTION and "Which context level is best" in INTRODUCTION
+
+
+def test_a_question_about_the_agents_asks_for_the_benchmarks_figures():
+    assert route("does giving the agent more instructions actually help?", TOOLS, FACETS, RULES).calls == [
+        ("compare_contexts", {})]

@@ -68,11 +68,21 @@ def _percent(fraction: Any) -> str:
 
 _ASKS_COST = re.compile(r"cheap|cost|price|pricier|expensive|money|budget|spend", re.I)
 _ASKS_MODEL = re.compile(r"\bmodels?\b", re.I)
+_ASKS_OUTCOMES = re.compile(r"\bfail(?:s|ed|ures?)?\b|\btim(?:e|ed|es)[ -]?outs?\b|\btimed out\b|\bcomplet(?:ed|e|ion)\b", re.I)
 
 
 def _row_line(r: dict[str, Any]) -> str:
     return (f"{r.get('model')} with '{r.get('context')}' at {r.get('mean_cost_text')} per run "
             f"({r.get('mean_violations')} violations per run, completion {_percent(r.get('completion_rate'))})")
+
+
+def _outcomes(rows: list[dict[str, Any]], question: str) -> list[str]:
+    """How the runs ended, when the question asks about failed, timed-out or completed runs."""
+    if not rows or not _ASKS_OUTCOMES.search(question):
+        return []
+    return ["How the runs ended (from compare_contexts):"] + [
+        f"- {r.get('model')} · {r.get('context')}: {r.get('completed')} completed, {r.get('failed')} failed, "
+        f"{r.get('timeout')} timed out, of {r.get('runs')} runs" for r in rows]
 
 
 def _asked_leads(rows: list[dict[str, Any]], question: str) -> list[str]:
@@ -98,7 +108,7 @@ def _compare_contexts(value: Any, question: str = "") -> str:
     rows = _rows(value, "rows")
     if not rows and not by_context:
         return "compare_contexts found no runs under this filter."
-    lines = _asked_leads(rows, question)
+    lines = _outcomes(by_context if by_context and len(rows) > 8 else rows, question) + _asked_leads(rows, question)
     if by_context:
         best = min(by_context, key=lambda r: float(r.get("mean_violations") or 0))
         lines.append(f"Fewest violations per run: the '{best.get('context')}' context, with {best.get('mean_violations')} "

@@ -102,6 +102,16 @@ REFUSAL = ("I can answer questions about the benchmark's runs (which context lev
            "costs, which axe rules the agents break, a run's details), what an axe rule checks, and what WCAG 2.2 "
            "and the European Accessibility Act require. This question is outside that, so I have not looked anything up.")
 RUN_REFUSAL = ("I do not run anything: I only look up the benchmark's results and the texts. " + REFUSAL.split(". This")[0] + ".")
+# A greeting or "what can you do?" is answered with what it can do, not turned away.
+INTRODUCTION = ("I answer from the benchmark's runs and from the texts, and say where every figure and quote comes "
+                "from. " + REFUSAL.split(". This")[0] + ". For example: \u201cWhich context level is best, and what does "
+                "it cost?\u201d, \u201cWhich axe rules do the agents break most?\u201d, \u201cWhich axe rule covers "
+                "missing alt text?\u201d or \u201cWhat does the European Accessibility Act require of online shops?\u201d")
+_GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings)\b[\s!,.?]*(?:there)?[\s!,.?]*$"
+                       r"|\bwhat (?:can|do) you (?:do|know|answer)\b|\bwhat can i ask\b|\bhow (?:do|can) i use (?:you|this)\b"
+                       r"|\bwho are you\b|^\s*help\s*[?!.]*\s*$", re.I)
+# The benchmark's own subjects: a question about agents or models asks for its figures.
+_ABOUT_AGENTS = re.compile(r"\bagents?\b|\bmodels?\b|\binstructions?\b|\bguidance\b|\bmore context\b", re.I)
 
 
 @dataclass
@@ -163,6 +173,8 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> 
         return Plan(refusal=RUN_REFUSAL)
     if _WRITE_SOMETHING.search(q):
         return Plan(refusal=REFUSAL)
+    if _GREETING.search(q):
+        return Plan(refusal=INTRODUCTION)
     recall = _recall_call(question, offered)
     if recall and not _DOMAIN.search(q):  # "what did I ask last week?": the past is the whole question
         return Plan(calls=[recall])
@@ -203,6 +215,8 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         return [("compare_contexts", filters)]
     if docs_source == "docs":
         return [("search_docs", {"query": question[:500], "source": "docs"})]
+    if _ABOUT_AGENTS.search(q):
+        return [("compare_contexts", filters)]
     if _WCAG_TOPIC.search(q):
         # Web content in everyday words is WCAG's, unless the question also speaks of a business's
         # duties: then both texts may answer, and the search looks in all of them.
