@@ -150,3 +150,14 @@ def test_a_question_on_failed_or_timed_out_runs_leads_with_how_they_ended():
     assert text.splitlines()[:2] == ["How the runs ended (from compare_contexts):",
                                      "- birch-pro · guidelines-axe: 18 completed, 2 failed, 4 timed out, of 24 runs"]
     assert "How the runs ended" not in compose("Which context is best?", [("compare_contexts", {"rows": [row]}, False)])
+
+
+def test_per_context_figures_say_whose_they_are():
+    from groundchat.models.offline_answers import compose
+
+    ctx = {"model": "all models", "context": "none", "runs": 24, "mean_violations": 4.09, "mean_cost_text": "$0.0468",
+           "completion_rate": 0.9167}
+    filtered = compose("q", [("compare_contexts", {"filter": {"model": "birch-pro"}, "by_context": [ctx]}, False)])
+    assert "By context level for model birch-pro (from compare_contexts):" in filtered
+    everyone = compose("q", [("compare_contexts", {"filter": {}, "by_context": [ctx]}, False)])
+    assert "By context level, over every model (from compare_contexts):" in everyone

@@ -123,3 +123,13 @@ def test_a_greeting_is_answered_with_what_it_can_do(question):
 def test_a_question_about_the_agents_asks_for_the_benchmarks_figures():
     assert route("does giving the agent more instructions actually help?", TOOLS, FACETS, RULES).calls == [
         ("compare_contexts", {})]
+
+
+def test_the_acts_parties_and_products_in_everyday_words_are_on_topic():
+    plan = route("who has to make sure an imported e-reader complies?", TOOLS, FACETS, RULES)
+    assert plan.refusal is None and plan.calls[0][0] == "search_docs"
+
+
+def test_two_names_of_one_facet_are_compared_name_by_name():
+    assert route("which is better value, birch or dune?", TOOLS, FACETS, RULES).calls == [
+        ("compare_contexts", {"model": "birch-pro"}), ("compare_contexts", {"model": "dune-code"})]

@@ -66,7 +66,7 @@ def _percent(fraction: Any) -> str:
         return str(fraction)
 
 
-_ASKS_COST = re.compile(r"cheap|cost|price|pricier|expensive|money|budget|spend", re.I)
+_ASKS_COST = re.compile(r"cheap|cost|price|pricier|expensive|money|budget|spend|value|worth", re.I)
 _ASKS_MODEL = re.compile(r"\bmodels?\b", re.I)
 _ASKS_OUTCOMES = re.compile(r"\bfail(?:s|ed|ures?)?\b|\btim(?:e|ed|es)[ -]?outs?\b|\btimed out\b|\bcomplet(?:ed|e|ion)\b", re.I)
 
@@ -114,7 +114,7 @@ def _compare_contexts(value: Any, question: str = "") -> str:
         lines.append(f"Fewest violations per run: the '{best.get('context')}' context, with {best.get('mean_violations')} "
                      f"violations per graded run at {best.get('mean_cost_text')} per run "
                      f"(completion {_percent(best.get('completion_rate'))}, {best.get('runs')} runs).")
-        lines.append("By context level, over every model (from compare_contexts):")
+        lines.append(f"By context level{_under(value) or ', over every model'} (from compare_contexts):")
         for r in by_context:
             lines.append(f"- {r.get('context')}: {r.get('mean_violations')} violations per run, {r.get('mean_cost_text')} per run, "
                          f"completion {_percent(r.get('completion_rate'))} ({r.get('runs')} runs)")

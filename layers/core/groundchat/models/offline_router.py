@@ -49,7 +49,12 @@ _DOMAIN = re.compile(
     r"\blaw\b|legal|complian|comply|disab|blind|deaf|caption|label|heading|link|button|\bform|grad(?:e|ed|ing)|"
     r"sample|task|round|completion|timed? ?out|fail|pass|score|european|member states?|products?|services?|"
     r"videos?|audio|images?|pictures?|photos?|web ?pages?|\bpages?\b|\bsites?\b|colou?r|\bfonts?\b|zoom|mouse|"
-    r"touch|\bmenus?\b|\bpdfs?\b|sign ?language|subtitles?|transcripts?",
+    r"touch|\bmenus?\b|\bpdfs?\b|sign ?language|subtitles?|transcripts?|"
+    # the Act's parties and the products and services it names, as people say them
+    r"compl(?:y|ies|ied|iance|iant)|manufactur|import|distribut|retailer|resell|economic operators?|"
+    r"e-?readers?|e-?books?|phones?|laptops?|computers?|tablets?|\batms?\b|kiosks?|terminals?|\bbanks?\b|"
+    r"\bshops?\b|\bweb ?shops?\b|e-?commerce|ticket (?:machines?|kiosks?)|passenger|streaming|\b112\b|\bce mark|"
+    r"impair|wheelchair|hard of hearing|hearing (?:aids?|loss)|low vision|cognitive|dyslexi|autis",
     re.IGNORECASE,
 )
 _RUN_SOMETHING = re.compile(
@@ -212,7 +217,7 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if _LIST.search(q) or (_RUNS.search(q) and filters and not _AGGREGATE.search(q)):
         return [("list_runs", {**filters, **_limited(q)})]
     if _COMPARE.search(q) or filters:
-        return [("compare_contexts", filters)]
+        return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if docs_source == "docs":
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _ABOUT_AGENTS.search(q):
@@ -221,6 +226,18 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         # Web content in everyday words is WCAG's, unless the question also speaks of a business's
         # duties: then both texts may answer, and the search looks in all of them.
         return [("search_docs", {"query": question[:500], **({} if _DUTIES.search(q) else {"source": "wcag22"})})]
+    return []
+
+
+def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """"Birch or dune?": a facet named two or three times is compared name by name, one call each
+    (a call takes one value per filter)."""
+    for facet in ("model", "context", "task", "label"):
+        if facet in filters:
+            continue
+        names = find_names(q, [v for v in facets.get(facet, []) if v != "none"], [v for vs in facets.values() for v in vs])
+        if 2 <= len(names) <= 3:
+            return [("compare_contexts", {**filters, facet: name}) for name in names]
     return []
 
 
