@@ -19,6 +19,7 @@ A facet with two names in one question pins neither: the question compares them.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 Facets = dict[str, list[str]]
 
@@ -61,20 +62,26 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
             taken.update(range(start, end))
             found.setdefault(name, start)
 
-    # Whole names first, longest first, so "guidelines axe" is not read as "guidelines".
-    for name in sorted(names, key=lambda n: -len(parts(n))):
-        joined, width = _joined(name), len(parts(name))
-        for size in range(1, width + 2):
-            for start in range(len(tokens) - size + 1):
-                if "".join(tokens[start:start + size]) == joined:
-                    take(name, start, start + size)
+    # Whole names first, longest first, so "guidelines axe" is not read as "guidelines". One pass
+    # over the question's word windows, looked up by their joined spelling ("sign up form" ->
+    # "signupform"); a name may be written in one word more than it has parts.
+    by_joined: dict[str, list[str]] = {}
+    for name in names:
+        by_joined.setdefault(_joined(name), []).append(name)
+    widest = max((len(parts(n)) for n in names), default=0) + 1
+    matches = [(name, start, start + size) for start in range(len(tokens))
+               for size in range(1, min(widest, len(tokens) - start) + 1)
+               for name in by_joined.get("".join(tokens[start:start + size]), [])]
+    for name, start, end in sorted(matches, key=lambda m: (-len(parts(m[0])), m[1])):
+        take(name, start, end)
     if whole_only:
         return sorted(found, key=found.__getitem__)
-    part_owners = _part_owners(all_names or names)
+    part_owners = _part_owners(tuple(all_names or names))
+    wanted = set(names)
     for i, token in enumerate(tokens):
         if i in taken:
             continue
-        owners = [n for n in part_owners.get(token, []) if n in names]
+        owners = [n for n in part_owners.get(token, ()) if n in wanted]
         if len(owners) == 1 and (token not in EVERYDAY_PARTS or _named_by_noun(tokens, i)):
             take(owners[0], i, i + 1)
         elif len(owners) > 1:
@@ -84,7 +91,9 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
     return sorted(found, key=found.__getitem__)
 
 
-def _part_owners(names: list[str]) -> dict[str, list[str]]:
+@lru_cache(maxsize=32)
+def _part_owners(names: tuple[str, ...]) -> dict[str, list[str]]:
+    """Which names each part belongs to (cached: the names change only when the data does)."""
     owners: dict[str, list[str]] = {}
     for name in names:
         for part in dict.fromkeys(parts(name)):
