@@ -161,3 +161,13 @@ def test_per_context_figures_say_whose_they_are():
     assert "By context level for model birch-pro (from compare_contexts):" in filtered
     everyone = compose("q", [("compare_contexts", {"filter": {}, "by_context": [ctx]}, False)])
     assert "By context level, over every model (from compare_contexts):" in everyone
+
+
+def test_what_something_costs_is_not_asked_as_the_cheapest():
+    from groundchat.models.offline_answers import compose
+
+    row = {"model": "m", "context": "axe", "mean_violations": 0.5, "mean_cost": "0.40", "mean_cost_text": "$0.40",
+           "completion_rate": 0.8}
+    assert "Cheapest per run" not in compose("Which context level is best, and what does it cost?",
+                                             [("compare_contexts", {"rows": [row]}, False)])
+    assert "Cheapest per run" in compose("what's the best value?", [("compare_contexts", {"rows": [row]}, False)])

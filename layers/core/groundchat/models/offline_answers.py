@@ -66,7 +66,8 @@ def _percent(fraction: Any) -> str:
         return str(fraction)
 
 
-_ASKS_COST = re.compile(r"cheap|cost|price|pricier|expensive|money|budget|spend|value|worth", re.I)
+# Asked for the cheap end ("cheapest", "best value"), not only what something costs.
+_ASKS_CHEAP = re.compile(r"cheap|inexpensive|least expensive|lowest (?:cost|price)|budget|value|worth|afford|save money", re.I)
 _ASKS_MODEL = re.compile(r"\bmodels?\b", re.I)
 _ASKS_OUTCOMES = re.compile(r"\bfail(?:s|ed|ures?)?\b|\btim(?:e|ed|es)[ -]?outs?\b|\btimed out\b|\bcomplet(?:ed|e|ion)\b", re.I)
 
@@ -90,7 +91,7 @@ def _asked_leads(rows: list[dict[str, Any]], question: str) -> list[str]:
     best row when it asks about models. Rows are picked, never computed: their figures are copied."""
     graded = [r for r in rows if r.get("mean_violations") is not None]
     lines = []
-    if graded and _ASKS_COST.search(question):
+    if graded and _ASKS_CHEAP.search(question):
         lines.append(f"Cheapest per run: {_row_line(min(graded, key=lambda r: float(r.get('mean_cost') or 0)))}.")
     if graded and _ASKS_MODEL.search(question):
         lines.append("Each model at its fewest violations (from compare_contexts):")
