@@ -47,3 +47,24 @@ def test_names_of_other_data_work_the_same_way():
     # "gpt 4o" is written whole for gpt-4o; gpt-4o-mini is longer and not all there.
     assert pinned("cost of gpt 4o runs", facets) == {"model": "gpt-4o"}
     assert pinned("cost of gpt-4o-mini runs", facets) == {"model": "gpt-4o-mini"}
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_pins_only_names_the_data_holds_and_never_fails(question):
+    found = pinned(question, SAMPLE)
+    assert set(found) <= set(SAMPLE)
+    assert all(name in SAMPLE[facet] for facet, name in found.items())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["atlas", "small", "large", "big", "sign", "up", "form", "round", "2", "the", "axe",
+                                 "one", "cedar", "-", "checkout", "guidelines"]), max_size=30))
+def test_a_name_is_pinned_only_where_its_words_or_its_own_part_appear(words):
+    question = " ".join(words)
+    for facet, name in pinned(question, SAMPLE).items():
+        name_parts = set(name.split("-"))
+        assert name_parts & set(words) or "".join(name.split("-")) in "".join(words), (question, name)

@@ -133,3 +133,17 @@ def test_the_acts_parties_and_products_in_everyday_words_are_on_topic():
 def test_two_names_of_one_facet_are_compared_name_by_name():
     assert route("which is better value, birch or dune?", TOOLS, FACETS, RULES).calls == [
         ("compare_contexts", {"model": "birch-pro"}), ("compare_contexts", {"model": "dune-code"})]
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=600))
+def test_any_text_gets_a_refusal_or_at_most_four_offered_calls(question):
+    plan = route(question, TOOLS, FACETS, RULES)
+    assert (plan.refusal is None) == bool(plan.calls)
+    assert len(plan.calls) <= 4 and all(name in TOOLS for name, _ in plan.calls)
+    for name, args in plan.calls:
+        for facet in ("model", "context", "task", "label"):
+            assert facet not in args or args[facet] in FACETS[facet]
