@@ -28,3 +28,14 @@ async def test_a_post_with_a_trailing_slash_keeps_its_method(make_env):
     async with env.client() as c:
         moved = await c.post("/api/chat/", json={"message": "hi"})
     assert (moved.status_code, moved.headers["location"]) == (307, "../chat")
+
+
+async def test_a_route_that_ends_in_a_slash_is_served_not_redirected(make_env):
+    from fastapi.responses import PlainTextResponse
+
+    env = make_env(ScriptedModel([]))
+    env.app.add_api_route("/chat/help/", lambda: PlainTextResponse("help"), methods=["GET"])
+    env.app.add_api_route("/chat/help", lambda: PlainTextResponse("bare"), methods=["GET"])
+    async with env.client() as c:
+        slashed = await c.get("/chat/help/")
+    assert (slashed.status_code, slashed.text) == (200, "help")

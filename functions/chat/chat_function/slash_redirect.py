@@ -20,7 +20,8 @@ class RelativeSlashRedirect:
         path = scope.get("path", "")
         if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
             bare = path.rstrip("/") or "/"
-            if bare != "/" and self._routed({**scope, "path": bare}):
+            # A route that ends in a slash is served as it is; only a stray slash is redirected.
+            if bare != "/" and not self._routed(scope) and self._routed({**scope, "path": bare}):
                 await self._redirect(scope, send, bare)
                 return
         await self.app(scope, receive, send)
