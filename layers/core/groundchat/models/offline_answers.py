@@ -104,7 +104,7 @@ def _asked_leads(rows: list[dict[str, Any]], question: str) -> list[str]:
     return lines
 
 
-def _compare_contexts(value: Any, question: str = "") -> str:
+def _compare_contexts(value: Any, question: str) -> str:
     by_context = _rows(value, "by_context")
     rows = _rows(value, "rows")
     if not rows and not by_context:
@@ -258,8 +258,8 @@ def _generic(value: Any) -> str:
     return text if len(text) < 1500 else text[:1500] + " …"
 
 
+# compare_contexts is not here: its answer leads with what the question asks (see `compose`).
 FORMATTERS: dict[str, Callable[[Any], str]] = {
-    "compare_contexts": _compare_contexts,
     "top_rules": _top_rules,
     "list_runs": _list_runs,
     "get_run": _get_run,

@@ -52,8 +52,7 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
     """The names of one facet a question means, in the order it mentions them. `all_names` (every
     facet's names) decides which parts are unique; by default, this facet's. `whole_only`: only
     names written whole, however joined."""
-    words = [(m.group(), m.start()) for m in _WORD.finditer(question.lower())]
-    tokens = [w for w, _ in words]
+    tokens = _WORD.findall(question.lower())
     found: dict[str, int] = {}
     taken: set[int] = set()
 

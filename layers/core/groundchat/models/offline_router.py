@@ -103,13 +103,14 @@ _DOCS = re.compile(r"grad(?:e|ed|ing)|sample data|\bsample\b|benchmark|how (?:ar
                    r"incomplete|methodolog|what (?:does|is) (?:a |the )?(?:context|task|label|round)", re.I)
 _ASKS_RULE = re.compile(r"\baxe\b|\brule\b|\bcheck\b|which rule", re.I)
 
-REFUSAL = ("I can answer questions about the benchmark's runs (which context level or model does best and what it "
-           "costs, which axe rules the agents break, a run's details), what an axe rule checks, and what WCAG 2.2 "
-           "and the European Accessibility Act require. This question is outside that, so I have not looked anything up.")
-RUN_REFUSAL = ("I do not run anything: I only look up the benchmark's results and the texts. " + REFUSAL.split(". This")[0] + ".")
+CAN_ANSWER = ("I can answer questions about the benchmark's runs (which context level or model does best and what it "
+              "costs, which axe rules the agents break, a run's details), what an axe rule checks, and what WCAG 2.2 "
+              "and the European Accessibility Act require.")
+REFUSAL = CAN_ANSWER + " This question is outside that, so I have not looked anything up."
+RUN_REFUSAL = "I do not run anything: I only look up the benchmark's results and the texts. " + CAN_ANSWER
 # A greeting or "what can you do?" is answered with what it can do, not turned away.
 INTRODUCTION = ("I answer from the benchmark's runs and from the texts, and say where every figure and quote comes "
-                "from. " + REFUSAL.split(". This")[0] + ". For example: \u201cWhich context level is best, and what does "
+                "from. " + CAN_ANSWER + " For example: \u201cWhich context level is best, and what does "
                 "it cost?\u201d, \u201cWhich axe rules do the agents break most?\u201d, \u201cWhich axe rule covers "
                 "missing alt text?\u201d or \u201cWhat does the European Accessibility Act require of online shops?\u201d")
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings)\b[\s!,.?]*(?:there)?[\s!,.?]*$"
@@ -125,11 +126,15 @@ class Plan:
     refusal: str | None = None
 
 
+def _nameable(facets: Facets) -> Facets:
+    """The facets a question may name, each with its names; `none` is a context's name and an
+    everyday word, so it is pinned only by how people say it (see `_filters`)."""
+    return {facet: [v for v in facets[facet] if not (facet == "context" and v == "none")]
+            for facet in ("model", "context", "task", "label") if facet in facets}
+
+
 def _filters(q: str, facets: Facets) -> dict[str, str]:
-    # `none` is a context's name and an everyday word: it is pinned only by how people say it.
-    named = {facet: [v for v in values if not (facet == "context" and v == "none")] for facet, values in facets.items()
-             if facet in ("model", "context", "task", "label")}
-    out = pinned(q, named)
+    out = pinned(q, _nameable(facets))
     if re.search(r"\b(?:no|without(?: any)?) context\b|\bcontext (?:of )?none\b|\bnone context\b", q):
         out["context"] = "none"
     return out
@@ -232,10 +237,9 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
 def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     """"Birch or dune?": a facet named two or three times is compared name by name, one call each
     (a call takes one value per filter)."""
-    for facet in ("model", "context", "task", "label"):
-        if facet in filters:
-            continue
-        names = find_names(q, [v for v in facets.get(facet, []) if v != "none"], [v for vs in facets.values() for v in vs])
+    every = [v for values in facets.values() for v in values]
+    for facet, values in _nameable(facets).items():
+        names = [] if facet in filters else find_names(q, values, every)
         if 2 <= len(names) <= 3:
             return [("compare_contexts", {**filters, facet: name}) for name in names]
     return []

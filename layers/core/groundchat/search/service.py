@@ -87,7 +87,7 @@ class SearchService:
             return unavailable(exc.reason, exc.detail)
         timings["legs"] = _ms(t)
         for name, hits in legs.items():
-            debug["legs"][name] = {"hits": len(hits), "top": [h.chunk.ref for h in hits[:5]]}
+            debug["legs"][name] = _leg_debug(hits)
         t = time.perf_counter()
         fused = self._fused(query, legs, leg, sources, debug)
         timings["fuse"] = _ms(t)
@@ -128,8 +128,7 @@ class SearchService:
         if leg == "hybrid" and criterion_leg_applies(fused):
             # A question about WCAG: how well each criterion matches as a whole (search/criterion_leg.py).
             legs[CRITERION_LEG] = criterion_leg(legs.get("vector", []))
-            debug["legs"][CRITERION_LEG] = {"hits": len(legs[CRITERION_LEG]),
-                                            "top": [h.chunk.ref for h in legs[CRITERION_LEG][:5]]}
+            debug["legs"][CRITERION_LEG] = _leg_debug(legs[CRITERION_LEG])
             fused = apply_prior(query, rrf(legs, weights={**self.weights, CRITERION_LEG: CRITERION_WEIGHT}))
         debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "demoted_source": demoted_source(query),
                           "factor": DEMOTE}
@@ -154,6 +153,11 @@ class SearchService:
             return self.backend.get_section(source, section)
         except BackendUnavailable:
             return None
+
+
+def _leg_debug(hits: list[LegHit]) -> dict[str, Any]:
+    """What one leg found, for the debug record: how many, and the refs of its first five."""
+    return {"hits": len(hits), "top": [h.chunk.ref for h in hits[:5]]}
 
 
 def _freshness(passages: list[Passage]) -> Freshness:
