@@ -10,22 +10,15 @@ from groundchat.public.addresses import address_key, source_ip_from_request_cont
 from groundchat.public.rate_limit import SlidingWindowLimiter
 from groundchat.store.rate_limits import RateLimitStore, bucket
 from groundchat.store.tables import RATE_LIMITS
+from groundchat_testkit.clock import ManualClock
 
 WINDOW = 60
 # Mid-window, so one whole burst falls in one fixed window.
 T0 = 1_800_000_000 - 1_800_000_000 % WINDOW + 20.0
 
 
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def test_exactly_the_limit_passes_in_a_window_then_429_with_when_to_come_back(dynamo):
-    clock = Clock(T0)
+    clock = ManualClock(T0)
     limiter = SlidingWindowLimiter(RateLimitStore(dynamo), limit=3, window_seconds=WINDOW, clock=clock)
     decisions = [await limiter.admit("k") for _ in range(5)]
     assert [d.allowed for d in decisions] == [True, True, True, False, False]
@@ -36,7 +29,7 @@ async def test_exactly_the_limit_passes_in_a_window_then_429_with_when_to_come_b
 
 
 async def test_the_window_slides_the_previous_hits_weigh_as_much_as_still_overlaps(dynamo):
-    clock = Clock(T0)
+    clock = ManualClock(T0)
     limiter = SlidingWindowLimiter(RateLimitStore(dynamo), limit=4, window_seconds=WINDOW, clock=clock)
     assert all([(await limiter.admit("k")).allowed for _ in range(4)])
     # 10 s into the next window: 50/60 of the 4 previous hits still count (3.33, rounded up to 4).
@@ -60,7 +53,7 @@ async def test_the_window_slides_the_previous_hits_weigh_as_much_as_still_overla
 
 
 async def test_items_have_a_ttl_and_hold_no_address(dynamo, settings):
-    clock = Clock(T0)
+    clock = ManualClock(T0)
     limiter = SlidingWindowLimiter(RateLimitStore(dynamo), limit=2, window_seconds=WINDOW, clock=clock)
     key = address_key("s" * 32, "203.0.113.7")
     await limiter.admit(key)
@@ -91,7 +84,7 @@ def test_the_source_ip_is_api_gateways_not_a_header_the_client_sets():
 async def test_flood_1000_requests_from_50_keys_at_once_exactly_the_limit_passes_per_key(dynamo):
     """1,000 requests from 50 visitor keys, all at once, through the real conditional updates."""
     limit, keys, per_key = 5, 50, 20
-    limiter = SlidingWindowLimiter(RateLimitStore(dynamo), limit=limit, window_seconds=WINDOW, clock=Clock(T0))
+    limiter = SlidingWindowLimiter(RateLimitStore(dynamo), limit=limit, window_seconds=WINDOW, clock=ManualClock(T0))
     names = [address_key("f" * 32, f"192.0.2.{i}") for i in range(keys)]
     requests = [names[i % keys] for i in range(keys * per_key)]
     started = time.perf_counter()

@@ -13,17 +13,10 @@ from groundchat.store import usage as us
 from groundchat.store.retention import DAY, expire_due, expiry_after
 from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES, USAGE
 from groundchat_testkit.scripted import ScriptedModel, Step
+from groundchat_testkit.clock import ManualClock
 from tests.chat_function.conftest import parse_sse
 
 DEC_1 = datetime(2026, 12, 1, 9, 30, tzinfo=timezone.utc).timestamp()
-
-
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def time(self) -> float:
-        return self.now
 
 
 def expiries(dynamo, table, conversation_id: str) -> list[int]:
@@ -35,7 +28,7 @@ def expiries(dynamo, table, conversation_id: str) -> list[int]:
 def env(make_env, monkeypatch):
     from share_function.app import add_share_routes
 
-    clock = Clock(DEC_1)
+    clock = ManualClock(DEC_1)
     monkeypatch.setattr(conversations_module, "time", clock)  # the commits' clock
     env = make_env(ScriptedModel([Step(tool_calls=[("compare_contexts", {"context": "none"})]), Step(text="It is 3.5.")] * 10))
     add_share_routes(env.app, env.services)

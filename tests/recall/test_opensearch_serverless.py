@@ -21,6 +21,7 @@ from groundchat.store.retention import DAY, expiry_after
 from groundchat.store.tables import CONVERSATIONS
 from groundchat.tools.recall_tool import search_my_conversations
 from groundchat_testkit.scripted import ScriptedModel, Step
+from groundchat_testkit.clock import ManualClock
 from tests.chat_function.conftest import TEST_TOOLS, make_env, parse_sse  # noqa: F401 (make_env: a fixture)
 from tests.corpus_support import WordHashEmbedder
 from tests.recall.serverless_fake import ServerlessCollection, Unsupported
@@ -47,14 +48,6 @@ def fake():
     server = ScriptedOpenSearch()
     yield server
     server.close()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def sent(fake, method, suffix):
@@ -134,7 +127,7 @@ def test_deleting_a_conversation_finds_its_ids_then_deletes_them_in_bulk(fake, m
 def test_the_sweeps_removals_leave_its_next_expiry_queries_until_the_collection_has_refreshed(fake):
     fake.routes[("POST", f"/{INDEX}/_search")] = hits({"_id": "d1", "sort": [1.0, "e1"]}, {"_id": "d2", "sort": [2.0, "e2"]})
     fake.routes[("POST", f"/{INDEX}/_bulk")] = bulk_reply("delete", ("d1", "deleted"), ("d2", "deleted"))
-    clock = Clock()
+    clock = ManualClock(1000.0)
     index = OpenSearchRecallIndex(fake.client(), INDEX, WordHashEmbedder, serverless=True, clock=clock)
     assert index.remove_conversations([("alice", "c1"), ("bob", "c2")]) == 2
     [(_, page)] = sent(fake, "POST", "/_search")
@@ -208,7 +201,7 @@ def test_the_fake_refuses_what_serverless_refuses():
 
 def test_a_sweep_settles_every_due_entry_though_none_of_its_writes_is_searchable_yet():
     collection = ServerlessCollection()
-    clock = Clock()
+    clock = ManualClock(1000.0)
     index = OpenSearchRecallIndex(collection, INDEX, WordHashEmbedder, serverless=True, clock=clock)
     for n in range(7):  # seven gone conversations, two entries each
         for run in ("r1", "r2"):
@@ -255,21 +248,13 @@ def test_an_entry_added_twice_is_one_document_once_visible_and_shows_once_before
 DEC_1 = datetime(2026, 12, 1, 9, 30, tzinfo=timezone.utc).timestamp()
 
 
-class ChatClock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def time(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def env(make_env, monkeypatch):
     env = make_env(ScriptedModel([]), grants={"alice": [CHAT_USE, RUNS_READ, RECALL_READ]},
                    tools=[*TEST_TOOLS, search_my_conversations])
     env.collection = ServerlessCollection()
     env.services.recall_override = OpenSearchRecallIndex(env.collection, INDEX, WordHashEmbedder, serverless=True)
-    env.clock = ChatClock(DEC_1)
+    env.clock = ManualClock(DEC_1)
     monkeypatch.setattr(conversations_module, "time", env.clock)
     return env
 

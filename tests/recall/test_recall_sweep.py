@@ -20,20 +20,13 @@ from groundchat.store import conversations as conversations_module
 from groundchat.store.retention import DAY, expiry_after
 from groundchat.store.tables import CONVERSATIONS
 from groundchat_testkit.scripted import ScriptedModel, Step
+from groundchat_testkit.clock import ManualClock
 from tests.chat_function.conftest import TEST_TOOLS, make_env, parse_sse  # noqa: F401 (make_env: a fixture)
 from tests.corpus_support import WordHashEmbedder
 from tests.lambda_support import LambdaContext
 
 DEC_1 = datetime(2026, 12, 1, 9, 30, tzinfo=timezone.utc).timestamp()
 GRANTS = {"alice": [CHAT_USE, RUNS_READ, RECALL_READ]}
-
-
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def time(self) -> float:
-        return self.now
 
 
 def stored(index: EmbeddedRecallIndex) -> dict[str, list[int | None]]:
@@ -48,7 +41,7 @@ def stored(index: EmbeddedRecallIndex) -> dict[str, list[int | None]]:
 def env(make_env, monkeypatch, settings):
     env = make_env(ScriptedModel([]), grants=GRANTS, tools=[*TEST_TOOLS])
     env.services.recall_override = EmbeddedRecallIndex(recall_index_path(settings), WordHashEmbedder)
-    env.clock = Clock(DEC_1)
+    env.clock = ManualClock(DEC_1)
     monkeypatch.setattr(conversations_module, "time", env.clock)  # the commits' clock
     return env
 
