@@ -25,7 +25,8 @@ def test_every_route_answers_as_its_document_says(fuzzed):
     failures = []
     for operation in operations:
         @given(case=operation.as_strategy())
-        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+                  derandomize=True)  # the same examples every run: the share that answers is fixed, not luck
         def fuzz(case):
             case.call_and_validate(headers=fuzzed.token("alice"))
 
