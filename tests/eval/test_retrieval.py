@@ -65,28 +65,24 @@ def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
     assert len(criteria) == 87 and criteria <= gold
 
 
-@pytest.mark.parametrize(("path", "hit_slack"), [(USERS_TUNE, 0), (USERS_VALIDATE, 2), (USERS_REPORT, 0)])
-def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hit_slack):
-    # On the validation set BM25 alone finds two EAA questions more in its first five (0.537
-    # against 0.512; four of the seven it finds and hybrid does not are recitals, which both legs
-    # rank low and RRF ranks lower): a known gap, held here so that it does not grow. Tune and
-    # report hold strictly.
+@pytest.mark.parametrize("path", [USERS_TUNE, USERS_VALIDATE, USERS_REPORT])
+def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path):
     questions = load_questions(path)
     fused = evaluate(real_search, questions, leg="hybrid")["per_source"]
     for leg in ("bm25", "vector"):
         single = evaluate(real_search, questions, leg=leg)["per_source"]
         for source, figures in single.items():
-            slack = hit_slack / figures["n"]
-            assert fused[source]["hit@5"] >= figures["hit@5"] - slack, (leg, source)
+            assert fused[source]["hit@5"] >= figures["hit@5"], (leg, source)
             # One question moving between rank 1 and 2 in a source of ~50 is 0.01 of MRR.
             assert fused[source]["mrr"] >= figures["mrr"] - MRR_NOISE, (leg, source)
 
 
 def test_in_users_words_on_the_report_split(real_search):
     figures = evaluate(real_search, load_questions(USERS_REPORT), leg="hybrid")
-    # Floors under today's figures (0.898 hit@5, 0.731 MRR; WCAG 0.929, EAA 0.867 / 0.711): a
-    # change that loses ground fails here.
-    assert figures["overall"]["hit@5"] >= 0.88
-    assert figures["overall"]["mrr"] >= 0.72
+    # Floors under today's figures (0.904 hit@5, 0.752 MRR; WCAG 0.929 / 0.767, EAA 0.880 / 0.736):
+    # a change that loses ground fails here.
+    assert figures["overall"]["hit@5"] >= 0.89
+    assert figures["overall"]["mrr"] >= 0.74
     assert figures["per_source"]["wcag22"]["hit@5"] >= 0.91
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.85
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.86
+    assert figures["per_source"]["eaa"]["mrr"] >= 0.72

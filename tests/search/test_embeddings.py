@@ -142,3 +142,45 @@ def test_the_embedder_reports_each_model_call_and_uses_every_core_without_spinni
     assert options.intra_op_num_threads == len(os.sched_getaffinity(0))
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert list(e.embed_in_batches([])) == [] and e.embed([]).shape == (0, 384)
+
+
+# -- texts longer than the model reads -------------------------------------------------------------
+
+def _long_text(tail: str) -> str:
+    body = " ".join(f"Requirement {i}: the service shall provide information in more than one sensory channel."
+                    for i in range(30))
+    return f"Annex I Section IV\n{body} {tail}"
+
+
+def test_a_long_texts_tail_counts_and_its_vector_is_the_mean_of_its_windows():
+    from groundchat.search.embedding_windows import windows
+    from groundchat.search.embeddings import WINDOW_TOKENS
+
+    e = LocalOnnxEmbedder()
+    about_captions, about_payment = _long_text("Videos shall have captions."), _long_text("Payment shall be accessible.")
+    vectors = e.embed([about_captions, about_payment, "short text"])
+    # Both share their first 256 tokens: truncated, they were one vector; their tails now differ.
+    assert float(vectors[0] @ vectors[1]) < 0.9999
+    pieces = windows(about_captions, e._token_counts, WINDOW_TOKENS)
+    assert len(pieces) > 2 and all(p.startswith("Annex I Section IV\n") for p in pieces)
+    mean = e.embed(pieces).mean(axis=0)
+    assert np.allclose(vectors[0], mean / np.linalg.norm(mean), atol=1e-5)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # Windows of one text never reach the model over its length; the short text is unchanged.
+    assert max(e._token_counts(pieces)) + 2 <= 256
+    assert np.allclose(vectors[2], e.embed(["short text"])[0], atol=1e-5)
+    assert e.model_id.endswith(f"/windows-{WINDOW_TOKENS}")
+
+
+def test_progress_reports_a_long_text_once_when_all_its_windows_are_embedded():
+    e = LocalOnnxEmbedder(tokens_per_batch=256)  # one window per model call
+    texts = ["short", _long_text("end."), "also short"]
+    model_calls = []
+    encode = e._encode
+    e._encode = lambda encodings: model_calls.append(len(encodings)) or encode(encodings)
+    reports = list(e.embed_in_batches(texts))
+    # Windows of 199, 199 and 66 tokens: the short texts share a call with the last, each long
+    # window has a call of its own; the long text is reported once, with the call that completes it.
+    assert model_calls == [3, 1, 1]
+    assert [rows for rows, _ in reports] == [[0, 2], [1]]
+    assert np.allclose(reports[1][1][0], e.embed([texts[1]])[0], atol=1e-5)

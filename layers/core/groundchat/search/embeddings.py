@@ -17,6 +17,8 @@ from typing import Any, Iterator, Protocol, Sequence
 
 import numpy as np
 
+from groundchat.search.embedding_windows import windows
+
 
 class EmbeddingError(RuntimeError):
     """The embedding model could not be loaded or called."""
@@ -61,8 +63,12 @@ class _QueryMixin:
 # pyproject and checked here, so a changed file is an error rather than silently different vectors.
 LOCAL_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 LOCAL_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8@" + LOCAL_MODEL_SHA256[:12]
-_MAX_TOKENS = 256  # the model's training length; longer text is truncated
+_MAX_TOKENS = 256  # the model's training length; it truncates longer text
+# A text over _MAX_TOKENS is embedded as the mean of windows of this many tokens (embedding_windows.py):
+# a window as long as the model reads would leave no room for the title each window repeats.
+WINDOW_TOKENS = 200
+# The id names how long texts are embedded too: vectors of a truncated text and of its windows differ.
+LOCAL_MODEL_ID = f"all-MiniLM-L6-v2-onnx-int8@{LOCAL_MODEL_SHA256[:12]}/windows-{WINDOW_TOKENS}"
 # Padded tokens per model call, by measurement on the full corpus (docs/engineering/ingest.md).
 TOKENS_PER_BATCH = 1024
 
@@ -131,15 +137,42 @@ class LocalOnnxEmbedder(_QueryMixin):
         return result
 
     def embed_in_batches(self, texts: Sequence[str]) -> Iterator[tuple[list[int], np.ndarray]]:
-        """The vectors of texts, one model call at a time: (the rows of texts it embedded, their vectors).
-        The ingest shows its progress by these; `embed` is the same, put together."""
+        """The vectors of texts, one model call at a time: (the rows of texts it completed, their
+        vectors). The ingest shows its progress by these; `embed` is the same, put together.
+
+        A text longer than the model reads is embedded as the mean of its windows, each read whole,
+        so its tail counts as much as its beginning."""
         if not texts:
             return
         if self._session is None:
             self._load()
-        encodings = self._tokenizer.encode_batch(list(texts))
+        encodings, owners = self._pieces(texts)
+        sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        pieces_left = np.bincount(owners, minlength=len(texts))
         for rows in token_batches([len(e.ids) for e in encodings], self._tokens_per_batch):
-            yield rows, self._encode([encodings[i] for i in rows])
+            mine = owners[rows]
+            np.add.at(sums, mine, self._encode([encodings[i] for i in rows]))
+            np.subtract.at(pieces_left, mine, 1)
+            complete = [int(t) for t in np.unique(mine) if pieces_left[t] == 0]
+            if complete:
+                yield complete, _unit(sums[complete])
+
+    def _pieces(self, texts: Sequence[str]) -> tuple[list[Any], np.ndarray]:
+        """What the model embeds, tokenized: each text, or the windows of a text it would truncate;
+        and the row of texts each piece belongs to."""
+        pieces: list[Any] = []
+        owners: list[int] = []
+        for row, (text, encoding) in enumerate(zip(texts, self._tokenizer.encode_batch(list(texts)))):
+            parts = ([encoding] if not encoding.overflowing else
+                     self._tokenizer.encode_batch(windows(text, self._token_counts, WINDOW_TOKENS)))
+            pieces.extend(parts)
+            owners.extend([row] * len(parts))
+        return pieces, np.array(owners, dtype=np.int64)
+
+    def _token_counts(self, texts: Sequence[str]) -> list[int]:
+        # Truncation keeps what it cuts in `overflowing`: counted too, so a long sentence counts as long.
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) + sum(len(o.ids) for o in e.overflowing) for e in encodings]
 
     def _encode(self, encodings: list[Any]) -> np.ndarray:
         # Padded with the tokenizer's own pad id (0) and a zero mask, as its padding would.
