@@ -195,3 +195,29 @@ def test_share_a_conversation_and_reopen_it_from_the_list(browser, served):
     page.click("#unshare")
     page.wait_for_selector("#share:not([hidden])", timeout=5_000)
     assert reader.goto(f"{url}{shared_link}").status == 404
+
+
+def test_on_a_phone_a_tables_caption_wraps_within_what_the_reader_sees(browser, served, dynamo):
+    """At 320 px the view's table is wider than the page and scrolls in its box; its caption must
+    wrap at the box's width, not run off under the box's edge with the table."""
+    from groundchat.models.offline import OfflineAnswerer
+    from groundchat_cli.sample import load_sample_if_empty_sync
+    from groundchat.tools.data_tools import DATA_TOOLS
+    from groundchat.tools.view_tool import show_view
+
+    load_sample_if_empty_sync(dynamo)
+    env, url = served(OfflineAnswerer(), tools=[*DATA_TOOLS, show_view],
+                      grants={"vera": ["chat.use", "runs.read", "views.show"]})
+    page = browser.new_page(viewport={"width": 320, "height": 640})
+    sign_in(page, url, env, "vera")
+    ask(page, "Which context level is best, and what does it cost?")
+    boxes = page.evaluate("""[...document.querySelectorAll('.msg.assistant .scroll-box')].map(box => {
+        const table = box.querySelector('table'), caption = box.querySelector('caption');
+        return {box: box.getBoundingClientRect().right, table: table.scrollWidth, seen: box.clientWidth,
+                caption: caption ? caption.getBoundingClientRect().right : null,
+                text: caption ? caption.textContent : null};
+    })""")
+    wide = [b for b in boxes if b["table"] > b["seen"] and b["caption"] is not None]
+    assert wide, boxes  # the comparison table is wider than a 320 px phone
+    for b in wide:
+        assert b["caption"] <= b["box"] + 0.5, b
