@@ -50,3 +50,35 @@ def test_a_question_naming_one_text_demotes_the_other_and_never_our_docs():
     # The scaled score is the fused score times the one factor.
     scored = {h.chunk.source: h.score for h in apply_prior("our targets under the EAA", hits)}
     assert scored == {"docs": 0.0325, "eaa": 0.0300, "wcag22": 0.0330 * 0.8}
+
+
+ENHANCED = make_chunk(source="wcag22", section="2.5.5", title="2.5.5 Target Size (Enhanced)",
+                      text="Success Criterion 2.5.5 Target Size (Enhanced) (Level AAA), under Guideline 2.5 Input Modalities\n"
+                           "The size of the target for pointer inputs is at least 44 by 44 CSS pixels",
+                      url="u", meta={"kind": "success-criterion", "handle": "Target Size (Enhanced)", "level": "AAA"})
+MINIMUM = make_chunk(source="wcag22", section="Understanding 2.5.8", title="Understanding 2.5.8",
+                     text="Understanding WCAG 2.2 (informative) on 2.5.8 Target Size (Minimum)\nsmall targets",
+                     url="u", meta={"kind": "understanding", "criterion": "2.5.8", "level": "AA"})
+KEYBOARD = make_chunk(source="wcag22", section="2.1.1", title="2.1.1 Keyboard", text="Keyboard (Level A)\nall by keyboard",
+                      url="u", meta={"kind": "success-criterion", "level": "A"})
+
+
+def _order(query: str, hits: list[LegHit]) -> list[str]:
+    return [h.chunk.section for h in apply_prior(query, hits)]
+
+
+def test_a_question_naming_a_conformance_level_is_about_that_levels_criteria():
+    from groundchat.search.prior import demoted_levels
+
+    hits = [LegHit(ENHANCED, 0.0330), LegHit(MINIMUM, 0.0320)]
+    # AA does not require AAA: the AAA neighbour moves below the AA criterion's Understanding text.
+    assert _order("the close X is 16 by 16 px, is that a fail at AA?", hits) == ["Understanding 2.5.8", "2.5.5"]
+    assert _order("does a tiny close button fail WCAG double-A?", hits) == ["Understanding 2.5.8", "2.5.5"]
+    # Naming AAA asks what AAA adds: A and AA criteria move below it; other texts are untouched.
+    hits = [LegHit(KEYBOARD, 0.0330), LegHit(ARTICLE, 0.0325), LegHit(ENHANCED, 0.0300)]
+    assert _order("at AAA, how big must targets be?", hits) == ["Annex I Section IV", "2.5.5", "2.1.1"]
+    assert _order("we go for triple A beyond what AA asks: targets?", hits)[-1] == "2.1.1"
+    # No level named: nothing moves; "AAA" never counts as "AA", nor a word that merely contains it.
+    assert _order("how big must targets be?", hits) == ["2.1.1", "Annex I Section IV", "2.5.5"]
+    assert demoted_levels("at AAA?") == {"A", "AA"} and demoted_levels("at aa?") == {"AAA"}
+    assert demoted_levels("the AAAS and Baa Baa Black Sheep") == set()

@@ -18,6 +18,14 @@ criterion…") and not the other is about that text: WCAG and the Act share the 
 situation (captions, screen readers, time-outs, CAPTCHAs), and without this "is the image
 CAPTCHA on our shop OK under the EAA?" led with WCAG's criteria. The other text's passages take the
 same factor; our own docs are never demoted, since the benchmark speaks of both.
+
+A question that names a conformance level is about the criteria of that level: "is a 16 px close
+button a fail at AA?" asks about 2.5.8 Target Size (Minimum), not 2.5.5 Target Size (Enhanced), and
+"at AAA, are there exceptions to keyboard access?" about 2.1.3, not 2.1.1. Neighbouring criteria
+differ mostly by level and share their words, so the level is often all that tells them apart.
+Naming AA (and not AAA) demotes the AAA criteria, which AA does not require; naming AAA demotes the
+A and AA criteria, since a question that reaches for AAA asks what AAA adds. Each criterion's
+normative text and its Understanding chunks carry its level.
 """
 from __future__ import annotations
 
@@ -40,6 +48,11 @@ _NAMES_SOURCE = {
     "wcag22": re.compile(r"\b(WCAG|W3C|success criteri(on|a))\b", re.IGNORECASE),
 }
 _OTHER_SOURCE = {"eaa": "wcag22", "wcag22": "eaa"}
+# "AA" is never found inside "AAA" (no word boundary between two letters).
+_NAMES_LEVEL = {
+    "AAA": re.compile(r"\b(AAA|triple[- ]?A)\b", re.IGNORECASE),
+    "AA": re.compile(r"\b(AA|double[- ]?A)\b", re.IGNORECASE),
+}
 
 
 def demoted_kinds(query: str) -> set[str]:
@@ -57,14 +70,24 @@ def demoted_source(query: str) -> str | None:
     return _OTHER_SOURCE[named[0]] if len(named) == 1 else None
 
 
+def demoted_levels(query: str) -> set[str]:
+    """The WCAG conformance levels a question is not about, when it names AA or AAA."""
+    if _NAMES_LEVEL["AAA"].search(query):
+        return {"A", "AA"}
+    if _NAMES_LEVEL["AA"].search(query):
+        return {"AAA"}
+    return set()
+
+
 def apply_prior(query: str, hits: list[LegHit], factor: float = DEMOTE) -> list[LegHit]:
     """Stable: hits of equal scaled score keep their order. Scores stay higher-is-better."""
-    demote, other_source = demoted_kinds(query), demoted_source(query)
-    if not (demote or other_source) or factor == 1.0:
+    demote, other_source, levels = demoted_kinds(query), demoted_source(query), demoted_levels(query)
+    if not (demote or other_source or levels) or factor == 1.0:
         return hits
 
     def demoted(hit: LegHit) -> bool:
-        return kind(hit.chunk) in demote or hit.chunk.source == other_source
+        return (kind(hit.chunk) in demote or hit.chunk.source == other_source
+                or (hit.chunk.source == "wcag22" and hit.chunk.meta.get("level") in levels))
 
     # A leg's raw score may be negative (never for RRF or cosine on these legs, but be safe): scaling
     # a negative score by < 1 would raise it, so demote those by dividing instead.
@@ -73,4 +96,4 @@ def apply_prior(query: str, hits: list[LegHit], factor: float = DEMOTE) -> list[
     return sorted(scaled, key=lambda h: -h.score)
 
 
-__all__ = ["DEMOTE", "apply_prior", "demoted_kinds", "demoted_source"]
+__all__ = ["DEMOTE", "apply_prior", "demoted_kinds", "demoted_levels", "demoted_source"]

@@ -12,7 +12,7 @@ from groundchat.search.diversity import PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import RRF_K, rrf
-from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_source
+from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
@@ -131,7 +131,7 @@ class SearchService:
             debug["legs"][CRITERION_LEG] = _leg_debug(legs[CRITERION_LEG])
             fused = apply_prior(query, rrf(legs, weights={**self.weights, CRITERION_LEG: CRITERION_WEIGHT}))
         debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "demoted_source": demoted_source(query),
-                          "factor": DEMOTE}
+                          "demoted_levels": sorted(demoted_levels(query)), "factor": DEMOTE}
         if leg == "hybrid":
             fused = self._exact_first(query, fused, sources, debug)
         return fused
