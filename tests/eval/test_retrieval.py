@@ -31,7 +31,8 @@ def test_the_held_out_set_shares_no_question_with_the_first():
 def test_every_gold_section_exists_in_the_index(real_search, path):
     for q in load_questions(path):
         for gold in q.gold:
-            found = real_search.get_section(q.source, gold) or real_search.get_section(q.source, gold + "(1)")
+            found = (real_search.get_section(q.source, gold) or real_search.get_section(q.source, gold + "(1)")
+                     or real_search.get_section(q.source, gold + " Section I"))
             assert found is not None, gold
 
 
@@ -50,6 +51,10 @@ USERS_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_tune.jsonl"
 USERS_VALIDATE = REPO_ROOT / "tests" / "eval" / "users_words_validate.jsonl"
 # Never tuned on: the figures the closing note and docs/engineering/retrieval-eval.md report.
 USERS_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_report.jsonl"
+# A second set, written blind after all of the above and split by hash: its tune half has been read,
+# its report half never.
+SECOND_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_second_tune.jsonl"
+SECOND_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_second_report.jsonl"
 
 
 def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
@@ -63,14 +68,33 @@ def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
     assert not texts[0] & texts[1] and not texts[0] & texts[2] and not texts[1] & texts[2]
     gold = {g for q in [*tune, *report] if q.source == "wcag22" for g in q.gold}
     assert len(criteria) == 87 and criteria <= gold
+    second = [load_questions(SECOND_TUNE), load_questions(SECOND_REPORT)]
+    assert sum(len(half) for half in second) == 120
+    earlier = set().union(*texts)
+    halves = [{q.q.lower() for q in half} for half in second]
+    assert not halves[0] & halves[1] and not (halves[0] | halves[1]) & earlier
 
 
-@pytest.mark.parametrize(("path", "hit_slack"), [(USERS_TUNE, 0), (USERS_VALIDATE, 0), (USERS_REPORT, 1)])
-def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hit_slack):
-    # On the report split the vector leg alone finds one WCAG question more in its first five
-    # (0.952 against 0.940) since the prior on a named conformance level, which moved two questions
-    # into that leg's first five and one into the fused list's: a known gap, held here so that it
-    # does not grow. Tune and validation hold strictly.
+@pytest.mark.parametrize("path", [SECOND_TUNE, SECOND_REPORT])
+def test_every_gold_section_of_the_second_set_exists_in_the_index(real_search, path):
+    for q in load_questions(path):
+        for gold in q.gold:
+            found = (real_search.get_section(q.source, gold) or real_search.get_section(q.source, gold + "(1)")
+                     or real_search.get_section(q.source, gold + " Section I"))
+            assert found is not None, gold
+
+
+@pytest.mark.parametrize(("path", "hit_slack", "mrr_slack"), [
+    (USERS_TUNE, 0, MRR_NOISE), (USERS_VALIDATE, 0, MRR_NOISE), (USERS_REPORT, 1, MRR_NOISE),
+    (SECOND_TUNE, 3, 0.11), (SECOND_REPORT, 0, MRR_NOISE)])
+def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hit_slack, mrr_slack):
+    # Known gaps, held here so that they do not grow. On the report split the vector leg alone finds
+    # one WCAG question more in its first five (0.952 against 0.940) since the prior on a named
+    # conformance level, which moved two questions into that leg's first five and one into the fused
+    # list's. On the second set's tune half BM25 alone finds three EAA questions more (0.536 against
+    # 0.429, MRR 0.383 against 0.275): an article or recital whose words the question shares, first in BM25 by a wide margin,
+    # which the vector leg does not find, falls behind passages both legs rank low (reciprocal rank
+    # fusion counts ranks, not margins; docs/engineering/retrieval-eval.md). The others hold strictly.
     questions = load_questions(path)
     fused = evaluate(real_search, questions, leg="hybrid")["per_source"]
     for leg in ("bm25", "vector"):
@@ -80,7 +104,7 @@ def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hi
             found = round(fused[source]["hit@5"] * figures["n"])
             assert found >= round(figures["hit@5"] * figures["n"]) - hit_slack, (leg, source)
             # One question moving between rank 1 and 2 in a source of ~50 is 0.01 of MRR.
-            assert fused[source]["mrr"] >= figures["mrr"] - MRR_NOISE, (leg, source)
+            assert fused[source]["mrr"] >= figures["mrr"] - mrr_slack, (leg, source)
 
 
 def test_in_users_words_on_the_report_split(real_search):
@@ -92,3 +116,11 @@ def test_in_users_words_on_the_report_split(real_search):
     assert figures["per_source"]["wcag22"]["hit@5"] >= 0.92
     assert figures["per_source"]["eaa"]["hit@5"] >= 0.86
     assert figures["per_source"]["eaa"]["mrr"] >= 0.72
+
+
+def test_in_users_words_on_the_second_sets_report_half(real_search):
+    figures = evaluate(real_search, load_questions(SECOND_REPORT), leg="hybrid")
+    # Floors under its figures when it was first run (0.655 hit@5, 0.479 MRR; WCAG 0.739 / 0.548, EAA
+    # 0.594 / 0.429): far below the first report split's, which is the measure of how far users' own
+    # words still are (docs/engineering/retrieval-eval.md).
+    assert figures["overall"]["hit@5"] >= 0.65 and figures["overall"]["mrr"] >= 0.47

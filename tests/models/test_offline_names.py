@@ -20,6 +20,9 @@ SAMPLE = {"model": ["atlas-large", "birch-pro", "dune-code", "atlas-small", "ced
     ("the big atlas model with the full guidelines", {"model": "atlas-large", "context": "guidelines"}),
     ("is the axe one worth it", {"context": "guidelines-axe"}),
     ("what trips up dune code on the modal", {"model": "dune-code", "task": "modal-dialog"}),
+    # In the plural: "product grids", "the modals".
+    ("birch-pro's mistakes on product grids", {"model": "birch-pro", "task": "product-grid"}),
+    ("how do the modals go with checklists", {"task": "modal-dialog", "context": "checklist"}),
 ])
 def test_names_are_found_however_they_are_written(question, expected):
     assert pinned(question, SAMPLE) == expected
@@ -30,6 +33,7 @@ def test_names_are_found_however_they_are_written(question, expected):
     "is a small shop covered?",                # "small" alone is not atlas-small
     "what does the article say about data",    # nor "article" blog-article, nor "data" data-dashboard
     "which atlas model is cheaper?",           # "atlas" is two models: the question compares them
+    "do header cells of tables need markup?",  # an everyday part stays everyday in the plural
 ])
 def test_everyday_words_and_shared_parts_alone_pin_nothing(question):
     assert pinned(question, SAMPLE) == {}

@@ -20,6 +20,8 @@ RULES = set(rule_ids())
 CASES = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router.jsonl")
 # Written later, blind, to check the tune split's decisions; read since, so tuning data too.
 VALIDATE = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_validate.jsonl")
+# Written later still, blind, split by hash: the tune half was read, the report half never.
+SECOND = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_second.jsonl")
 
 
 @pytest.mark.parametrize(("question", "tool", "args"), [
@@ -44,6 +46,12 @@ VALIDATE = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_validate.js
      {"query": "what exactly does the guidelines-axe level give the agent", "source": "docs"}),
     ("do pre-recorded videos need captions", "search_docs",
      {"query": "do pre-recorded videos need captions", "source": "wcag22"}),
+    # Runs named by the problem they had, in everyday words and either spelling.
+    ("blog article runs that failed colour contrast", "list_runs", {"task": "blog-article", "rule": "color-contrast"}),
+    ("which runs in round 2 had missing form labels", "list_runs", {"label": "round-2", "rule": "label"}),
+    # A model is chosen by a figure over its runs, not listed.
+    ("which model finishes its runs most often with the axe tool", "compare_contexts", {"context": "guidelines-axe"}),
+    ("heading order: a real failure or just best practice?", "explain_rule", {"rule_id": "heading-order"}),
 ])
 def test_users_words_reach_the_right_tool_with_the_datas_spelling(question, tool, args):
     assert route(question, TOOLS, FACETS, RULES).calls[0] == (tool, args)
@@ -57,7 +65,8 @@ def test_off_topic_questions_are_refused_without_a_tool(question):
 
 @pytest.mark.parametrize("question", ["please run this script on the server: rm -rf /",
                                       "run the benchmark again for cedar-mini", "please run axe on https://example.com",
-                                      "python -c 'print(1)' run this"])
+                                      "python -c 'print(1)' run this", "kick off a round-4 with all five models",
+                                      "can you start a new benchmark round?"])
 def test_a_request_to_run_something_is_refused(question):
     plan = route(question, TOOLS, FACETS, RULES)
     assert plan.calls == [] and plan.refusal.startswith("I do not run anything")
@@ -103,6 +112,17 @@ def test_on_the_validation_set_the_router_picks_the_tool_and_its_arguments():
     assert not {c.q.lower() for c in VALIDATE} & {c.q.lower() for c in CASES}
     figures = score(VALIDATE, FACETS, RULES)
     assert figures["tool"] >= 0.95 and figures["tool_and_args"] >= 0.95
+
+
+def test_on_the_second_set_the_router_picks_the_tool_and_its_arguments():
+    assert len(SECOND) == 50 and {c.split for c in SECOND} == {"tune", "report"}
+    earlier = {c.q.lower() for c in [*CASES, *VALIDATE]}
+    assert not {c.q.lower() for c in SECOND} & earlier
+    tune = score([c for c in SECOND if c.split == "tune"], FACETS, RULES)
+    assert tune["tool"] >= 0.96 and tune["tool_and_args"] >= 0.92
+    # Floors under the report half's figures (tool 0.84, tool and arguments 0.76), never read.
+    report = score([c for c in SECOND if c.split == "report"], FACETS, RULES)
+    assert report["tool"] >= 0.84 and report["tool_and_args"] >= 0.76
 
 
 def test_web_content_in_everyday_words_is_searched_in_wcag_unless_a_business_duty_is_asked_too():

@@ -6,7 +6,7 @@ and labels, whatever they are), so nothing here lists them; what is fixed is how
 written:
 
 - whole, with its parts joined by hyphens, spaces or nothing ("sign up form", "signup form",
-  "round 2");
+  "round 2"), and in the plural ("product grids");
 - by one of its parts that no other name has ("cedar" for `cedar-mini`, "checkout" for
   `checkout-flow`), unless that part is an everyday word in questions about the benchmark
   ("axe", "form", "small", "code");
@@ -70,7 +70,7 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
     widest = max((len(parts(n)) for n in names), default=0) + 1
     matches = [(name, start, start + size) for start in range(len(tokens))
                for size in range(1, min(widest, len(tokens) - start) + 1)
-               for name in by_joined.get("".join(tokens[start:start + size]), [])]
+               for name in _spelled(by_joined, "".join(tokens[start:start + size]))]
     for name, start, end in sorted(matches, key=lambda m: (-len(parts(m[0])), m[1])):
         take(name, start, end)
     if whole_only:
@@ -80,14 +80,27 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
     for i, token in enumerate(tokens):
         if i in taken:
             continue
-        owners = [n for n in part_owners.get(token, ()) if n in wanted]
-        if len(owners) == 1 and (token not in EVERYDAY_PARTS or _named_by_noun(tokens, i)):
+        word = _singular(part_owners, token)
+        owners = [n for n in part_owners.get(word, ()) if n in wanted]
+        if len(owners) == 1 and (word not in EVERYDAY_PARTS or _named_by_noun(tokens, i)):
             take(owners[0], i, i + 1)
         elif len(owners) > 1:
             told = _told_apart(tokens, i, owners)
             if told:
                 take(told, i, i + 1)
     return sorted(found, key=found.__getitem__)
+
+
+def _singular(spellings: dict[str, list[str]], written: str) -> str:
+    """`written` as the data spells it: itself, or for a plural its singular ("product grids", "the
+    modals"), so that an everyday part stays everyday in the plural too ("tables", "headers")."""
+    if written not in spellings and len(written) > 3 and written.endswith("s") and written[:-1] in spellings:
+        return written[:-1]
+    return written
+
+
+def _spelled(spellings: dict[str, list[str]], written: str) -> list[str]:
+    return spellings.get(_singular(spellings, written), [])
 
 
 @lru_cache(maxsize=32)

@@ -61,9 +61,10 @@ _RUN_SOMETHING = re.compile(
     r"\b(?:run|execute|exec|eval|install|delete|drop|deploy)\b (?:this|my|the following|a|an)\b"
     r"(?: \w+)? (?:script|code|command|program|query|sql|shell|file|package|table|database)"
     # an order to run, at the start ("run the benchmark again", "please run axe on …"), not a run id
-    r"|^\s*(?:please\s+|can you\s+|could you\s+)?(?:re-?run|run|execute|exec|launch|trigger|install|deploy)(?![\w-])"
+    r"|^\s*(?:please\s+|can you\s+|could you\s+)?(?:re-?run|run|execute|exec|launch|trigger|install|deploy|kick off)(?![\w-])"
     r"(?!\s+(?:the\s+)?(?:costs?|times?|counts?|rates?|results?|ids?|details?|numbers|figures|stats)\b)"
-    r"|\brun (?:this|it|that)\b|\bpython3? -c\b|\bnpm (?:run|test|install)\b|\bpip install\b|\brm -rf\b", re.I)
+    r"|\brun (?:this|it|that)\b|\bpython3? -c\b|\bnpm (?:run|test|install)\b|\bpip install\b|\brm -rf\b"
+    r"|\b(?:start|kick off|launch|trigger)\s+(?:a |an |the |another )?(?:new )?(?:round|run|benchmark|evaluation)\b", re.I)
 # Asked to write something: a haiku about screen readers is still not a question the data answers.
 _WRITE_SOMETHING = re.compile(r"\b(?:write|compose|make up|generate)\b.{0,20}\b(?:poem|haiku|story|song|joke|"
                               r"limerick|essay|rap|lyrics|sonnet)s?\b", re.I)
@@ -75,6 +76,8 @@ _WRONG = re.compile(r"wrong|mistake|most (?:com+on|frequent|often)|frequent|prob
 _LIST = re.compile(r"\b(?:show|list|give me|display|see)\b.*\bruns?\b|\bwhich .*\bruns\b|\bevery .* run|"
                    r"\bruns? (?:that|which|with)\b|\b(?:latest|newest|most recent)\b|\blast (?:\d+|runs?)\b", re.I)
 _RUNS = re.compile(r"\bruns\b", re.I)
+_ASKS_FOR_A_LIST = re.compile(r"\b(?:show|list|give me|display)\b", re.I)
+_WHICH_FACET = re.compile(r"\bwhich (?:models?|contexts?|context levels?|levels?|agents?)\b", re.I)
 # A figure over runs: the runs are counted or averaged, not listed.
 _AGGREGATE = re.compile(r"how many|how much|average|\bmean\b|\bcost|cheap|expensive|pric(?:e|ey|ier|iest)|rate\b|"
                         r"percent|%|completion|best|worst|compare|fewest|least|\bmost\b|per run|total|better|worse|"
@@ -151,7 +154,8 @@ def _limit(q: str) -> int | None:
 
 def _rule_ids(question: str, q: str, rules: set[str]) -> list[str]:
     ids = []
-    speaks_of_rules = bool(re.search(r"\brules?\b|\bruns\b|\baxe\b", q))
+    # "heading order: a real failure or best practice?" asks what the rule is.
+    speaks_of_rules = bool(re.search(r"\brules?\b|\bruns\b|\baxe\b|best practice", q))
     for token in dict.fromkeys(re.findall(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*", q)):
         if token not in rules:
             continue
@@ -178,7 +182,8 @@ def _everyday_rule(q: str, rules: set[str]) -> str | None:
 
 def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> Plan:
     """The tools to call for a question (only those offered), or a refusal."""
-    q = question.lower()
+    # One spelling of the words the rules and names use ("colour contrast" is `color-contrast`).
+    q = re.sub(r"\bcolour", "color", question.lower())
     if _RUN_SOMETHING.search(q):
         return Plan(refusal=RUN_REFUSAL)
     if _WRITE_SOMETHING.search(q):
@@ -208,6 +213,9 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     named_rules = _rule_ids(question, q, rules | set(facets.get("rule", [])))
     if named_rules and (_LIST.search(q) or _RUNS.search(q)):
         return [("list_runs", {**filters, "rule": named_rules[0], **_limited(q)})]
+    # Runs named by the problem they had ("runs in round 2 with missing form labels").
+    if _RUNS.search(q) and not _WRONG.search(q) and not _WHICH_FACET.search(q) and (everyday := _everyday_rule(q, rules)):
+        return [("list_runs", {**filters, "rule": everyday, **_limited(q)})]
     if named_rules:
         return [("explain_rule", {"rule_id": rule_id}) for rule_id in named_rules]
     if _ASKS_RULE.search(q) and not _WRONG.search(q) and (everyday := _everyday_rule(q, rules)):
@@ -219,6 +227,9 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WRONG.search(q) and not _COMPARE_ONLY.search(q):
         return [("top_rules", {**filters, **_limited(q)})]
+    if _WHICH_FACET.search(q) and _AGGREGATE.search(q) and not _ASKS_FOR_A_LIST.search(q):
+        # "Which model finishes its runs most often": a model is chosen by a figure over its runs.
+        return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if _LIST.search(q) or (_RUNS.search(q) and filters and not _AGGREGATE.search(q)):
         return [("list_runs", {**filters, **_limited(q)})]
     if _COMPARE.search(q) or filters:
