@@ -53,3 +53,14 @@ def test_a_business_asking_whether_the_act_reaches_it_is_asked_as_its_scope():
     assert "scope applies" in with_texts_words("are plane seat screens caught by the EAA?")
     assert "scope applies" in with_texts_words("which bits of our operation does this law touch? does it reach us?")
     assert "scope applies" not in with_texts_words("the touch targets are small")
+
+
+def test_sessions_cues_voice_control_and_ways_to_find_pages_are_asked_in_wcags_words():
+    assert "timing adjustable" in with_texts_words("our bank app logs you out after 10 minutes idle")
+    assert "timing adjustable" in with_texts_words("the session expires while she types")
+    assert "sensory characteristics" in with_texts_words("the quiz says: when you hear the beep, click go")
+    assert "label in name" in with_texts_words("voice control users can't say the button's name")
+    assert "multiple ways" in with_texts_words("is a site map needed on a five page site?")
+    assert "labels or instructions" in with_texts_words("show the password rules before people type?")
+    # A login form alone is about authentication, not time limits; a logo is not "log out".
+    assert "timing adjustable" not in with_texts_words("our login form and our logo")

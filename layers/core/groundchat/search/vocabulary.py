@@ -46,6 +46,11 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bcarousels?\b|\bslideshows?\b|\bauto-?(?:scroll|rotat|advanc)\w*|\bmarquee\b|\btickers?\b", "pause stop hide moving"),
     (r"\bsticky (?:header|footer|banner)s?\b|\bcookie banners?\b", "focus not obscured"),
     (r"\babbreviations?\b|\bacronyms?\b|\bspell(?:ed|t)? out\b", "abbreviations expanded form"),
+    (r"\blog(?:s|ged)? (?:\w+ )?out\b|\bidle\b|\bsessions? (?:ends?|expir\w*|times? out)\b", "timing adjustable time limit extend"),
+    (r"\bbeeps?\b|\bwhen you hear\b|\bsound cues?\b|\b(?:round|square|green|red) (?:button|icon)\b", "sensory characteristics shape sound"),
+    (r"\bvoice control\b|\bspeech (?:input|recognition)\b|\bdragon\b", "label in name speech input"),
+    (r"\bsite ?maps?\b|\bsearch (?:box|bar|field|function)\b|\bmore than one way\b", "multiple ways locate"),
+    (r"\bpassword (?:rules|requirements)\b|\bformat hints?\b|\bexpected format\b", "labels or instructions"),
     (r"\bpronounc\w*|\bsaid differently\b", "pronunciation"),
     # EAA
     (r"\bfines?\b|\bsanctions?\b|\bpunish", "penalties"),
