@@ -89,7 +89,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         for n, p in enumerate(result.passages, start=1):
             print(f"{n}. [{p.ref}] {p.source} {p.section} — {p.title}  ({p.score:.4f})\n   {p.url}")
         legs = ", ".join(f"{k}: {v['hits']}" for k, v in result.debug.get("legs", {}).items())
-        print(f"-- {result.debug.get('fusion')} k={result.debug.get('rrf_k')} rerank={result.debug.get('rerank')} "
+        share = f" score share={result.debug['score_share']}" if "score_share" in result.debug else ""
+        print(f"-- {result.debug.get('fusion')} k={result.debug.get('rrf_k')}{share} rerank={result.debug.get('rerank')} "
               f"legs({legs}) {result.debug.get('timings_ms', {}).get('total')} ms")
     return 0 if result.outcome != "unavailable" else 2
 

@@ -25,8 +25,8 @@ class FakeDocs:
     """A search that finds one passage and whose rerank failed (its error names an endpoint)."""
 
     def search(self, query: str, sources=None) -> SearchResult:
-        debug = {"backend": "embedded", "leg": "hybrid", "fusion": "rrf", "rrf_k": 60, "weights": {"bm25": 1.0, "vector": 1.0},
-                 "rerank": "bedrock:cohere.rerank-v3-5:0", "embedding_model": "local:minilm-int8", "sources": ["wcag22"],
+        debug = {"backend": "embedded", "leg": "hybrid", "fusion": "scores+rrf", "rrf_k": 60, "score_share": 0.7,
+                 "weights": {"bm25": 1.0, "vector": 1.0}, "rerank": "bedrock:cohere.rerank-v3-5:0", "embedding_model": "local:minilm-int8", "sources": ["wcag22"],
                  "legs": {"bm25": {"hits": 12, "top": ["bbbb2222"]}, "vector": {"hits": 30, "top": ["bbbb2222", "cccc3333"]}},
                  "timings_ms": {"embed": 3.5, "legs": 1.25, "fuse": 0.1, "rerank": 0.0, "total": 5.0},
                  "rerank_error": f"ConnectionError: {SECRET}"}
@@ -81,7 +81,8 @@ def test_done_says_what_the_answer_cost_and_the_search_shows_its_debug_without_e
     result = next(data for kind, data in frames if kind == "tool-result")
     debug = result["debug"]
     assert debug["legs"] == {"bm25": {"hits": 12, "top": ["bbbb2222"]}, "vector": {"hits": 30, "top": ["bbbb2222", "cccc3333"]}}
-    assert (debug["fusion"], debug["rrf_k"], debug["timings_ms"]["total"], debug["rerank_failed"]) == ("rrf", 60, 5.0, True)
+    assert (debug["fusion"], debug["rrf_k"], debug["timings_ms"]["total"], debug["rerank_failed"]) == ("scores+rrf", 60, 5.0, True)
+    assert debug["score_share"] == 0.7
     assert SECRET not in json.dumps(frames) and "rerank_error" not in debug
 
 
@@ -103,7 +104,7 @@ def test_the_answer_shows_its_cost_and_its_details_and_a_trace_link_for_trace_re
     debug = details.locator(".search-debug").inner_text()
     assert "Search “contrast of text”" in debug
     assert "bm25: 12 hits (first bbbb2222); vector: 30 hits (first bbbb2222, cccc3333)" in debug
-    assert "reciprocal rank, k = 60, weights bm25 1, vector 1" in debug
+    assert "normalised scores 0.7 and reciprocal rank, k = 60, weights bm25 1, vector 1" in debug
     assert "embed 3.5 ms, legs 1.25 ms, fuse 0.1 ms, rerank 0 ms, total 5 ms" in debug
     assert "(failed: the fused order was kept)" in debug and SECRET not in page.content()
     # alice may read traces: the link opens a readable trace of this very run.

@@ -51,8 +51,12 @@ def test_an_eaa_article_carries_its_everyday_note_in_both_legs_but_not_in_what_i
     assert plain_note("Article 9(4)") == note and plain_note("Annex I Section IV") is not None
 
 
-def test_recitals_wcag_and_definitions_get_no_note():
-    assert plain_note("Recital 12") is None
+def test_a_recital_has_its_own_note_and_definitions_and_wcag_get_none():
+    from groundchat.corpus.eaa_recital_notes import RECITAL_NOTES
+
+    assert set(RECITAL_NOTES) == {f"Recital {n}" for n in range(1, 105)}
+    assert plain_note("Recital 12") == RECITAL_NOTES["Recital 12"] and "UN" in plain_note("Recital 12")
+    assert plain_note("Recital 105") is None and plain_note("1.4.3") is None
     assert keyword_fields(DEFINITION)[0] == "microenterprise definition"
 
 

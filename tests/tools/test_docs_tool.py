@@ -40,7 +40,7 @@ async def test_hit_with_refs_charged_and_debug_recorded(service):
     assert len(first["ref"]) == 8 and first["url"] == "https://x/#1.4.3"
     assert out["freshness"] == {"oldest_updated_at": "2024-12-12T00:00:00Z", "undated": 0}
     assert charged == ["contrast ratio of text"]  # charged by the query's own size, before it ran
-    assert ctx.answer.debug["fusion"] == "rrf"
+    assert ctx.answer.debug["fusion"] == "scores+rrf"
 
 
 async def test_unavailable_keeps_its_reason_and_has_no_excerpts(tmp_path):

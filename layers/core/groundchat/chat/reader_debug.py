@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SHOWN = ("backend", "leg", "fusion", "rrf_k", "weights", "rerank", "embedding_model", "sources", "legs",
+SHOWN = ("backend", "leg", "fusion", "rrf_k", "score_share", "weights", "rerank", "embedding_model", "sources", "legs",
          "timings_ms", "expanded", "exact", "prior", "recall_plan", "hits")
 
 

@@ -14,6 +14,7 @@ IV"); a paragraph ("Article 7(3)") and a definition ("Article 3(21)") take their
 from __future__ import annotations
 
 from groundchat.corpus.chunk import whole_section
+from groundchat.corpus.eaa_recital_notes import RECITAL_NOTES
 
 PLAIN_NOTES: dict[str, str] = {
     "Article 1": "what the Act is for: the same accessibility rules for products and services in every EU country, "
@@ -107,9 +108,9 @@ PLAIN_NOTES: dict[str, str] = {
 }
 
 def plain_note(section: str) -> str | None:
-    """The note for an article, paragraph, definition or annex section; None for recitals and
-    anything else."""
-    return PLAIN_NOTES.get(whole_section(section))
+    """The note for an article, paragraph, definition, annex section or recital
+    (corpus/eaa_recital_notes.py); None for anything else."""
+    return PLAIN_NOTES.get(whole_section(section)) or RECITAL_NOTES.get(section)
 
 
 __all__ = ["PLAIN_NOTES", "plain_note"]

@@ -20,7 +20,9 @@ import re
 from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.eaa_plain import plain_note
 
-INDEX_TEXT_VERSION = "5"  # 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV
+# 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV;
+# 6: plain notes on the EAA's recitals
+INDEX_TEXT_VERSION = "6"
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")

@@ -11,7 +11,7 @@ from groundchat.search.criterion_leg import CRITERION_LEG, CRITERION_WEIGHT, cri
 from groundchat.search.diversity import PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact import axe_rule_criteria, exact_chunks
-from groundchat.search.fusion import RRF_K, rrf
+from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
@@ -49,8 +49,8 @@ class SearchService:
         timings: dict[str, float] = {}
         limit = min(k or self.max_excerpts, self.max_excerpts)
         debug: dict[str, Any] = {
-            "backend": self.backend.name, "leg": leg, "fusion": "rrf" if leg == "hybrid" else "none",
-            "rrf_k": RRF_K, "weights": self.weights, "rerank": self.reranker.model,
+            "backend": self.backend.name, "leg": leg, "fusion": FUSION if leg == "hybrid" else "none",
+            "rrf_k": RRF_K, "score_share": SCORE_SHARE, "weights": self.weights, "rerank": self.reranker.model,
             "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
             "legs": {}, "timings_ms": timings,
         }
@@ -124,12 +124,12 @@ class SearchService:
         for hybrid, the passages the question names first."""
         # The prior on kinds and on the text a question names (search/prior.py) orders whatever
         # list is served, fused or one leg.
-        fused = apply_prior(query, rrf(legs, weights=self.weights) if leg == "hybrid" else legs.get(leg, []))
+        fused = apply_prior(query, fuse(legs, weights=self.weights) if leg == "hybrid" else legs.get(leg, []))
         if leg == "hybrid" and criterion_leg_applies(fused):
             # A question about WCAG: how well each criterion matches as a whole (search/criterion_leg.py).
             legs[CRITERION_LEG] = criterion_leg(legs.get("vector", []))
             debug["legs"][CRITERION_LEG] = _leg_debug(legs[CRITERION_LEG])
-            fused = apply_prior(query, rrf(legs, weights={**self.weights, CRITERION_LEG: CRITERION_WEIGHT}))
+            fused = apply_prior(query, fuse(legs, weights={**self.weights, CRITERION_LEG: CRITERION_WEIGHT}))
         debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "demoted_source": demoted_source(query),
                           "demoted_levels": sorted(demoted_levels(query)), "factor": DEMOTE}
         if leg == "hybrid":

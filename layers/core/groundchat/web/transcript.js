@@ -800,6 +800,18 @@
 
   // ---- a search's debug record, for the answer's details -------------------------------------
 
+
+  // How the legs were fused: reciprocal rank alone (an answer recorded before scores counted too),
+  // or each leg's normalised scores with its ranks.
+  function fusionText(d, weights) {
+    const tail = weights ? ", weights " + weights : "";
+    if (d.fusion === "rrf") return "reciprocal rank, k = " + shown(d.rrf_k) + tail;
+    if (d.fusion === "scores+rrf") {
+      return "normalised scores " + shown(d.score_share) + " and reciprocal rank, k = " + shown(d.rrf_k) + tail;
+    }
+    return d.fusion;
+  }
+
   function searchDebug(search, n, of) {
     const d = search.debug || {};
     const box = el("div", "search-debug");
@@ -812,7 +824,7 @@
     box.appendChild(facts([
       ["Backend", d.backend],
       ["Legs", legs.length ? legs.join("; ") : undefined],
-      ["Fusion", d.fusion === "rrf" ? "reciprocal rank, k = " + shown(d.rrf_k) + (weights ? ", weights " + weights : "") : d.fusion],
+      ["Fusion", fusionText(d, weights)],
       ["Rerank", d.rerank_failed ? shown(d.rerank) + " (failed: the fused order was kept)" : d.rerank],
       ["Named first", d.exact && d.exact.length ? d.exact.join(", ") : undefined],
       ["Read as", d.expanded || undefined],
