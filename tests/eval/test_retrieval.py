@@ -12,6 +12,10 @@ QUESTIONS = REPO_ROOT / "tests" / "eval" / "retrieval_questions.jsonl"
 # Written before any tuning of the index text, query side or prior, and never tuned on: the check
 # that what helped the first set is not fitted to it.
 HELDOUT = REPO_ROOT / "tests" / "eval" / "retrieval_heldout.jsonl"
+# A second set, written blind after all of the above and split by hash: its tune half has been read,
+# its report half never.
+SECOND_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_second_tune.jsonl"
+SECOND_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_second_report.jsonl"
 
 
 @pytest.mark.parametrize(("path", "size"), [(QUESTIONS, 60), (HELDOUT, 40)])
@@ -27,7 +31,7 @@ def test_the_held_out_set_shares_no_question_with_the_first():
     assert not [q.q for q in load_questions(HELDOUT) if q.q.lower() in first]
 
 
-@pytest.mark.parametrize("path", [QUESTIONS, HELDOUT])
+@pytest.mark.parametrize("path", [QUESTIONS, HELDOUT, SECOND_TUNE, SECOND_REPORT])
 def test_every_gold_section_exists_in_the_index(real_search, path):
     for q in load_questions(path):
         for gold in q.gold:
@@ -51,10 +55,6 @@ USERS_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_tune.jsonl"
 USERS_VALIDATE = REPO_ROOT / "tests" / "eval" / "users_words_validate.jsonl"
 # Never tuned on: the figures the closing note and docs/engineering/retrieval-eval.md report.
 USERS_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_report.jsonl"
-# A second set, written blind after all of the above and split by hash: its tune half has been read,
-# its report half never.
-SECOND_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_second_tune.jsonl"
-SECOND_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_second_report.jsonl"
 
 
 def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
@@ -73,15 +73,6 @@ def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
     earlier = set().union(*texts)
     halves = [{q.q.lower() for q in half} for half in second]
     assert not halves[0] & halves[1] and not (halves[0] | halves[1]) & earlier
-
-
-@pytest.mark.parametrize("path", [SECOND_TUNE, SECOND_REPORT])
-def test_every_gold_section_of_the_second_set_exists_in_the_index(real_search, path):
-    for q in load_questions(path):
-        for gold in q.gold:
-            found = (real_search.get_section(q.source, gold) or real_search.get_section(q.source, gold + "(1)")
-                     or real_search.get_section(q.source, gold + " Section I"))
-            assert found is not None, gold
 
 
 @pytest.mark.parametrize(("path", "hit_slack", "mrr_slack"), [
