@@ -74,11 +74,18 @@ def test_a_question_naming_a_conformance_level_is_about_that_levels_criteria():
     # AA does not require AAA: the AAA neighbour moves below the AA criterion's Understanding text.
     assert _order("the close X is 16 by 16 px, is that a fail at AA?", hits) == ["Understanding 2.5.8", "2.5.5"]
     assert _order("does a tiny close button fail WCAG double-A?", hits) == ["Understanding 2.5.8", "2.5.5"]
-    # Naming AAA asks what AAA adds: A and AA criteria move below it; other texts are untouched.
+    # Naming AAA asks what AAA adds: A and AA criteria move below it, and so does the Act, since a
+    # conformance level is WCAG's.
     hits = [LegHit(KEYBOARD, 0.0330), LegHit(ARTICLE, 0.0325), LegHit(ENHANCED, 0.0300)]
-    assert _order("at AAA, how big must targets be?", hits) == ["Annex I Section IV", "2.5.5", "2.1.1"]
-    assert _order("we go for triple A beyond what AA asks: targets?", hits)[-1] == "2.1.1"
+    assert _order("at AAA, how big must targets be?", hits) == ["2.5.5", "2.1.1", "Annex I Section IV"]
+    assert _order("we go for triple A beyond what AA asks: targets?", hits)[0] == "2.5.5"
     # No level named: nothing moves; "AAA" never counts as "AA", nor a word that merely contains it.
     assert _order("how big must targets be?", hits) == ["2.1.1", "Annex I Section IV", "2.5.5"]
     assert demoted_levels("at AAA?") == {"A", "AA"} and demoted_levels("at aa?") == {"AAA"}
     assert demoted_levels("the AAAS and Baa Baa Black Sheep") == set()
+
+
+def test_a_conformance_level_names_wcag():
+    assert demoted_source("is a 16 px close button a fail at AA?") == "eaa"
+    assert demoted_source("anything on long sentences at triple A?") == "eaa"
+    assert demoted_source("does the EAA ask for WCAG AA?") is None  # both texts named

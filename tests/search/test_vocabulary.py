@@ -71,3 +71,7 @@ def test_sessions_cues_voice_control_and_ways_to_find_pages_are_asked_in_wcags_w
 
 def test_a_login_form_or_a_logo_is_not_a_session_that_logs_people_out():
     assert "timing adjustable" not in with_texts_words("our login form and our logo")
+
+
+def test_long_winded_text_is_asked_as_reading_level():
+    assert "reading level" in with_texts_words("our policy pages are long winded, sentences go on forever")

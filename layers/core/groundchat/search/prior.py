@@ -45,7 +45,8 @@ _NAMES_SOURCE = {
     "eaa": re.compile(
         r"\b(EAA|(European )?Accessibility Act|the act|this act|(the|this|accessibility) directive|2019/882"
         r"|EU (accessibility )?(law|rules?|legislation))\b", re.IGNORECASE),
-    "wcag22": re.compile(r"\b(WCAG|W3C|success criteri(on|a))\b", re.IGNORECASE),
+    # A conformance level is WCAG's: "is that a fail at AA?" names WCAG.
+    "wcag22": re.compile(r"\b(WCAG|W3C|success criteri(on|a)|AAA?|(double|triple)[- ]?A)\b", re.IGNORECASE),
 }
 _OTHER_SOURCE = {"eaa": "wcag22", "wcag22": "eaa"}
 # "AA" is never found inside "AAA" (no word boundary between two letters).

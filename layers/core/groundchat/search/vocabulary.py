@@ -32,7 +32,8 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bpasswords?\b|\blog ?in\b|\bsign ?in\b", "accessible authentication"),
     (r"\bdrag(?:ging)?\b", "dragging movements single pointer"),
     (r"\bbuttons? (?:too )?small\b|\btap (?:targets?|areas?)\b|\btouch targets?\b", "target size"),
-    (r"\bjargon\b|\bplain (?:language|english)\b|\beasy to read\b", "reading level understandable"),
+    (r"\bjargon\b|\bplain (?:language|english)\b|\beasy to read\b|\blong[- ]winded\b|\blong sentences\b"
+     r"|\bsentences (?:go on|are (?:too|very) long)", "reading level understandable"),
     # How developers and users describe common failures.
     (r"\bfile ?names?\b|\bimg_\w+|\.(?:jpe?g|png|gif|svg)\b|\b(?:jpe?g|png)\b", "text alternative non-text content"),
     (r"\bbold(?:ed|ing)?\b|\bfake headings?\b|\bh[2-6]\b", "info and relationships headings structure"),
