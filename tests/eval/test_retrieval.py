@@ -16,6 +16,8 @@ HELDOUT = REPO_ROOT / "tests" / "eval" / "retrieval_heldout.jsonl"
 # its report half never.
 SECOND_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_second_tune.jsonl"
 SECOND_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_second_report.jsonl"
+# A third set, written blind after every change to the search, and never read: the last measure.
+THIRD = REPO_ROOT / "tests" / "eval" / "users_words_third.jsonl"
 
 
 @pytest.mark.parametrize(("path", "size"), [(QUESTIONS, 60), (HELDOUT, 40)])
@@ -31,7 +33,7 @@ def test_the_held_out_set_shares_no_question_with_the_first():
     assert not [q.q for q in load_questions(HELDOUT) if q.q.lower() in first]
 
 
-@pytest.mark.parametrize("path", [QUESTIONS, HELDOUT, SECOND_TUNE, SECOND_REPORT])
+@pytest.mark.parametrize("path", [QUESTIONS, HELDOUT, SECOND_TUNE, SECOND_REPORT, THIRD])
 def test_every_gold_section_exists_in_the_index(real_search, path):
     for q in load_questions(path):
         for gold in q.gold:
@@ -73,11 +75,13 @@ def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
     earlier = set().union(*texts)
     halves = [{q.q.lower() for q in half} for half in second]
     assert not halves[0] & halves[1] and not (halves[0] | halves[1]) & earlier
+    third = {q.q.lower() for q in load_questions(THIRD)}
+    assert len(third) == 120 and not third & (earlier | halves[0] | halves[1])
 
 
 @pytest.mark.parametrize(("path", "hit_slack", "mrr_slack"), [
     (USERS_TUNE, 0, MRR_NOISE), (USERS_VALIDATE, 0, MRR_NOISE), (SECOND_TUNE, 0, MRR_NOISE),
-    (USERS_REPORT, 3, MRR_NOISE), (SECOND_REPORT, 0, 0.05)])
+    (USERS_REPORT, 3, MRR_NOISE), (SECOND_REPORT, 0, 0.05), (THIRD, 0, MRR_NOISE)])
 def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hit_slack, mrr_slack):
     # The three sets fusion was decided on hold strictly. Known gaps on the report splits, held here
     # so that they do not grow: on the first, the vector leg alone finds three WCAG questions more in
@@ -112,3 +116,11 @@ def test_in_users_words_on_the_second_sets_report_half(real_search):
     # first run, 0.655 / 0.479): far below the first report split's, which is the measure of how far
     # users' own words still are (docs/engineering/retrieval-eval.md).
     assert figures["overall"]["hit@5"] >= 0.72 and figures["overall"]["mrr"] >= 0.50
+
+
+def test_in_users_words_on_the_third_set(real_search):
+    figures = evaluate(real_search, load_questions(THIRD), leg="hybrid")
+    # Floors under its figures as first run, after every change (0.725 hit@5, 0.559 MRR; WCAG
+    # 0.750 / 0.604, EAA 0.700 / 0.515).
+    assert figures["overall"]["hit@5"] >= 0.70 and figures["overall"]["mrr"] >= 0.54
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.68 and figures["per_source"]["wcag22"]["hit@5"] >= 0.73

@@ -65,15 +65,21 @@ _RUN_SOMETHING = re.compile(
     r"(?!\s+(?:the\s+)?(?:costs?|times?|counts?|rates?|results?|ids?|details?|numbers|figures|stats)\b)"
     r"|\brun (?:this|it|that)\b|\bpython3? -c\b|\bnpm (?:run|test|install)\b|\bpip install\b|\brm -rf\b"
     r"|\b(?:start|kick off|launch|trigger)\s+(?:a |an |the |another )?(?:new )?(?:round|run|benchmark|evaluation)\b", re.I)
+# Advice on what to buy ("a good laptop for coding under 1000 euros") names a product the Act covers
+# but asks nothing about accessibility.
+_SHOPPING = re.compile(r"\b(?:good|best|cheap\w*|decent|recommend\w*)\b.{0,30}\b(?:laptops?|phones?|tablets?|computers?|"
+                       r"monitors?|e-?readers?|tvs?)\b.{0,40}\b(?:for|under|below|around)\b", re.I)
+_ACCESSIBILITY = re.compile(r"access|a11y|disab|blind|deaf|screen ?reader|impair|wcag|\beaa\b|the act\b", re.I)
 # Asked to write something: a haiku about screen readers is still not a question the data answers.
 _WRITE_SOMETHING = re.compile(r"\b(?:write|compose|make up|generate)\b.{0,20}\b(?:poem|haiku|story|song|joke|"
                               r"limerick|essay|rap|lyrics|sonnet)s?\b", re.I)
 _WRONG = re.compile(r"wrong|mistake|most (?:com+on|frequent|often)|frequent|problems|failures|slip through|"
-                    r"broken most|break most|top rules|rules? (?:are |get )?(?:broken|violated|failed)|errors|issues|"
-                    r"trips? up|\b(?:top|worst|most \w+)(?: \d+)?(?: \w+)? rules\b|"
-                    r"\brules\b.{0,40}\b(?:break|breaks|broke|broken|fail\w*|violated|catch\w*|trip\w*)\b", re.I)
+                    r"broken most|breaks? most|fail(?:s|ing)? most|top rules|rules? (?:are |get )?(?:broken|violated|failed)|"
+                    r"errors|issues|trips? up|\b(?:top|worst|most \w+)(?: \d+)?(?: \w+)? (?:rules|violations)\b|"
+                    r"\brules\b.{0,40}\b(?:break|breaks|breaking|broke|broken|fail\w*|violated|catch\w*|trip\w*)\b", re.I)
 # A list of runs: asked for, or runs named by what they are ("birch runs on the blog article").
-_LIST = re.compile(r"\b(?:show|list|give me|display|see)\b.*\bruns?\b|\bwhich .*\bruns\b|\bevery .* run|"
+_LIST = re.compile(r"\b(?:show|list|give me|display|see)\b.*\b(?:runs?|time ?outs|timed[- ]out|failures)\b|"
+                   r"\bwhich .*\bruns\b|\bevery .* run|"
                    r"\bruns? (?:that|which|with)\b|\b(?:latest|newest|most recent)\b|\blast (?:\d+|runs?)\b", re.I)
 _RUNS = re.compile(r"\bruns\b", re.I)
 _ASKS_FOR_A_LIST = re.compile(r"\b(?:show|list|give me|display)\b", re.I)
@@ -102,6 +108,8 @@ _ABOUT_THE_BENCHMARK = re.compile(
     r"(?:level|context|task|label|round)s? (?:give|include|contain|mean|add)\b|^\s*why (?:count|measure|use|do you|do we|"
     r"does the benchmark|is it|are (?:runs|violations))\b|\bhow (?:do|can|should) (?:i|we|you) (?:import|add|load|upload|"
     r"bring)\b", re.I)
+# What a result means, not a figure: "if axe finds 0 violations, is the page accessible?"
+_RESULT_MEANING = re.compile(r"\b(?:0|zero|no) violations\b.{0,40}\b(?:mean|accessible|enough|conform\w*)\b", re.I)
 _DOCS = re.compile(r"grad(?:e|ed|ing)|sample data|\bsample\b|benchmark|how (?:are|is|were) (?:the )?runs|context levels?|"
                    r"incomplete|methodolog|what (?:does|is) (?:a |the )?(?:context|task|label|round)", re.I)
 _ASKS_RULE = re.compile(r"\baxe\b|\brule\b|\bcheck\b|which rule", re.I)
@@ -186,7 +194,7 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> 
     q = re.sub(r"\bcolour", "color", question.lower())
     if _RUN_SOMETHING.search(q):
         return Plan(refusal=RUN_REFUSAL)
-    if _WRITE_SOMETHING.search(q):
+    if _WRITE_SOMETHING.search(q) or (_SHOPPING.search(q) and not _ACCESSIBILITY.search(q)):
         return Plan(refusal=REFUSAL)
     if _GREETING.search(q):
         return Plan(refusal=INTRODUCTION)
@@ -223,7 +231,8 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     docs_source = _docs_source(q)
     if docs_source in ("eaa", "wcag22"):
         return [("search_docs", {"query": question[:500], "source": docs_source})]
-    if _ABOUT_THE_BENCHMARK.search(q) and not re.search(r"how many|how much|average|\bmean\b|cheapest", q):
+    asks_a_figure = re.search(r"how many|how much|average|\bmean\b|cheapest", q)
+    if _RESULT_MEANING.search(q) or (_ABOUT_THE_BENCHMARK.search(q) and not asks_a_figure):
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WRONG.search(q) and not _COMPARE_ONLY.search(q):
         return [("top_rules", {**filters, **_limited(q)})]
@@ -247,9 +256,12 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
 
 def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     """"Birch or dune?": a facet named two or three times is compared name by name, one call each
-    (a call takes one value per filter)."""
+    (a call takes one value per filter). Two contexts need no such split: compare_contexts gives
+    a row per context, and naming two pins neither."""
     every = [v for values in facets.values() for v in values]
     for facet, values in _nameable(facets).items():
+        if facet == "context":
+            continue  # compare_contexts lists every context side by side already: one call answers it
         names = [] if facet in filters else find_names(q, values, every)
         if 2 <= len(names) <= 3:
             return [("compare_contexts", {**filters, facet: name}) for name in names]
