@@ -108,3 +108,19 @@ def test_every_article_and_annex_section_has_an_everyday_note_and_no_note_is_orp
     assert missing == []
     bases = {re.sub(r"\(\d+\)$", "", c.section) for c in chunks}
     assert set(PLAIN_NOTES) - bases == set()  # a note for a section the converter never writes is a typo
+
+
+def test_every_article_paragraph_and_recital_has_its_own_note_and_no_note_is_orphaned(shared_corpus):
+    from groundchat.corpus.eaa_paragraph_notes import PARAGRAPH_NOTES
+    from groundchat.corpus.eaa_plain import PLAIN_NOTES, plain_note
+    from groundchat.corpus.eaa_recital_notes import RECITAL_NOTES
+    from groundchat.corpus.index_text import kind
+
+    chunks = eaa.convert(shared_corpus / PDF)
+    # Article 3's opening line only introduces its definitions, which are found by their terms.
+    paragraphs = {c.section for c in chunks if kind(c) == "article"} - {"Article 3"}
+    recitals = {c.section for c in chunks if kind(c) == "recital"}
+    assert set(PARAGRAPH_NOTES) == paragraphs and set(RECITAL_NOTES) == recitals
+    # A paragraph is searched by its article's note and its own, in that order.
+    note = plain_note("Article 7(6)")
+    assert note.startswith(PLAIN_NOTES["Article 7"]) and note.endswith(PARAGRAPH_NOTES["Article 7(6)"])

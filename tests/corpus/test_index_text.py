@@ -41,14 +41,19 @@ def test_an_article_paragraph_heading_has_its_chapter():
 
 
 def test_an_eaa_article_carries_its_everyday_note_in_both_legs_but_not_in_what_is_cited():
+    from groundchat.corpus.eaa_paragraph_notes import PARAGRAPH_NOTES
+
     heading, _ = keyword_fields(PARAGRAPH)
-    note = plain_note("Article 9")
-    assert note and "outside the EU" in note
+    article_note = plain_note("Article 9")
+    assert article_note and "outside the EU" in article_note
+    # A paragraph carries its article's note, then its own.
+    note = plain_note(PARAGRAPH.section)
+    assert note == f"{article_note}; {PARAGRAPH_NOTES[PARAGRAPH.section]}"
     assert heading.endswith(note)
     lines = embedding_text(PARAGRAPH).splitlines()
     assert lines[0] == PARAGRAPH.title and lines[1] == note  # after the title, before the body
-    assert note not in PARAGRAPH.text
-    assert plain_note("Article 9(4)") == note and plain_note("Annex I Section IV") is not None
+    assert article_note not in PARAGRAPH.text
+    assert plain_note("Annex I Section IV") is not None
 
 
 def test_a_recital_has_its_own_note_and_definitions_and_wcag_get_none():

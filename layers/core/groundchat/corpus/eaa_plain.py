@@ -14,6 +14,7 @@ IV"); a paragraph ("Article 7(3)") and a definition ("Article 3(21)") take their
 from __future__ import annotations
 
 from groundchat.corpus.chunk import whole_section
+from groundchat.corpus.eaa_paragraph_notes import PARAGRAPH_NOTES
 from groundchat.corpus.eaa_recital_notes import RECITAL_NOTES
 
 PLAIN_NOTES: dict[str, str] = {
@@ -108,9 +109,12 @@ PLAIN_NOTES: dict[str, str] = {
 }
 
 def plain_note(section: str) -> str | None:
-    """The note for an article, paragraph, definition, annex section or recital
-    (corpus/eaa_recital_notes.py); None for anything else."""
-    return PLAIN_NOTES.get(whole_section(section)) or RECITAL_NOTES.get(section)
+    """The note for an article, paragraph, definition, annex section or recital; None for anything
+    else: the article's note, then the paragraph's own (corpus/eaa_paragraph_notes.py) or the recital's
+    (corpus/eaa_recital_notes.py)."""
+    own = PARAGRAPH_NOTES.get(section) or RECITAL_NOTES.get(section)
+    notes = [note for note in (PLAIN_NOTES.get(whole_section(section)), own) if note]
+    return "; ".join(notes) or None
 
 
 __all__ = ["PLAIN_NOTES", "plain_note"]

@@ -21,8 +21,8 @@ from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.eaa_plain import plain_note
 
 # 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV;
-# 6: plain notes on the EAA's recitals
-INDEX_TEXT_VERSION = "6"
+# 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles
+INDEX_TEXT_VERSION = "7"
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
