@@ -21,7 +21,7 @@ PARAGRAPH = make_chunk(source="eaa", section="Article 9(4)", title="Article 9 Ob
 
 def test_criterion_heading_carries_number_handle_and_guideline_and_the_body_is_not_repeated():
     heading, body = keyword_fields(CRITERION)
-    assert heading == "2.5.8 Target Size (Minimum) Guideline 2.5 Input Modalities"
+    assert heading.startswith("2.5.8 Target Size (Minimum) Guideline 2.5 Input Modalities. ")
     assert body.startswith("Pointer targets are") and "Note: a note" in body
     assert embedding_text(CRITERION).splitlines()[0] == "Target Size (Minimum)"
 
@@ -69,3 +69,24 @@ def test_the_cited_text_and_ref_are_untouched():
     before = CRITERION.model_dump()
     keyword_fields(CRITERION), embedding_text(CRITERION)
     assert CRITERION.model_dump() == before
+
+
+def test_a_criterion_and_its_understanding_chunks_carry_how_people_describe_its_failures():
+    import json
+
+    from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
+    from tests.corpus_support import require_corpus
+
+    reference = json.loads((require_corpus() / "reference" / "wcag22-success-criteria.json").read_text())
+    criteria = [c["num"] for c in (reference if isinstance(reference, list) else reference["success_criteria"])]
+    assert list(FAILURE_NOTES) == criteria  # every criterion, in order, and nothing else
+    note = FAILURE_NOTES[CRITERION.section]
+    heading, body = keyword_fields(CRITERION)
+    assert heading.endswith(note) and note not in body and note not in CRITERION.text
+    assert embedding_text(CRITERION).splitlines()[1] == note  # after the handle, before the text
+    understanding = make_chunk(source="wcag22", section=f"Understanding {CRITERION.section} Examples",
+                               title="t", text="Understanding WCAG 2.2 (informative) on it\nan example", url="u",
+                               meta={"kind": "understanding", "criterion": CRITERION.section, "handle": "h"})
+    assert embedding_text(understanding).splitlines()[:2] == ["h", note]
+    # A glossary term or the Act's passages get none of these.
+    assert FAILURE_NOTES[CRITERION.section] not in keyword_fields(PARAGRAPH)[0]

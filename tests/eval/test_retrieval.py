@@ -81,12 +81,11 @@ def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
 
 @pytest.mark.parametrize(("path", "hit_slack", "mrr_slack"), [
     (USERS_TUNE, 0, MRR_NOISE), (USERS_VALIDATE, 0, MRR_NOISE), (SECOND_TUNE, 0, MRR_NOISE),
-    (USERS_REPORT, 3, MRR_NOISE), (SECOND_REPORT, 0, 0.05), (THIRD, 0, MRR_NOISE)])
+    (USERS_REPORT, 0, MRR_NOISE), (SECOND_REPORT, 1, MRR_NOISE), (THIRD, 0, MRR_NOISE)])
 def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hit_slack, mrr_slack):
-    # The three sets fusion was decided on hold strictly. Known gaps on the report splits, held here
-    # so that they do not grow: on the first, the vector leg alone finds three WCAG questions more in
-    # its first five (0.952 against 0.917); on the second's report half, its WCAG MRR is 0.52–0.53
-    # against hybrid's 0.49 (docs/engineering/retrieval-eval.md).
+    # One known gap, held here so that it does not grow: on the second set's report half BM25 alone
+    # finds one WCAG question more in its first five (0.957 against 0.913, of 23). The others hold
+    # strictly (docs/engineering/retrieval-eval.md).
     questions = load_questions(path)
     fused = evaluate(real_search, questions, leg="hybrid")["per_source"]
     for leg in ("bm25", "vector"):
@@ -101,26 +100,26 @@ def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hi
 
 def test_in_users_words_on_the_report_split(real_search):
     figures = evaluate(real_search, load_questions(USERS_REPORT), leg="hybrid")
-    # Floors under today's figures (0.922 hit@5, 0.783 MRR; WCAG 0.917 / 0.797, EAA 0.928 / 0.770):
+    # Floors under today's figures (0.946 hit@5, 0.851 MRR; WCAG 0.988 / 0.931, EAA 0.904 / 0.770):
     # a change that loses ground fails here.
-    assert figures["overall"]["hit@5"] >= 0.90
-    assert figures["overall"]["mrr"] >= 0.76
-    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.91
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.90
-    assert figures["per_source"]["eaa"]["mrr"] >= 0.74
+    assert figures["overall"]["hit@5"] >= 0.93
+    assert figures["overall"]["mrr"] >= 0.83
+    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.97 and figures["per_source"]["wcag22"]["mrr"] >= 0.91
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.88
+    assert figures["per_source"]["eaa"]["mrr"] >= 0.75
 
 
 def test_in_users_words_on_the_second_sets_report_half(real_search):
     figures = evaluate(real_search, load_questions(SECOND_REPORT), leg="hybrid")
-    # Floors under today's figures (0.727 hit@5, 0.499 MRR; WCAG 0.739 / 0.488, EAA 0.719 / 0.507; as
-    # first run, 0.655 / 0.479): far below the first report split's, which is the measure of how far
+    # Floors under today's figures (0.800 hit@5, 0.628 MRR; WCAG 0.913 / 0.783, EAA 0.719 / 0.517; as
+    # first run, 0.655 / 0.479): below the first report split's, which is the measure of how far
     # users' own words still are (docs/engineering/retrieval-eval.md).
-    assert figures["overall"]["hit@5"] >= 0.70 and figures["overall"]["mrr"] >= 0.48
+    assert figures["overall"]["hit@5"] >= 0.78 and figures["overall"]["mrr"] >= 0.61
 
 
 def test_in_users_words_on_the_third_set(real_search):
     figures = evaluate(real_search, load_questions(THIRD), leg="hybrid")
-    # Floors under its figures (0.708 hit@5, 0.559 MRR; WCAG 0.750 / 0.604, EAA 0.667 / 0.515). As
-    # first run, before the notes on the articles' paragraphs: 0.725 / 0.559 (EAA 0.700 / 0.515).
-    assert figures["overall"]["hit@5"] >= 0.69 and figures["overall"]["mrr"] >= 0.54
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.65 and figures["per_source"]["wcag22"]["hit@5"] >= 0.73
+    # Floors under its figures (0.783 hit@5, 0.659 MRR; WCAG 0.900 / 0.804, EAA 0.667 / 0.514). As
+    # first run, before the notes on the articles' paragraphs and on how criteria fail: 0.725 / 0.559.
+    assert figures["overall"]["hit@5"] >= 0.76 and figures["overall"]["mrr"] >= 0.64
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.65 and figures["per_source"]["wcag22"]["hit@5"] >= 0.88

@@ -19,10 +19,12 @@ import re
 
 from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.eaa_plain import plain_note
+from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
 
 # 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV;
-# 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles
-INDEX_TEXT_VERSION = "7"
+# 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles; 8: how people
+# describe each WCAG criterion's failures
+INDEX_TEXT_VERSION = "8"
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
@@ -57,7 +59,7 @@ def _titled(chunk: Chunk) -> str:
 
 def keyword_heading(chunk: Chunk) -> str:
     heading = _own_heading(chunk)
-    note = _eaa_note(chunk)
+    note = _eaa_note(chunk) or _failure_note(chunk)
     return f"{heading}. {note}" if note else heading
 
 
@@ -65,6 +67,17 @@ def _eaa_note(chunk: Chunk) -> str | None:
     """The everyday words for what an EAA article or annex section is about (corpus/eaa_plain.py)."""
     # A definition's own heading ("<term> definition") already says what it is about.
     return plain_note(chunk.section) if chunk.source == "eaa" and kind(chunk) != "definition" else None
+
+
+def _failure_note(chunk: Chunk) -> str | None:
+    """How people describe a failure of a criterion (corpus/wcag_failure_notes.py), for its normative
+    text and its Understanding chunks alike."""
+    k = kind(chunk)
+    if k == "success-criterion":
+        return FAILURE_NOTES.get(chunk.section)
+    if k == "understanding":
+        return FAILURE_NOTES.get(chunk.meta.get("criterion", ""))
+    return None
 
 
 def _own_heading(chunk: Chunk) -> str:
@@ -105,11 +118,11 @@ def embedding_text(chunk: Chunk) -> str:
     if k == "success-criterion":
         lines = _lines(chunk)
         handle = chunk.meta.get("handle") or chunk.title
-        return "\n".join([handle, *lines[1:]])
+        return "\n".join([handle, *_also(_failure_note(chunk)), *lines[1:]])
     if k == "term":
         return f"Definition of {chunk.text}"
     if k == "understanding":  # what the criterion is about, without the label every such chunk shares
-        return "\n".join([chunk.meta["handle"], *_lines(chunk)[1:]])
+        return "\n".join([chunk.meta["handle"], *_also(_failure_note(chunk)), *_lines(chunk)[1:]])
     if k == "definition":
         return f"Definition of {chunk.meta['term']}: {_ARTICLE_REF.sub('', chunk.text)}"
     note = _eaa_note(chunk)
@@ -117,6 +130,10 @@ def embedding_text(chunk: Chunk) -> str:
         title, _, body = _titled(chunk).partition("\n")
         return f"{title}\n{note}\n{body}"
     return _titled(chunk)
+
+
+def _also(note: str | None) -> list[str]:
+    return [note] if note else []
 
 
 __all__ = ["INDEX_TEXT_VERSION", "embedding_text", "keyword_fields", "kind"]
