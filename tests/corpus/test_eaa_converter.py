@@ -121,6 +121,9 @@ def test_every_article_paragraph_and_recital_has_its_own_note_and_no_note_is_orp
     paragraphs = {c.section for c in chunks if kind(c) == "article"} - {"Article 3"}
     recitals = {c.section for c in chunks if kind(c) == "recital"}
     assert set(PARAGRAPH_NOTES) == paragraphs and set(RECITAL_NOTES) == recitals
+    from groundchat.corpus.eaa_situation_notes import SITUATION_NOTES
+
+    assert set(SITUATION_NOTES) == set(PLAIN_NOTES) - {"Article 3"}  # every article but the definitions
     # A paragraph is searched by its article's note and its own, in that order.
     note = plain_note("Article 7(6)")
     assert note.startswith(PLAIN_NOTES["Article 7"]) and note.endswith(PARAGRAPH_NOTES["Article 7(6)"])

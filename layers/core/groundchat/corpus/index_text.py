@@ -23,8 +23,8 @@ from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
 
 # 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV;
 # 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles; 8: how people
-# describe each WCAG criterion's failures
-INDEX_TEXT_VERSION = "8"
+# describe each WCAG criterion's failures; 9: the situations people bring to each part of the EAA
+INDEX_TEXT_VERSION = "9"
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
