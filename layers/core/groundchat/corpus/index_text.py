@@ -59,20 +59,19 @@ def _titled(chunk: Chunk) -> str:
 
 def keyword_heading(chunk: Chunk) -> str:
     heading = _own_heading(chunk)
-    note = _eaa_note(chunk) or _failure_note(chunk)
+    note = _note(chunk)
     return f"{heading}. {note}" if note else heading
 
 
-def _eaa_note(chunk: Chunk) -> str | None:
-    """The everyday words for what an EAA article or annex section is about (corpus/eaa_plain.py)."""
-    # A definition's own heading ("<term> definition") already says what it is about.
-    return plain_note(chunk.section) if chunk.source == "eaa" and kind(chunk) != "definition" else None
-
-
-def _failure_note(chunk: Chunk) -> str | None:
-    """How people describe a failure of a criterion (corpus/wcag_failure_notes.py), for its normative
-    text and its Understanding chunks alike."""
+def _note(chunk: Chunk) -> str | None:
+    """Our everyday words for what a passage is about, for both legs and never cited: the Act's notes
+    for an article, annex section or recital (corpus/eaa_plain.py), and how people describe a
+    criterion's failures (corpus/wcag_failure_notes.py) for its normative text and its Understanding
+    chunks alike."""
     k = kind(chunk)
+    if chunk.source == "eaa":
+        # A definition's own heading ("<term> definition") already says what it is about.
+        return plain_note(chunk.section) if k != "definition" else None
     if k == "success-criterion":
         return FAILURE_NOTES.get(chunk.section)
     if k == "understanding":
@@ -115,25 +114,19 @@ def keyword_fields(chunk: Chunk) -> tuple[str, str]:
 
 def embedding_text(chunk: Chunk) -> str:
     k = kind(chunk)
-    if k == "success-criterion":
-        lines = _lines(chunk)
-        handle = chunk.meta.get("handle") or chunk.title
-        return "\n".join([handle, *_also(_failure_note(chunk)), *lines[1:]])
     if k == "term":
         return f"Definition of {chunk.text}"
-    if k == "understanding":  # what the criterion is about, without the label every such chunk shares
-        return "\n".join([chunk.meta["handle"], *_also(_failure_note(chunk)), *_lines(chunk)[1:]])
     if k == "definition":
         return f"Definition of {chunk.meta['term']}: {_ARTICLE_REF.sub('', chunk.text)}"
-    note = _eaa_note(chunk)
-    if note:  # after the title, before the body: the body's tail is what truncation drops
-        title, _, body = _titled(chunk).partition("\n")
-        return f"{title}\n{note}\n{body}"
-    return _titled(chunk)
-
-
-def _also(note: str | None) -> list[str]:
-    return [note] if note else []
+    if k in ("success-criterion", "understanding"):
+        # What the criterion is about, without the label every such passage shares.
+        head, rest = chunk.meta.get("handle") or chunk.title, _lines(chunk)[1:]
+    else:
+        head, newline, body = _titled(chunk).partition("\n")
+        rest = [body] if newline else []
+    note = _note(chunk)
+    # The note after the head, before the body: a long body is read in windows, each led by the head.
+    return "\n".join([head, *([note] if note else []), *rest])
 
 
 __all__ = ["INDEX_TEXT_VERSION", "embedding_text", "keyword_fields", "kind"]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundchat.models.offline_names import find_names, pinned
+from groundchat.search.vocabulary import in_american_spelling
 
 Facets = dict[str, list[str]]
 
@@ -78,11 +79,11 @@ _WRONG = re.compile(r"wrong|mistake|most (?:com+on|frequent|often)|frequent|prob
                     r"errors|issues|trips? up|\b(?:top|worst|most \w+)(?: \d+)?(?: \w+)? (?:rules|violations)\b|"
                     r"\brules\b.{0,40}\b(?:break|breaks|breaking|broke|broken|fail\w*|violated|catch\w*|trip\w*)\b", re.I)
 # A list of runs: asked for, or runs named by what they are ("birch runs on the blog article").
-_LIST = re.compile(r"\b(?:show|list|give me|display|see)\b.*\b(?:runs?|time ?outs|timed[- ]out|failures)\b|"
+_ASKS_FOR_A_LIST = re.compile(r"\b(?:show|list|give me|display|see)\b", re.I)
+_LIST = re.compile(_ASKS_FOR_A_LIST.pattern + r".*\b(?:runs?|time ?outs|timed[- ]out|failures)\b|"
                    r"\bwhich .*\bruns\b|\bevery .* run|"
                    r"\bruns? (?:that|which|with)\b|\b(?:latest|newest|most recent)\b|\blast (?:\d+|runs?)\b", re.I)
 _RUNS = re.compile(r"\bruns\b", re.I)
-_ASKS_FOR_A_LIST = re.compile(r"\b(?:show|list|give me|display)\b", re.I)
 _WHICH_FACET = re.compile(r"\bwhich (?:models?|contexts?|context levels?|levels?|agents?)\b", re.I)
 # A figure over runs: the runs are counted or averaged, not listed.
 _AGGREGATE = re.compile(r"how many|how much|average|\bmean\b|\bcost|cheap|expensive|pric(?:e|ey|ier|iest)|rate\b|"
@@ -191,7 +192,7 @@ def _everyday_rule(q: str, rules: set[str]) -> str | None:
 def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> Plan:
     """The tools to call for a question (only those offered), or a refusal."""
     # One spelling of the words the rules and names use ("colour contrast" is `color-contrast`).
-    q = re.sub(r"\bcolour", "color", question.lower())
+    q = in_american_spelling(question.lower())
     if _RUN_SOMETHING.search(q):
         return Plan(refusal=RUN_REFUSAL)
     if _WRITE_SOMETHING.search(q) or (_SHOPPING.search(q) and not _ACCESSIBILITY.search(q)):

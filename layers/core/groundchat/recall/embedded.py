@@ -34,7 +34,7 @@ _EXPIRY_COLUMN = "ALTER TABLE entries ADD COLUMN expires_at INTEGER NOT NULL DEF
 # The sweep's range query reads this index, never the whole table.
 _EXPIRY_INDEX = "CREATE INDEX IF NOT EXISTS entries_expiry ON entries(expires_at)"
 _COLUMNS = "e.owner, e.conversation_id, e.run_id, e.question, e.answer, e.created_at"
-RRF_K = 60  # reciprocal-rank fusion of the word and meaning rankings, as the corpus search does
+RRF_K = 60  # reciprocal-rank fusion of the word and meaning rankings, k as in search/fusion.py's rank part
 
 
 def _entry(row: tuple) -> RecallEntry:

@@ -41,19 +41,18 @@ _ASKS_MEANING = re.compile(
     re.IGNORECASE,
 )
 _ASKS_WHY = re.compile(r"\b(why|reasons?|purpose|aims?|rationale)\b", re.IGNORECASE)
+# How a question names a conformance level. "AA" is never found inside "AAA" (no word boundary
+# between two letters).
+_LEVEL_WORDS = {"AAA": r"AAA|triple[- ]?A", "AA": r"AA|double[- ]?A"}
+_NAMES_LEVEL = {level: re.compile(rf"\b({words})\b", re.IGNORECASE) for level, words in _LEVEL_WORDS.items()}
 _NAMES_SOURCE = {
     "eaa": re.compile(
         r"\b(EAA|(European )?Accessibility Act|the act|this act|(the|this|accessibility) directive|2019/882"
         r"|EU (accessibility )?(law|rules?|legislation))\b", re.IGNORECASE),
     # A conformance level is WCAG's: "is that a fail at AA?" names WCAG.
-    "wcag22": re.compile(r"\b(WCAG|W3C|success criteri(on|a)|AAA?|(double|triple)[- ]?A)\b", re.IGNORECASE),
+    "wcag22": re.compile(rf"\b(WCAG|W3C|success criteri(on|a)|{'|'.join(_LEVEL_WORDS.values())})\b", re.IGNORECASE),
 }
 _OTHER_SOURCE = {"eaa": "wcag22", "wcag22": "eaa"}
-# "AA" is never found inside "AAA" (no word boundary between two letters).
-_NAMES_LEVEL = {
-    "AAA": re.compile(r"\b(AAA|triple[- ]?A)\b", re.IGNORECASE),
-    "AA": re.compile(r"\b(AA|double[- ]?A)\b", re.IGNORECASE),
-}
 
 
 def demoted_kinds(query: str) -> set[str]:

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 
+# British spellings of words that the texts, and the benchmark's rule ids ("color-contrast"), spell
+# the American way (WCAG is written in American English; the Directive uses both).
+AMERICAN_SPELLINGS = {"colour": "color", "behaviour": "behavior"}
+_BRITISH = re.compile(r"\b(" + "|".join(AMERICAN_SPELLINGS) + ")", re.IGNORECASE)
+
 _ENTRIES: list[tuple[str, str]] = [
-    # British spellings: the texts are written in American English (WCAG) or use both.
-    (r"\bcolou?rs?\b|\bcolour", "color"),
-    (r"\bbehaviour", "behavior"),
+    (r"\bcolou?rs?\b", "color"),
+    *((rf"\b{british}", american) for british, american in AMERICAN_SPELLINGS.items()),
     # WCAG
     (r"\balt(?:[- ]text|[- ]attribute|s)?\b|\bimage descriptions?\b|\bdescribe (?:the |our )?(?:images?|pictures?|photos?)", "text alternative non-text content"),
     (r"\bdecorative\b", "decoration pure decoration text alternative"),
@@ -94,6 +98,11 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bpackag|\binstructions?\b|\bmanuals?\b", "information on the use of the product labelling instructions"),
 ]
 _COMPILED = [(re.compile(pattern, re.IGNORECASE), words) for pattern, words in _ENTRIES]
+
+
+def in_american_spelling(text: str) -> str:
+    """The text with "colour" and "behaviour" spelled as the texts and the data's ids spell them."""
+    return _BRITISH.sub(lambda m: AMERICAN_SPELLINGS[m.group(1).lower()], text)
 
 
 def with_texts_words(query: str) -> str:
