@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from groundchat.corpus.annex_points import first_point_names
 from groundchat.search.retrieval_eval import evaluate, load_questions
 from tests.corpus_support import REPO_ROOT
 
@@ -18,6 +19,7 @@ SECOND_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_second_tune.jsonl"
 SECOND_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_second_report.jsonl"
 # A third set, written blind after every change to the search, and never read: the last measure.
 THIRD = REPO_ROOT / "tests" / "eval" / "users_words_third.jsonl"
+FOURTH = REPO_ROOT / "tests" / "eval" / "users_words_fourth.jsonl"
 
 
 @pytest.mark.parametrize(("path", "size"), [(QUESTIONS, 60), (HELDOUT, 40)])
@@ -33,13 +35,15 @@ def test_the_held_out_set_shares_no_question_with_the_first():
     assert not [q.q for q in load_questions(HELDOUT) if q.q.lower() in first]
 
 
-@pytest.mark.parametrize("path", [QUESTIONS, HELDOUT, SECOND_TUNE, SECOND_REPORT, THIRD])
+@pytest.mark.parametrize("path", [QUESTIONS, HELDOUT, SECOND_TUNE, SECOND_REPORT, THIRD, FOURTH])
 def test_every_gold_section_exists_in_the_index(real_search, path):
     for q in load_questions(path):
         for gold in q.gold:
-            found = (real_search.get_section(q.source, gold) or real_search.get_section(q.source, gold + "(1)")
-                     or real_search.get_section(q.source, gold + " Section I"))
-            assert found is not None, gold
+            # An article by its first paragraph, an annex by its first section, a long annex section by
+            # its first passage (corpus/annex_points.py).
+            tries = [gold, gold + "(1)", *first_point_names(gold), gold + " Section I",
+                     *first_point_names(gold + " Section I")]
+            assert any(real_search.get_section(q.source, t) is not None for t in tries), gold
 
 
 def test_on_the_first_sets_hybrid_still_finds_nearly_everything(real_search):
@@ -111,10 +115,11 @@ def test_in_users_words_on_the_report_split(real_search):
 
 def test_in_users_words_on_the_second_sets_report_half(real_search):
     figures = evaluate(real_search, load_questions(SECOND_REPORT), leg="hybrid")
-    # Floors under today's figures (0.782 hit@5, 0.653 MRR; WCAG 0.913 / 0.754, EAA 0.688 / 0.581; as
-    # first run, 0.655 / 0.479): below the first report split's, which is the measure of how far
-    # users' own words still are (docs/engineering/retrieval-eval.md).
-    assert figures["overall"]["hit@5"] >= 0.76 and figures["overall"]["mrr"] >= 0.63
+    # Floors under today's figures (0.764 hit@5, 0.628 MRR in this index without our docs; as first
+    # run, 0.655 / 0.479): below the first report split's, which is the measure of how far users' own
+    # words still are. The annex sections by their points cost it MRR (0.653 to 0.634 with the docs);
+    # the step was decided on the decision sets (docs/engineering/retrieval-eval.md).
+    assert figures["overall"]["hit@5"] >= 0.75 and figures["overall"]["mrr"] >= 0.61
 
 
 def test_in_users_words_on_the_third_set(real_search):

@@ -9,7 +9,8 @@ from groundchat.search.exact import axe_rule_criteria, exact_chunks, named_secti
 
 SECTIONS = {
     ("wcag22", "2.4.7"), ("wcag22", "1.4.3"), ("wcag22", "1.1.1"), ("eaa", "Article 31(1)"), ("eaa", "Article 3(23)"),
-    ("eaa", "Annex I Section IV"), ("eaa", "Annex III"), ("eaa", "Recital 41"),
+    ("eaa", "Annex I Section IV, opening"), ("eaa", "Annex I Section IV, point (a)"), ("eaa", "Annex III"),
+    ("eaa", "Recital 41"), ("eaa", "Annex VI, point 1"),
 }
 
 
@@ -24,7 +25,9 @@ def lookup(source, section):
     ("is SC 1.4.3 stricter than 2.4.7", ["1.4.3", "2.4.7"]),
     ("By when must Article 31 be transposed?", ["Article 31(1)"]),
     ("What is a microenterprise under Art. 3(23)?", ["Article 3(23)"]),
-    ("What does annex i, section iv say about e-commerce?", ["Annex I Section IV"]),
+    # A long section is indexed by its points: its first passage stands for it.
+    ("What does annex i, section iv say about e-commerce?", ["Annex I Section IV, opening"]),
+    ("Annex VI please", ["Annex VI, point 1"]),
     ("Is Annex III about the built environment?", ["Annex III"]),
     ("What does recital 41 explain?", ["Recital 41"]),
     ("Which criterion is color-contrast about?", ["1.4.3"]),

@@ -64,7 +64,10 @@ _PARAGRAPH = re.compile(r"\(\d+\)$")
 def whole_section(section: str) -> str:
     """The section a passage belongs to as a whole: an article for its paragraph or definition
     ("Article 19(2)" -> "Article 19"), a criterion for its Understanding chunks
-    ("Understanding 1.4.3 Benefits" -> "1.4.3"); any other section is itself."""
+    ("Understanding 1.4.3 Benefits" -> "1.4.3"), an annex section for its points ("Annex I Section I,
+    point 2(e)" -> "Annex I Section I"); any other section is itself."""
     if section.startswith("Understanding "):
         return section.removeprefix("Understanding ").split(" ", 1)[0]
+    if section.startswith("Annex "):
+        return section.split(", ", 1)[0]  # "Annex I Section I, point 2(e)" (corpus/annex_points.py)
     return _PARAGRAPH.sub("", section)

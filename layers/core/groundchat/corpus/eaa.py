@@ -1,7 +1,7 @@
 """Directive (EU) 2019/882 (the European Accessibility Act) from the Official Journal PDF.
 
 Recitals, articles with their paragraphs, each of Article 3's definitions, and each annex section
-(Annex I Sections I-VII, Annex II Sections I-IV, Annexes III-VI). Page headers and the footnotes
+(Annex I Sections I-VII, Annex II Sections I-IV, Annexes III-VI), a long one by its points. Page headers and the footnotes
 under them are removed; footnote marks in the text are kept as "(27)".
 """
 from __future__ import annotations
@@ -12,11 +12,13 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
+from groundchat.corpus.annex_points import split_section
 from groundchat.corpus.chunk import Chunk, make_chunk
 
 # Part of the ingest's source hash: bump it whenever this converter writes different chunks from the
 # same files, so the next ingest converts the source again instead of keeping the old chunks.
-CONVERTER_VERSION = "1"
+# 2: long annex sections as passages of their points
+CONVERTER_VERSION = "2"
 HTML_URL = "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:32019L0882"
 # The Official Journal issue date (OJ L 151, 7.6.2019).
 UPDATED_AT = "2019-06-07T00:00:00Z"
@@ -120,8 +122,9 @@ def convert(pdf: Path) -> list[Chunk]:
                                  f"Article {art.num}({d.num}) {d.text}", f"art_{art.num}", {"term": d.term, "article": str(art.num)}))
     for part in doc.annexes:
         section = f"Annex {part.annex}" + (f" Section {part.section}" if part.section else "")
-        title = f"{section}: {part.title}"
-        chunks.append(_chunk(section, title, f"{title}\n{part.text}", f"anx_{part.annex}"))
+        # A long section is cited point by point (corpus/annex_points.py).
+        for passage in split_section(section, part.title, part.text):
+            chunks.append(_chunk(passage.section, passage.title, passage.text, f"anx_{part.annex}"))
     return chunks
 
 

@@ -23,12 +23,18 @@ from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
 
 # 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV;
 # 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles; 8: how people
-# describe each WCAG criterion's failures; 9: the situations people bring to each part of the EAA
-INDEX_TEXT_VERSION = "9"
+# describe each WCAG criterion's failures; 9: the situations people bring to each part of the EAA;
+# 10: an annex passage without its point labels
+INDEX_TEXT_VERSION = "10"
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
 _ARTICLE_REF = re.compile(r"^Article \d+\(\d+\) ")
+# An annex passage's point labels ("points (e) to (g)" in its title, "(e) " before a point): a
+# reference, which the exact path serves, not a word. As words they match questions by accident:
+# "(e)" is the "e" of "e-commerce" and "e-books" to the keyword leg.
+_POINT_SPAN = re.compile(r", (opening|points? )[^:]*$")
+_POINT_LABEL = re.compile(r"^\([a-z]{1,4}\)\s*", re.MULTILINE)
 
 
 def kind(chunk: Chunk) -> str:
@@ -94,13 +100,17 @@ def _own_heading(chunk: Chunk) -> str:
     if k == "article":
         m = _CHAPTER.search(first)
         return f"{chunk.title} {m.group(1)}" if m else chunk.title
+    if k == "annex":
+        return _POINT_SPAN.sub("", chunk.title)
     return chunk.title
 
 
 def keyword_body(chunk: Chunk) -> str:
     k = kind(chunk)
     lines = _lines(chunk)
-    if k in ("success-criterion", "guideline", "principle", "article", "annex", "understanding") and len(lines) > 1:
+    if k == "annex":
+        return _POINT_LABEL.sub("", "\n".join(lines[1:]))
+    if k in ("success-criterion", "guideline", "principle", "article", "understanding") and len(lines) > 1:
         return "\n".join(lines[1:])  # the first line is the header the heading already carries
     if k == "definition":
         return _ARTICLE_REF.sub("", chunk.text)
@@ -121,6 +131,8 @@ def embedding_text(chunk: Chunk) -> str:
     if k in ("success-criterion", "understanding"):
         # What the criterion is about, without the label every such passage shares.
         head, rest = chunk.meta.get("handle") or chunk.title, _lines(chunk)[1:]
+    elif k == "annex":
+        head, rest = _own_heading(chunk), [keyword_body(chunk)]
     else:
         head, newline, body = _titled(chunk).partition("\n")
         rest = [body] if newline else []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from groundchat.corpus.annex_points import first_point_names
 from groundchat.corpus.chunk import Chunk
 
 _CRITERION = re.compile(r"(?<![\d.])([1-4])\.(\d{1,2})\.(\d{1,2})(?![\d.]*\d)")
@@ -32,8 +33,10 @@ def named_sections(query: str, rule_criteria: Callable[[str], list[str]] | None 
         found.append((m.start(), "eaa", [*tries, f"Article {number}", f"Article {number}(1)"]))
     for m in _ANNEX.finditer(query):
         annex, section = m.group(1).upper(), m.group(2)
-        tries = [f"Annex {annex} Section {section.upper()}"] if section else []
-        found.append((m.start(), "eaa", [*tries, f"Annex {annex}", f"Annex {annex} Section I"]))
+        # A long section is indexed by its points: its first passage stands for it.
+        wanted = [f"Annex {annex} Section {section.upper()}"] if section else []
+        wanted += [f"Annex {annex}", f"Annex {annex} Section I"]
+        found.append((m.start(), "eaa", [name for w in wanted for name in (w, *first_point_names(w))]))
     for m in _RECITAL.finditer(query):
         found.append((m.start(), "eaa", [f"Recital {m.group(1)}"]))
     if rule_criteria is not None:
