@@ -75,3 +75,17 @@ def test_a_login_form_or_a_logo_is_not_a_session_that_logs_people_out():
 
 def test_long_winded_text_is_asked_as_reading_level():
     assert "reading level" in with_texts_words("our policy pages are long winded, sentences go on forever")
+
+
+@pytest.mark.parametrize("question", [
+    "how does the European Accessibility Act define persons with disabilities?",
+    "what counts as a microenterprise?",
+    "what does 'consumer' mean in the EAA?",
+])
+def test_asking_what_a_word_means_asks_for_its_definition(question):
+    added = with_texts_words(question).removeprefix(question)
+    assert "definition" in added.strip(" ()").split("; ")
+
+
+def test_a_question_not_about_meaning_gets_no_definition():
+    assert "definition" not in with_texts_words("does our shop have to caption its videos?")

@@ -57,6 +57,8 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bsite ?maps?\b|\bsearch (?:box|bar|field|function)\b|\bmore than one way\b", "multiple ways locate"),
     (r"\bpassword (?:rules|requirements)\b|\bformat hints?\b|\bexpected format\b", "labels or instructions"),
     (r"\bpronounc\w*|\bsaid differently\b", "pronunciation"),
+    # Both texts head a defined term "<term> definition" (a WCAG glossary entry, an Article 3 point).
+    (r"\bdefin\w*|\bwhat counts as\b|\bwho counts as\b|\bmeaning of\b|\bwhat (?:does|do) .{1,40} mean\b", "definition"),
     # EAA
     (r"\bfines?\b|\bsanctions?\b|\bpunish", "penalties"),
     (r"\bnational laws?\b|\binto law\b|\bmake it law\b|\btranspos", "transposition member states adopt and publish"),
