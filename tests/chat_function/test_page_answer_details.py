@@ -29,7 +29,8 @@ class FakeDocs:
                  "weights": {"bm25": 1.0, "vector": 1.0}, "rerank": "bedrock:cohere.rerank-v3-5:0", "embedding_model": "local:minilm-int8", "sources": ["wcag22"],
                  "legs": {"bm25": {"hits": 12, "top": ["bbbb2222"]}, "vector": {"hits": 30, "top": ["bbbb2222", "cccc3333"]}},
                  "timings_ms": {"embed": 3.5, "legs": 1.25, "fuse": 0.1, "rerank": 0.0, "total": 5.0},
-                 "rerank_error": f"ConnectionError: {SECRET}"}
+                 "rerank_error": f"ConnectionError: {SECRET}",
+                 "named_text": {"source": "wcag22", "lead": ["bbbb2222"]}}
         passage = Passage(ref="bbbb2222", source="wcag22", section="1.4.3", title="1.4.3 Contrast (Minimum)",
                           url="https://www.w3.org/TR/WCAG22/#contrast-minimum", text="Body copy should stand out from its background by 4.5:1 or more.",
                           updated_at="2024-12-12T00:00:00Z", score=1.0)
@@ -82,7 +83,7 @@ def test_done_says_what_the_answer_cost_and_the_search_shows_its_debug_without_e
     debug = result["debug"]
     assert debug["legs"] == {"bm25": {"hits": 12, "top": ["bbbb2222"]}, "vector": {"hits": 30, "top": ["bbbb2222", "cccc3333"]}}
     assert (debug["fusion"], debug["rrf_k"], debug["timings_ms"]["total"], debug["rerank_failed"]) == ("scores+rrf", 60, 5.0, True)
-    assert debug["score_share"] == 0.7
+    assert debug["score_share"] == 0.7 and debug["named_text"] == {"source": "wcag22", "lead": ["bbbb2222"]}
     assert SECRET not in json.dumps(frames) and "rerank_error" not in debug
 
 
@@ -107,6 +108,7 @@ def test_the_answer_shows_its_cost_and_its_details_and_a_trace_link_for_trace_re
     assert "normalised scores 0.7 and reciprocal rank, k = 60, weights bm25 1, vector 1" in debug
     assert "embed 3.5 ms, legs 1.25 ms, fuse 0.1 ms, rerank 0 ms, total 5 ms" in debug
     assert "(failed: the fused order was kept)" in debug and SECRET not in page.content()
+    assert "WCAG 2.2: its own first passages lead (bbbb2222)" in debug
     # alice may read traces: the link opens a readable trace of this very run.
     page.wait_for_selector(".trace-link a")
     trace_address = details.locator(".trace-link a").get_attribute("href")

@@ -20,4 +20,8 @@ def for_reader(debug: dict[str, Any] | None) -> dict[str, Any] | None:
         shown["failed"] = True  # the result's outcome and reason say what; the detail stays in the trace
     if "rerank_error" in debug:
         shown["rerank_failed"] = True
+    named = debug.get("named_text")
+    if named:  # the text a question names, searched on its own (search/named_text.py)
+        shown["named_text"] = ({"source": named["source"], "failed": True} if "error" in named
+                               else {"source": named["source"], "lead": named.get("lead", [])})
     return shown

@@ -64,10 +64,16 @@ def demoted_kinds(query: str) -> set[str]:
     return out
 
 
+def named_source(query: str) -> str | None:
+    """The text a question names, when it names one and only one of the two."""
+    named = [source for source, pattern in _NAMES_SOURCE.items() if pattern.search(query)]
+    return named[0] if len(named) == 1 else None
+
+
 def demoted_source(query: str) -> str | None:
     """The text a question is not about, when it names the other one and only that one."""
-    named = [source for source, pattern in _NAMES_SOURCE.items() if pattern.search(query)]
-    return _OTHER_SOURCE[named[0]] if len(named) == 1 else None
+    named = named_source(query)
+    return _OTHER_SOURCE[named] if named else None
 
 
 def demoted_levels(query: str) -> set[str]:
@@ -96,4 +102,4 @@ def apply_prior(query: str, hits: list[LegHit], factor: float = DEMOTE) -> list[
     return sorted(scaled, key=lambda h: -h.score)
 
 
-__all__ = ["DEMOTE", "apply_prior", "demoted_kinds", "demoted_levels", "demoted_source"]
+__all__ = ["DEMOTE", "apply_prior", "demoted_kinds", "demoted_levels", "demoted_source", "named_source"]

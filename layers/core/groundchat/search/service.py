@@ -12,7 +12,8 @@ from groundchat.search.diversity import PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
-from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source
+from groundchat.search.named_text import LEAD, named_first
+from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source, named_source
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
@@ -91,6 +92,11 @@ class SearchService:
         t = time.perf_counter()
         fused = self._fused(query, legs, leg, sources, debug)
         timings["fuse"] = _ms(t)
+        named = named_source(query) if leg == "hybrid" and not sources else None
+        if named is not None:
+            t = time.perf_counter()
+            fused = self._named_text_first(query, expanded, vector, want, named, fused, debug)
+            timings["named_text"] = _ms(t)
         t = time.perf_counter()
         try:
             ranked = self.reranker.rerank(query, fused[: max(limit * 3, limit)])
@@ -135,6 +141,22 @@ class SearchService:
         if leg == "hybrid":
             fused = self._exact_first(query, fused, sources, debug)
         return fused
+
+    def _named_text_first(self, query: str, expanded: str, vector: QueryVector | None, want: set[str],
+                          named: str, fused: list[LegHit], debug: dict[str, Any]) -> list[LegHit]:
+        """The text the question names, searched on its own (with our docs): its first passages lead
+        (search/named_text.py). If that search fails, the mixed list still serves."""
+        scope = [named, "docs"]
+        try:
+            own_legs = self.backend.legs(expanded, vector, CANDIDATES_PER_LEG, scope, want)
+        except (BackendUnavailable, EmbeddingModelMismatch) as exc:
+            debug["named_text"] = {"source": named, "error": str(exc)}
+            return fused
+        own = self._fused(query, own_legs, "hybrid", scope, {"legs": {}})
+        exact_ids = {h.chunk.id for h in fused[: len(debug.get("exact", []))]}
+        out = named_first(fused, own, exact_ids)
+        debug["named_text"] = {"source": named, "lead": [h.chunk.ref for h in out[len(exact_ids): len(exact_ids) + LEAD]]}
+        return out
 
     def _exact_first(self, query: str, fused: list[LegHit], sources: list[str] | None, debug: dict[str, Any]) -> list[LegHit]:
         """The passages the question names (a criterion, article, annex, recital, axe rule) go first."""

@@ -577,7 +577,7 @@
 
   function runListAddress(filter) {
     const query = new URLSearchParams();
-    for (const name of ["model", "context", "task", "label", "rule"]) {
+    for (const name of ["model", "context", "task", "label", "rule", "outcome"]) {
       if (filter && filter[name]) query.set(name, filter[name]);
     }
     const qs = query.toString();
@@ -812,6 +812,14 @@
     return d.fusion;
   }
 
+  // A question naming one text is also searched in that text alone; its first passages lead.
+  function namedTextText(named) {
+    if (!named) return undefined;
+    const name = SOURCE_NAMES[named.source] || shown(named.source);
+    if (named.failed) return name + ": its own search failed, so the mixed order was kept";
+    return name + ": its own first passages lead (" + (named.lead || []).join(", ") + ")";
+  }
+
   function searchDebug(search, n, of) {
     const d = search.debug || {};
     const box = el("div", "search-debug");
@@ -827,6 +835,7 @@
       ["Fusion", fusionText(d, weights)],
       ["Rerank", d.rerank_failed ? shown(d.rerank) + " (failed: the fused order was kept)" : d.rerank],
       ["Named first", d.exact && d.exact.length ? d.exact.join(", ") : undefined],
+      ["Text named", namedTextText(d.named_text)],
       ["Read as", d.expanded || undefined],
       ["Embeddings", d.embedding_model],
       ["Timings", timings.length ? timings.join(", ") : undefined],
