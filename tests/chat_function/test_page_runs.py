@@ -83,6 +83,42 @@ def test_the_filter_fields_build_the_addresses_the_actions_and_links_build(brows
     assert shown_ids(page) == newest_first(lines, **values, rule="color-contrast")
 
 
+def test_an_outcome_is_a_filter_shown_like_the_others_and_removed_like_them(browser, site, lines):
+    env, url = site
+    page = browser.new_page()
+    sign_in(page, url, env, "alice")
+    page.goto(f"{url}{RUN_LINKS.run_list(outcome='timeout')}")
+    page.wait_for_selector("#rows tr")
+    expected = newest_first(lines, outcome="timeout")
+    assert 0 < len(expected) < 20
+    assert shown_ids(page) == expected
+    assert page.inner_text("#message") == f"Runs 1–{len(expected)} of {len(expected)}"
+    assert page.inner_text("#filter") == "Filter: outcome = timeout"
+    assert page.input_value("#f-outcome") == "timeout"
+    outcomes = page.locator("#rows tr td[data-label=Outcome]").all_inner_texts()
+    assert set(outcomes) == {"timeout"}
+    # With another field: the address the tools' links build.
+    page.select_option("#f-model", "birch-pro")
+    page.click("#filters button[type=submit]")
+    page.wait_for_url("**model=birch-pro**")
+    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    assert page.url[len(url):] == RUN_LINKS.run_list(model="birch-pro", outcome="timeout")
+    assert shown_ids(page) == newest_first(lines, model="birch-pro", outcome="timeout")
+    assert page.inner_text("#filter") == "Filter: model = birch-pro, outcome = timeout"
+    # Removed by choosing any outcome, as a model or a rule is.
+    page.select_option("#f-outcome", "")
+    page.click("#filters button[type=submit]")
+    page.wait_for_url(f"**{RUN_LINKS.run_list(model='birch-pro')}")
+    page.wait_for_function("document.getElementById('message').textContent.startsWith('Runs 1–')")
+    assert page.inner_text("#filter") == "Filter: model = birch-pro"
+    assert page.inner_text("#message") == f"Runs 1–20 of {len(newest_first(lines, model='birch-pro'))}"
+    # A bad value is said as a bad model is.
+    page.goto(f"{url}/chat/runs?outcome=crashed")
+    page.wait_for_function("document.getElementById('message').className === 'error'")
+    assert page.inner_text("#message") == "invalid filter: outcome: Input should be 'completed', 'failed' or 'timeout'"
+    assert page.locator("#rows tr").count() == 0
+
+
 def test_a_run_shows_its_violations_and_two_runs_compare(browser, site, lines):
     env, url = site
     page = browser.new_page()

@@ -133,3 +133,29 @@ def test_the_run_list_needs_a_sign_in_and_runs_read(env):
     assert asyncio.run(anonymous()).status_code == 401
     denied = get(env, "/api/runs", user="carol")
     assert denied.status_code == 403 and "runs.read" in denied.json()["error"]["message"]
+
+
+def test_an_outcome_lists_only_those_runs_with_their_count_and_pages(env, lines):
+    expected = newest_first(lines, outcome="timeout")
+    assert 4 < len(expected) < len(lines)
+    pages, ids = walk(env, "/api/runs?limit=2&outcome=timeout")
+    assert ids == expected
+    assert all(p["total"] == len(expected) and p["filter"] == {"outcome": "timeout"} for p in pages)
+    assert {r["outcome"] for p in pages for r in p["runs"]} == {"timeout"}
+    assert [(p["start"], p["end"]) for p in pages] == [(i + 1, min(i + 2, len(expected))) for i in range(0, len(expected), 2)]
+    back = get(env, f"/api/runs?limit=2&outcome=timeout&page={pages[1]['previous']}").json()
+    assert [r["run_id"] for r in back["runs"]] == expected[:2] and back["start"] == 1
+    # With the other filters, as they are.
+    one = next(x for x in lines if x["outcome"] == "failed")
+    page = get(env, f"/api/runs?outcome=failed&model={one['model']}&task={one['task']}").json()
+    assert [r["run_id"] for r in page["runs"]] == newest_first(lines, outcome="failed", model=one["model"], task=one["task"])
+    assert page["total"] == len(page["runs"]) and page["filter"] == {"model": one["model"], "task": one["task"], "outcome": "failed"}
+
+
+def test_a_bad_outcome_is_refused_like_a_bad_model(env):
+    bad_outcome, bad_model = get(env, "/api/runs?outcome=crashed"), get(env, "/api/runs?model=nobody")
+    assert bad_outcome.status_code == bad_model.status_code == 400
+    assert bad_outcome.json().keys() == bad_model.json().keys()
+    assert bad_outcome.json()["error"]["code"] == bad_model.json()["error"]["code"]
+    assert bad_outcome.json()["error"]["message"] == (
+        "invalid filter: outcome: Input should be 'completed', 'failed' or 'timeout'")

@@ -61,13 +61,58 @@ THIRD = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_third.jsonl")
      {"task": "signup-form", "context": "guidelines-axe"}),
     # Two contexts are compared by one call: compare_contexts lists every context.
     ("guidelines vs guidelines-axe for birch pro, worth the extra cost?", "compare_contexts", {"model": "birch-pro"}),
-    ("show me cedar-mini's timeouts", "list_runs", {"model": "cedar-mini"}),
+    ("show me cedar-mini's timeouts", "list_runs", {"model": "cedar-mini", "outcome": "timeout"}),
     # What a result means is in the docs.
     ("if axe finds 0 violations does that mean the page is accessible?", "search_docs",
      {"query": "if axe finds 0 violations does that mean the page is accessible?", "source": "docs"}),
 ])
 def test_users_words_reach_the_right_tool_with_the_datas_spelling(question, tool, args):
     assert route(question, TOOLS, FACETS, RULES).calls[0] == (tool, args)
+
+
+@pytest.mark.parametrize(("question", "calls"), [
+    ("which runs timed out", [("list_runs", {"outcome": "timeout"})]),
+    ("show me the failed runs of birch-pro", [("list_runs", {"model": "birch-pro", "outcome": "failed"})]),
+    ("list completed runs under guidelines-axe", [("list_runs", {"context": "guidelines-axe", "outcome": "completed"})]),
+    ("timeouts for dune-code", [("list_runs", {"model": "dune-code", "outcome": "timeout"})]),
+    ("list the runs that failed under guidelines-axe", [("list_runs", {"context": "guidelines-axe", "outcome": "failed"})]),
+    ("timed out runs, last 5", [("list_runs", {"limit": 5, "outcome": "timeout"})]),
+    # Two outcomes: a call takes one, so one call each.
+    ("birch-pro runs that failed or timed out", [("list_runs", {"model": "birch-pro", "outcome": "failed"}),
+                                                 ("list_runs", {"model": "birch-pro", "outcome": "timeout"})]),
+    # A negated outcome narrows nothing.
+    ("runs that did not time out for birch", [("list_runs", {"model": "birch-pro"})]),
+    # "Failed" after a rule is the rule's failure, not how the run ended.
+    ("show me dune's runs that failed select-name", [("list_runs", {"model": "dune-code", "rule": "select-name"})]),
+    ("blog article runs that failed colour contrast", [("list_runs", {"task": "blog-article", "rule": "color-contrast"})]),
+    # How many ended so, and how often: counted per model × context, not listed.
+    ("how many runs timed out", [("compare_contexts", {})]),
+    ("show me how many runs timed out for dune-code", [("compare_contexts", {"model": "dune-code"})]),
+    ("what's the failure rate of dune-code?", [("compare_contexts", {"model": "dune-code"})]),
+    ("how often does dune-code time out?", [("compare_contexts", {"model": "dune-code"})]),
+    ("which context level times out the most?", [("compare_contexts", {})]),
+    # What the outcomes mean is in the docs.
+    ("what's the difference between a failed run and a timeout", [("search_docs", {
+        "query": "what's the difference between a failed run and a timeout", "source": "docs"})]),
+])
+def test_runs_asked_for_by_how_they_ended_are_listed_by_outcome_and_counts_stay_compared(question, calls):
+    assert route(question, TOOLS, FACETS, RULES).calls == calls
+
+
+def test_the_answer_to_a_list_by_outcome_says_how_the_runs_ended():
+    from groundchat.models.offline_answers import compose
+
+    row = {"run_id": "run-1", "model": "birch-pro", "context": "none", "task": "signup-form", "outcome": "timeout",
+           "violation_count": 0, "cost_text": "$0.0100"}
+    text = compose("timeouts for birch-pro", [("list_runs", {"filter": {"model": "birch-pro", "outcome": "timeout"},
+                                                             "runs": [row]}, False)])
+    assert text.splitlines() == ["The latest runs that timed out, model birch-pro (from list_runs):",
+                                 "- run-1: birch-pro · none · signup-form, timeout, 0 violations, $0.0100"]
+    assert compose("which runs failed", [("list_runs", {"filter": {"outcome": "failed"}, "runs": []}, False)]) == (
+        "list_runs found no runs that failed.")
+    # Without an outcome the lead is as before.
+    assert compose("birch runs", [("list_runs", {"filter": {"model": "birch-pro"}, "runs": [row]}, False)]).startswith(
+        "The latest runs for model birch-pro (from list_runs):")
 
 
 @pytest.mark.parametrize("question", ["a recipe for banana bread", "what's the capital of Australia?", "tell me a joke",

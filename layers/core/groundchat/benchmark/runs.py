@@ -74,20 +74,30 @@ class RunSummary(RunFields):
 
 
 class RunFilter(BaseModel):
-    """The parameters every named query shares. None means "any"."""
+    """The parameters every named query shares. None means "any".
+
+    `outcome` is a filter of the run lists and their counts only: it is not one of FILTER_FIELDS,
+    so it keys no view (the cells already count each outcome) and the aggregates, which report
+    every outcome side by side, refuse it."""
 
     model: str | None = None
     context: str | None = None
     task: str | None = None
     label: str | None = None
     rule: str | None = None  # runs that broke this axe rule
+    outcome: Outcome | None = None  # runs that ended so
 
     def matches(self, run: RunSummary) -> bool:
         for name in FILTER_FIELDS:
             wanted = getattr(self, name)
             if wanted is not None and getattr(run, name) != wanted:
                 return False
+        if self.outcome is not None and run.outcome != self.outcome:
+            return False
         return self.rule is None or self.rule in run.rules
+
+    def without_outcome(self) -> "RunFilter":
+        return self.model_copy(update={"outcome": None})
 
     def as_params(self) -> dict[str, str]:
         return {k: v for k, v in self.model_dump().items() if v is not None}

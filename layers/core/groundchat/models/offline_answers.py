@@ -167,11 +167,24 @@ def _top_rules(value: Any) -> str:
     return "\n".join(lines)
 
 
+# How the runs of a list by outcome ended, in words: "The latest runs that timed out, model birch-pro".
+_ENDED = {"completed": "that completed", "failed": "that failed", "timeout": "that timed out"}
+
+
 def _list_runs(value: Any) -> str:
     rows = _rows(value, "runs", "rows")
-    if not rows:
+    applied = dict(value.get("filter") or {}) if isinstance(value, dict) and isinstance(value.get("filter"), dict) else {}
+    ended = _ENDED.get(str(applied.pop("outcome", "")))
+    if ended:
+        others = ", ".join(f"{facet} {name}" for facet, name in applied.items())
+        runs = f"runs {ended}" + (f", {others}" if others else "")
+        if not rows:
+            return f"list_runs found no {runs}."
+        lines = [f"The latest {runs} (from list_runs):"]
+    elif not rows:
         return "list_runs found no runs under this filter."
-    lines = [f"The latest runs{_under(value)} (from list_runs):"]
+    else:
+        lines = [f"The latest runs{_under(value)} (from list_runs):"]
     for r in rows:
         lines.append(f"- {r.get('run_id')}: {r.get('model')} · {r.get('context')} · {r.get('task')}, "
                      f"{r.get('outcome')}, {r.get('violation_count')} violations, {r.get('cost_text')}")

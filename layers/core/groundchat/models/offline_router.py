@@ -84,6 +84,16 @@ _LIST = re.compile(_ASKS_FOR_A_LIST.pattern + r".*\b(?:runs?|time ?outs|timed[- 
                    r"\bwhich .*\bruns\b|\bevery .* run|"
                    r"\bruns? (?:that|which|with)\b|\b(?:latest|newest|most recent)\b|\blast (?:\d+|runs?)\b", re.I)
 _RUNS = re.compile(r"\bruns\b", re.I)
+# How runs ended, in users' words: a list of runs may be narrowed to one outcome (or two: one call
+# each). "Failed" after a rule ("runs that failed colour contrast") is the rule's, not the run's.
+_OUTCOME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("completed", re.compile(r"\bcompleted\b|\bfinished\b|\bsuccessful\b|\bsucceeded\b", re.I)),
+    ("failed", re.compile(r"\bfail(?:ed|s)?\b|\bcrash(?:ed|es)?\b", re.I)),
+    ("timeout", re.compile(r"\btime[ -]?outs?\b|\btimed[ -]?out\b|\btim(?:es|ing) out\b", re.I)),
+)
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bwithout)\s+(?:\w+\s+)?$", re.I)
+# Asked how many ended so, or how often: a figure compare_contexts gives per model × context.
+_COUNTS = re.compile(r"how many|how often|\brates?\b|percent|%|\bshare\b|proportion|number of|\bcount", re.I)
 _WHICH_FACET = re.compile(r"\bwhich (?:models?|contexts?|context levels?|levels?|agents?)\b", re.I)
 # A figure over runs: the runs are counted or averaged, not listed.
 _AGGREGATE = re.compile(r"how many|how much|average|\bmean\b|\bcost|cheap|expensive|pric(?:e|ey|ier|iest)|rate\b|"
@@ -221,10 +231,10 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     filters = _filters(q, facets)
     named_rules = _rule_ids(question, q, rules | set(facets.get("rule", [])))
     if named_rules and (_LIST.search(q) or _RUNS.search(q)):
-        return [("list_runs", {**filters, "rule": named_rules[0], **_limited(q)})]
+        return _by_outcome({**filters, "rule": named_rules[0], **_limited(q)}, _outcomes(q, rule_named=True))
     # Runs named by the problem they had ("runs in round 2 with missing form labels").
     if _RUNS.search(q) and not _WRONG.search(q) and not _WHICH_FACET.search(q) and (everyday := _everyday_rule(q, rules)):
-        return [("list_runs", {**filters, "rule": everyday, **_limited(q)})]
+        return _by_outcome({**filters, "rule": everyday, **_limited(q)}, _outcomes(q, rule_named=True))
     if named_rules:
         return [("explain_rule", {"rule_id": rule_id}) for rule_id in named_rules]
     if _ASKS_RULE.search(q) and not _WRONG.search(q) and (everyday := _everyday_rule(q, rules)):
@@ -240,8 +250,14 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if _WHICH_FACET.search(q) and _AGGREGATE.search(q) and not _ASKS_FOR_A_LIST.search(q):
         # "Which model finishes its runs most often": a model is chosen by a figure over its runs.
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
+    outcomes = _outcomes(q, rule_named=False)
+    if outcomes and _COUNTS.search(q):  # "how many timed out", "the failure rate": counted, not listed
+        return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if _LIST.search(q) or (_RUNS.search(q) and filters and not _AGGREGATE.search(q)):
-        return [("list_runs", {**filters, **_limited(q)})]
+        return _by_outcome({**filters, **_limited(q)}, outcomes)
+    # "timeouts for dune-code": runs named by how they ended, for a name the data holds.
+    if outcomes and (filters or _RUNS.search(q)) and not _AGGREGATE.search(q):
+        return _by_outcome({**filters, **_limited(q)}, outcomes)
     if _COMPARE.search(q) or filters:
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if docs_source == "docs":
@@ -253,6 +269,27 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         # duties: then both texts may answer, and the search looks in all of them.
         return [("search_docs", {"query": question[:500], **({} if _DUTIES.search(q) else {"source": "wcag22"})})]
     return []
+
+
+def _outcomes(q: str, rule_named: bool) -> list[str]:
+    """The outcomes the question names for its runs, in the order it names them; none when it
+    names all three (that is every run) or only negates them ("runs that did not time out")."""
+    found = []
+    for outcome, words in _OUTCOME_WORDS:
+        if outcome == "failed" and rule_named:
+            continue
+        m = words.search(q)
+        if m and not _NEGATED.search(q[:m.start()]):
+            found.append((m.start(), outcome))
+    named = [outcome for _, outcome in sorted(found)]
+    return named if len(named) < len(_OUTCOME_WORDS) else []
+
+
+def _by_outcome(args: dict[str, Any], outcomes: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """A run list, one call per outcome named (a call takes one)."""
+    if not outcomes:
+        return [("list_runs", args)]
+    return [("list_runs", {**args, "outcome": outcome}) for outcome in outcomes]
 
 
 def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:

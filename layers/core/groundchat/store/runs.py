@@ -11,7 +11,10 @@ recomputes them to check).
 Reads never touch every run: `compare_contexts` and `top_rules` sum the cells of one partition
 (at most models × contexts items), the filter check is one BatchGetItem, the run list one Query
 newest first (of the table, or for a rule with other filters of a rule × field index), `get_run`
-one GetItem. See docs/engineering/benchmark-store.md.
+one GetItem. A list by outcome (completed, failed, timeout) is counted from the cells, which hold
+each outcome's runs, and read from the lists above with the outcome checked in code, in pages sized
+from those counts; a rare outcome from the lists of only the models × contexts that have it. See
+docs/engineering/benchmark-store.md.
 
 There is no free-form query: callers name a query and fill its parameters (`RunFilter`).
 """
@@ -73,9 +76,13 @@ from groundchat.store.run_views import (
 from groundchat.store.run_writer import RunWriter, ViewsOutOfStep, WriteReport  # noqa: F401  (re-exported)
 from groundchat.store.tables import RULE_FIELD_INDEXES, RUN_VIEWS, RUNS
 
-# A run list with a rule and two or more other filters reads one index partition and checks the
-# other fields in code, in pages of at most this many entries.
+# A run list with a rule and two or more other filters, or with an outcome, reads one list and
+# checks the other fields in code, in pages of at most this many entries.
 _PAGE = 200
+# A Query is billed at least one read unit (4 KB), about what ten list entries cost: the weight of
+# each extra Query when a list by outcome is read from several lists rather than one.
+_QUERY_ENTRIES = 10
+_RULE_LIST = "rule"  # a list by outcome read from the rule's own list (see `_collect_outcome`)
 # What a run list reads of each entry: what it shows (the keys and index keys stay behind).
 _SHOWN = {"ProjectionExpression": "#row, #cost", "ExpressionAttributeNames": {"#row": "row", "#cost": "cost_usd"}}
 
@@ -109,17 +116,17 @@ class RunQueries:
         self._facets: tuple[float, dict[str, list[str]]] | None = None
 
     async def overview(self, flt: RunFilter | None = None) -> list[OverviewRow]:
-        return overview_from_cells(await self._cells(flt or RunFilter()))
+        return overview_from_cells(await self._cells(_no_outcome(flt or RunFilter())))
 
     async def overview_with_contexts(self, flt: RunFilter | None = None) -> tuple[list[OverviewRow], list[OverviewRow]]:
         """Per model × context, and per context level over every model the filter admits: both
         summed from one read of the cells."""
-        cells = await self._cells(flt or RunFilter())
+        cells = await self._cells(_no_outcome(flt or RunFilter()))
         return overview_from_cells(cells), overview_from_cells(cells, per_model=False)
 
     async def rule_counts(self, flt: RunFilter | None = None, limit: int = 10) -> RuleCounts:
         total = CellTotals()
-        for totals in (await self._cells(flt or RunFilter())).values():
+        for totals in (await self._cells(_no_outcome(flt or RunFilter()))).values():
             total.add(totals)
         return rule_counts_from(total, limit)
 
@@ -145,8 +152,11 @@ class RunQueries:
                        first_key=keys[0] if keys else None, last_key=keys[-1] if keys else None)
 
     async def count_runs(self, flt: RunFilter | None = None) -> int:
-        """How many runs match: summed from the cells of one partition, never by reading the runs."""
+        """How many runs match: summed from the cells of one partition, never by reading the runs
+        (with a rule and an outcome, see `_outcome_counts` for the one case that reads some)."""
         flt = flt or RunFilter()
+        if flt.outcome is not None:
+            return await self._dynamo.run(lambda: sum(self._outcome_counts(flt, self._cells_sync(flt)).values()))
         cells = (await self._cells(flt)).values()
         if flt.rule is None:
             return sum(t.runs for t in cells)
@@ -201,7 +211,7 @@ class RunQueries:
         return out
 
     def _missing(self, flt: RunFilter) -> list[str]:
-        wanted = {name: value for name, value in flt.as_params().items() if name != "rule"}
+        wanted = {name: value for name, value in flt.as_params().items() if name in FILTER_FIELDS}
         found: set[str] = set()
         if wanted:
             keys = [{"view": CELLS, "entry": value_entry(name, value)} for name, value in wanted.items()]
@@ -215,11 +225,14 @@ class RunQueries:
                 resp = self._dynamo.resource.batch_get_item(RequestItems=resp["UnprocessedKeys"])
         if flt.rule is not None and next(self._query(rule_view(flt.rule), page=1), None) is not None:
             found.add("rule")
-        return [name for name in flt.as_params() if name not in found]
+        # An outcome is one of three words, checked where it is parsed; no view holds it as a value.
+        return [name for name in flt.as_params() if name not in found and name != "outcome"]
 
     def _collect(self, flt: RunFilter, want: int, start: str | None = None, newest_first: bool = True) -> list[RunSummary]:
         """Up to `want` matching runs in list order, past the list key `start` when given (older
         than it newest first, newer than it oldest first)."""
+        if flt.outcome is not None:
+            return self._collect_outcome(flt, want, start, newest_first)
         values = {name: getattr(flt, name) for name in FILTER_FIELDS}
         others = {name: value for name, value in values.items() if value is not None}
         if flt.rule is None or not others:
@@ -255,6 +268,81 @@ class RunQueries:
                     break
         return out
 
+    def _collect_outcome(self, flt: RunFilter, want: int, start: str | None, newest_first: bool) -> list[RunSummary]:
+        """`_collect` with an outcome. The cells of the filter's partition say how many runs of
+        each model × context match; the list the filter without its outcome reads is then read in
+        pages sized to hold enough matches (limit ÷ their share of it), the outcome checked in code.
+        Without a rule, when the matches sit in a few models × contexts (a rare outcome), their own
+        lists are read instead and merged, if that reads fewer entries (each Query weighed as ten)."""
+        cells = self._cells_sync(flt)
+        counts = self._outcome_counts(flt, cells)
+        matches = sum(counts.values())
+        if not matches:
+            return []
+        enough = min(want, matches)
+        values = {name: getattr(flt, name) for name in FILTER_FIELDS}
+        others = {name: value for name, value in values.items() if value is not None}
+        # The list read, as `_collect` picks it without the outcome: None for the filter's own
+        # list, _RULE_LIST for the rule's, or a field whose rule index holds the rule's runs under
+        # the filter's value. `size`: its entries, as the cells count them.
+        source: str | None
+        if flt.rule is None:
+            source, size = None, sum(t.runs for t in cells.values())
+            held = {mc: (cells[mc].runs, n) for mc, n in counts.items() if n}
+            split = sum(_expected_reads(min(enough, n), runs, n) + _QUERY_ENTRIES for runs, n in held.values())
+            if split < _expected_reads(enough, size, matches) + _QUERY_ENTRIES:
+                return self._merged_cells(flt, values, held, enough, start, newest_first)
+        elif len(others) <= 1:
+            source, size = next(iter(others), _RULE_LIST), sum(t.rule_runs.get(flt.rule, 0) for t in cells.values())
+        else:
+            source, size, _ = self._narrowest(flt, others)
+        page = _page_size(enough, size, matches)
+        if source is None:
+            items = self._query(list_view(values), newest_first=newest_first, page=page, start=start, shown=True)
+        elif source == _RULE_LIST:
+            items = self._query(rule_view(flt.rule), newest_first=newest_first, page=page, start=start, shown=True)
+        else:
+            items = self._query_rule_field(flt.rule, source, others[source], newest_first, page=page, start=start)
+        return _first_matches(items, flt, enough)
+
+    def _merged_cells(self, flt: RunFilter, values: dict[str, str | None], held: dict[tuple[str, str], tuple[int, int]],
+                      enough: int, start: str | None, newest_first: bool) -> list[RunSummary]:
+        """The first `enough` matches of the lists of the models × contexts that hold matches (with
+        the filter's task and label), each read until it gave its own first `enough` or ran out,
+        merged in list order. Past `start` by the key condition: the start run is in one of them."""
+        found: list[RunSummary] = []
+        for (model, context), (runs, n) in held.items():
+            view = list_view({**values, "model": model, "context": context})
+            items = self._query(view, newest_first=newest_first, page=_page_size(min(enough, n), runs, n), beyond=start, shown=True)
+            found += _first_matches(items, flt, min(enough, n))
+        found.sort(key=started_key, reverse=newest_first)
+        return found[:enough]
+
+    def _outcome_counts(self, flt: RunFilter, cells: dict[tuple[str, str], CellTotals]) -> dict[tuple[str, str], int]:
+        """How many runs of each model × context match the filter, its outcome included, given the
+        cells of its partition. Without a rule, a cell's count of that outcome. With one, a cell
+        says how many runs broke the rule, not how they ended; but only a graded run breaks a rule,
+        and every completed run is graded (the import refuses one without its axe result), so in a
+        cell whose graded runs number its completed ones the rule's runs all completed. Only a cell
+        holding a graded run that failed or timed out is counted from its own list (its runs)."""
+        outcome = flt.outcome
+        assert outcome is not None
+        out: dict[tuple[str, str], int] = {}
+        for (model, context), t in cells.items():
+            ended = getattr(t, outcome)
+            broke = t.rule_runs.get(flt.rule, 0) if flt.rule is not None else 0
+            if flt.rule is None or not ended:
+                out[(model, context)] = ended
+            elif ended == t.runs:  # every run of the cell ended so, the rule's among them
+                out[(model, context)] = broke
+            elif not broke or t.graded == t.completed:  # the rule's runs, if any, all completed
+                out[(model, context)] = broke if outcome == "completed" else 0
+            else:
+                view = list_view({"model": model, "context": context, "task": flt.task, "label": flt.label})
+                out[(model, context)] = sum(flt.matches(summary_from_entry(i))
+                                            for i in self._query(view, page=min(_PAGE, t.runs + 1), shown=True))
+        return out
+
     def _narrowest(self, flt: RunFilter, others: dict[str, str]) -> tuple[str | None, int, int]:
         """The smallest list holding every match (a field whose rule index has the fewest entries
         under its value, or None: the other fields' own list, when it has fewer, as for a rule
@@ -287,10 +375,17 @@ class RunQueries:
         return [(item, totals_from_item(item)) for item in self._query(view, CELL_PREFIX)]
 
     def _query(self, view: str, prefix: str | None = None, newest_first: bool = False, page: int | None = None,
-               stop: int | None = None, start: str | None = None, shown: bool = False) -> Iterator[dict[str, Any]]:
+               stop: int | None = None, start: str | None = None, shown: bool = False,
+               beyond: str | None = None) -> Iterator[dict[str, Any]]:
+        """`start` is a key of this list to go on after; `beyond` any list key, the entries past it
+        in the reading order (a key condition, so the key need not be in this list)."""
         cond = Key("view").eq(view)
-        kwargs: dict[str, Any] = {"KeyConditionExpression": cond & Key("entry").begins_with(prefix) if prefix else cond,
-                                  "ScanIndexForward": not newest_first, **(_SHOWN if shown else {})}
+        if prefix:
+            cond = cond & Key("entry").begins_with(prefix)
+        elif beyond is not None:
+            cond = cond & (Key("entry").lt(beyond) if newest_first else Key("entry").gt(beyond))
+        kwargs: dict[str, Any] = {"KeyConditionExpression": cond, "ScanIndexForward": not newest_first,
+                                  **(_SHOWN if shown else {})}
         if page is not None:
             kwargs["Limit"] = page
         if start is not None:
@@ -311,6 +406,32 @@ class RunQueries:
     def _summaries(self) -> Iterator[dict[str, Any]]:
         kwargs = {"IndexName": "by_started", "KeyConditionExpression": Key("kind").eq(KIND), "ScanIndexForward": False}
         yield from _pages(self._table.query, kwargs)
+
+
+def _no_outcome(flt: RunFilter) -> RunFilter:
+    if flt.outcome is not None:
+        raise ValueError("the aggregates count each outcome side by side; they take no outcome filter")
+    return flt
+
+
+def _expected_reads(enough: int, size: int, matches: int) -> int:
+    """Entries read from a list of `size` holding `matches` spread through it, to find `enough`."""
+    return min(size, -(-enough * size // matches))
+
+
+def _page_size(enough: int, size: int, matches: int) -> int:
+    return max(1, min(_PAGE, size, _expected_reads(enough, size, matches) + 1))
+
+
+def _first_matches(items: Iterator[dict[str, Any]], flt: RunFilter, enough: int) -> list[RunSummary]:
+    out: list[RunSummary] = []
+    for item in items:
+        run = summary_from_entry(item)
+        if flt.matches(run):
+            out.append(run)
+            if len(out) >= enough:
+                break
+    return out
 
 
 def _pages(query: Any, kwargs: dict[str, Any], stop: int | None = None) -> Iterator[dict[str, Any]]:

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from groundchat.benchmark.runs import FILTER_FIELDS, RunFilter
+from groundchat.benchmark.runs import FILTER_FIELDS, Outcome, RunFilter
 
 RUN_LIST_PATH = "/chat/runs"
 MAX_LIST = 100
@@ -54,11 +54,14 @@ class FilterArgs(_Strict):
 
 
 class ListRunsArgs(FilterArgs):
-    rule: str | None = Field(default=None, description="only runs that broke this axe rule id")
+    rule: str | None = Field(default=None, description="axe rule id the runs broke")
+    # A Literal: any other value is refused naming the three. The enum speaks for itself in the schema.
+    outcome: Outcome | None = None
     limit: int = Field(default=20, ge=1, le=MAX_LIST)
 
     def to_filter(self) -> RunFilter:
-        return RunFilter(**super().to_filter().model_dump(exclude={"rule"}), rule=self.rule or None)
+        return RunFilter(**super().to_filter().model_dump(exclude={"rule", "outcome"}), rule=self.rule or None,
+                         outcome=self.outcome)
 
 
 class TopRulesArgs(FilterArgs):
@@ -79,6 +82,9 @@ class ExplainRuleArgs(_Strict):
 class Links(BaseModel):
     model: str
     context: str
+    # The row's runs that failed or timed out, listed; None when it has none.
+    failed: str | None = None
+    timeout: str | None = None
 
 
 class ContextRow(BaseModel):
@@ -127,6 +133,7 @@ class RunRow(BaseModel):
 
 class ListRunsResult(BaseModel):
     filter: dict[str, str]
+    link: str = Field(default="", description="the run list under this filter")
     limit: int
     count: int
     more: bool = Field(description="more runs match than were returned")

@@ -101,9 +101,9 @@ def _run_row(run: RunSummary) -> RunRow:
 @define_tool(
     name="compare_contexts",
     description=(
-        "Per model and context level: runs, completion rate, mean axe violations per graded run, and "
-        "mean cost per run (with cost_text). Optional filters: model, context, task, label. Use it for "
-        "'which context level is best' and 'what does it cost'."
+        "Per model and context level: runs by outcome, completion rate, mean axe violations per graded run, "
+        "and mean cost per run (with cost_text). Use it for 'which context level is best' and 'what does it "
+        "cost'."
     ),
     input_model=FilterArgs,
     permission=RUNS_READ,
@@ -121,9 +121,12 @@ async def compare_contexts(ctx: ToolContext, args: FilterArgs) -> CompareContext
 def _context_rows(rows: list[Any], base: dict[str, str]) -> list[ContextRow]:
     from groundchat.benchmark.runs import ALL_MODELS
 
-    def list_link(r: Any) -> str:
+    def list_link(r: Any, outcome: str | None = None) -> str:
         scope = {"context": r.context} if r.model == ALL_MODELS else {"model": r.model, "context": r.context}
-        return RUN_LINKS.run_list(**{**base, **scope})
+        return RUN_LINKS.run_list(**{**base, **scope, "outcome": outcome})
+
+    def outcome_link(r: Any, outcome: str) -> str | None:
+        return list_link(r, outcome) if getattr(r, outcome) else None
 
     return [
         ContextRow(
@@ -142,7 +145,8 @@ def _context_rows(rows: list[Any], base: dict[str, str]) -> list[ContextRow]:
             total_cost_text=cost_text(r.total_cost_usd),
             link=list_link(r),
             links=Links(model=RUN_LINKS.run_list(**({} if r.model == ALL_MODELS else {"model": r.model})),
-                        context=RUN_LINKS.run_list(context=r.context)),
+                        context=RUN_LINKS.run_list(context=r.context),
+                        failed=outcome_link(r, "failed"), timeout=outcome_link(r, "timeout")),
         )
         for r in rows
     ]
@@ -150,7 +154,7 @@ def _context_rows(rows: list[Any], base: dict[str, str]) -> list[ContextRow]:
 
 @define_tool(
     name="list_runs",
-    description="The latest runs (newest first) matching a filter: model, context, task, label, or an axe rule they broke.",
+    description="The latest runs, newest first, matching a filter: model, context, task, label, outcome, or an axe rule they broke.",
     input_model=ListRunsArgs,
     permission=RUNS_READ,
     output_model=ListRunsResult,
@@ -160,7 +164,8 @@ async def list_runs(ctx: ToolContext, args: ListRunsArgs) -> ListRunsResult:
     await _check_filter(ctx, flt)
     runs, more = await _runs(ctx).list_runs(flt, limit=args.limit)
     rows = [_run_row(r) for r in runs]
-    return ListRunsResult(filter=flt.as_params(), limit=args.limit, count=len(rows), more=more, runs=rows)
+    return ListRunsResult(filter=flt.as_params(), link=RUN_LINKS.run_list(**flt.as_params()), limit=args.limit,
+                          count=len(rows), more=more, runs=rows)
 
 
 @define_tool(
@@ -201,7 +206,7 @@ async def get_run(ctx: ToolContext, args: GetRunArgs) -> GetRunResult:
     name="top_rules",
     description=(
         "The axe rules broken most often, with counts (violations = graded runs that broke the rule, and "
-        "failing elements), under an optional filter: model, context, task, label."
+        "failing elements), under an optional filter."
     ),
     input_model=TopRulesArgs,
     permission=RUNS_READ,
