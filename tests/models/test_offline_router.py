@@ -240,3 +240,59 @@ def test_any_text_gets_a_refusal_or_at_most_four_offered_calls(question):
     for name, args in plan.calls:
         for facet in ("model", "context", "task", "label"):
             assert facet not in args or args[facet] in FACETS[facet]
+
+
+@pytest.mark.parametrize(("question", "calls"), [
+    ("Which run had the most violations?", [("list_runs", {"order": "most_violations", "limit": 1})]),
+    ("show me birch-pro's worst runs", [("list_runs", {"model": "birch-pro", "order": "most_violations"})]),
+    ("worst runs for birch-pro", [("list_runs", {"model": "birch-pro", "order": "most_violations"})]),
+    ("the cleanest runs under guidelines-axe", [("list_runs", {"context": "guidelines-axe", "order": "fewest_violations"})]),
+    ("top 5 runs by violations in round-2", [("list_runs", {"label": "round-2", "order": "most_violations", "limit": 5})]),
+    ("list the 3 runs with the most violations", [("list_runs", {"order": "most_violations", "limit": 3})]),
+    ("runs with the fewest violations in round 1", [("list_runs", {"label": "round-1", "order": "fewest_violations"})]),
+    # A model or context ranked by violations is a mean per model × context; rules ranked are top_rules.
+    ("Which model has the most violations?", [("compare_contexts", {})]),
+    ("Which context has the fewest violations?", [("compare_contexts", {})]),
+    ("which rule is broken most?", [("top_rules", {})]),
+])
+def test_runs_ranked_by_their_violations_are_a_list_in_that_order(question, calls):
+    assert route(question, TOOLS, FACETS, RULES).calls == calls
+
+
+def test_the_answer_to_a_list_by_violations_says_its_order_and_each_runs_count():
+    from groundchat.models.offline_answers import compose
+
+    row = {"run_id": "run-1", "model": "birch-pro", "context": "none", "task": "signup-form", "outcome": "completed",
+           "violation_count": 7, "node_count": 19, "cost_text": "$0.0100"}
+    text = compose("worst runs for birch-pro", [("list_runs", {"filter": {"model": "birch-pro"}, "order": "most_violations",
+                                                               "runs": [row]}, False)])
+    assert text.splitlines() == ["The graded runs for model birch-pro, most violations first (from list_runs):",
+                                 "- run-1: 7 violations, 19 failing elements; birch-pro · none · signup-form, $0.0100"]
+    assert compose("cleanest runs", [("list_runs", {"filter": {}, "order": "fewest_violations", "runs": []}, False)]) == (
+        "list_runs found no graded runs under this filter.")
+
+
+async def test_which_run_had_the_most_violations_is_answered_from_the_sample_end_to_end(dynamo):
+    from groundchat.services import Services
+    from groundchat.tools.data_tools import DATA_TOOLS
+    from groundchat_cli.sample import generate_runs, load_sample_if_empty
+
+    await load_sample_if_empty(dynamo)
+
+    async def allow(permission, caller):
+        return True
+
+    ctx = Services(settings=dynamo.settings, dynamo=dynamo).tool_context(Caller(id="u"))
+    frames = [f async for f in run_exchange(
+        model=OfflineAnswerer(), system="s", registry=ToolRegistry(DATA_TOOLS, allow), ctx=ctx, history=[],
+        question="Which run had the most violations?", conversation_id="c", run_id="r")]
+    call = next(f.data for f in frames if f.type == "tool-call")
+    assert (call["name"], call["args"]) == ("list_runs", {"order": "most_violations", "limit": 1})
+    [row] = next(f.data["result"] for f in frames if f.type == "tool-result")["runs"]
+    graded = [x for x in generate_runs() if x.get("axe")]
+    most = max(len(x["axe"]["violations"]) for x in graded)
+    newest = max((x for x in graded if len(x["axe"]["violations"]) == most), key=lambda x: (x["started_at"], x["id"]))
+    assert (row["run_id"], row["violation_count"]) == (newest["id"], most)
+    text = "".join(f.data["text"] for f in frames if f.type == "text")
+    assert f"- {newest['id']}: {most} violations" in text and "most violations first" in text
+    assert frames[-1].data["reason"] == "complete"

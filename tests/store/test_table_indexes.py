@@ -39,12 +39,12 @@ def test_indexes_are_added_to_an_existing_table_once(dynamo, settings, sample_li
     from groundchat.store.tables import RUN_VIEWS, RUNS
 
     old, _, _ = old_store(settings, sample_lines)
-    assert missing_indexes(old, RUN_VIEWS) == ["by_rule_model", "by_rule_context", "by_rule_task", "by_rule_label"]
-    assert add_missing_indexes(old, [RUNS, RUN_VIEWS]) == [f"run_views/by_rule_{n}" for n in ("model", "context", "task", "label")]
+    names = [f"by_rule_{n}" for n in ("model", "context", "task", "label")] + ["by_violations"]
+    assert missing_indexes(old, RUN_VIEWS) == names
+    assert add_missing_indexes(old, [RUNS, RUN_VIEWS]) == [f"run_views/{name}" for name in names]
     assert add_missing_indexes(old, [RUNS, RUN_VIEWS]) == []
     described = old.client.describe_table(TableName=old.name(RUN_VIEWS))["Table"]
-    assert {ix["IndexName"]: ix["IndexStatus"] for ix in described["GlobalSecondaryIndexes"]} == {
-        f"by_rule_{n}": "ACTIVE" for n in ("model", "context", "task", "label")}
+    assert {ix["IndexName"]: ix["IndexStatus"] for ix in described["GlobalSecondaryIndexes"]} == dict.fromkeys(names, "ACTIVE")
 
 
 async def test_repair_reports_the_entries_without_index_keys_and_fix_writes_them(dynamo, settings, sample_lines):
@@ -82,3 +82,32 @@ def test_the_local_stack_migrates_an_old_store_when_it_starts(dynamo, settings, 
     said.clear()
     migrate_indexes(old, said.append)  # the next start: nothing to do, nothing said
     assert said == []
+
+
+async def test_a_store_from_before_the_violations_index_gets_it_and_its_entries_their_keys(dynamo, settings, sample_lines):
+    """Entries written before `by_violations` existed: the local stack adds the index and the repair
+    writes the attribute, after which the ordered lists hold every graded run."""
+    from groundchat.store.run_repair import check_views
+    from groundchat.store.runs import RunQueries
+    from groundchat.store.tables import RUN_VIEWS
+    from groundchat_cli.localstack import migrate_indexes
+
+    old, lines, _ = old_store(settings, sample_lines)
+    views = old.table(RUN_VIEWS)
+    without = 0
+    for item in views.scan(ConsistentRead=True)["Items"]:
+        if "by_violations" in item:
+            views.update_item(Key={"view": item["view"], "entry": item["entry"]}, UpdateExpression="REMOVE by_violations")
+            without += 1
+    runs = summaries(lines)
+    graded = [r for r in runs if r.graded]
+    assert without == sum(16 + len(r.rules) for r in graded) and len(graded) < len(runs)
+    said: list[str] = []
+    migrate_indexes(old, said.append)
+    assert "run_views/by_violations" in said[0]
+    # Every entry of a graded run lacked the key; the rule entries among them lacked the rule keys too.
+    assert said[1] == f"benchmark runs: views of {len(lines)} runs brought up to date ({without} item(s) rewritten)"
+    assert check_views(old).clean
+    listed, _ = await RunQueries(old).list_runs(RunFilter(), limit=100, order="most_violations")
+    want = sorted(graded, key=lambda r: (r.violation_count, r.started_at, r.run_id), reverse=True)
+    assert [r.run_id for r in listed] == [r.run_id for r in want]

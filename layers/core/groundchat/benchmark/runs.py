@@ -17,6 +17,25 @@ OUTCOMES: tuple[str, ...] = ("completed", "failed", "timeout")
 # a level not listed here (imported from elsewhere) sorts after them, alphabetically.
 CONTEXT_LEVELS: tuple[str, ...] = ("none", "checklist", "guidelines", "guidelines-axe")
 FILTER_FIELDS: tuple[str, ...] = ("model", "context", "task", "label")
+# How a run list is ordered: by start time, or by violation count (graded runs only, ties newest
+# first when most come first; the fewest order is that list read from its other end).
+Order = Literal["newest", "most_violations", "fewest_violations"]
+NEWEST: Order = "newest"
+
+
+def order_problem(flt: "RunFilter", order: str) -> str | None:
+    """Why a list in this order cannot be served cheaply (one line), or None. The violations index
+    is keyed by the run lists the views keep (any of model, context, task, label; or a rule
+    alone), and no list by outcome is kept."""
+    if order == NEWEST:
+        return None
+    if flt.outcome is not None:
+        return (f"order {order} lists graded runs by violation count and takes no outcome; "
+                "drop the outcome or order by newest")
+    if flt.rule is not None and any(getattr(flt, name) is not None for name in FILTER_FIELDS):
+        return (f"order {order} takes a rule alone or any of model, context, task, label, not a rule "
+                "with another filter; drop one or order by newest")
+    return None
 
 _MEAN_COST_QUANTUM = Decimal("0.00000001")
 

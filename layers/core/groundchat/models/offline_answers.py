@@ -171,8 +171,21 @@ def _top_rules(value: Any) -> str:
 _ENDED = {"completed": "that completed", "failed": "that failed", "timeout": "that timed out"}
 
 
+# A list by violation count says its order: only graded runs are in it.
+_ORDERED = {"most_violations": "most", "fewest_violations": "fewest"}
+
+
 def _list_runs(value: Any) -> str:
     rows = _rows(value, "runs", "rows")
+    order = _ORDERED.get(str(value.get("order", ""))) if isinstance(value, dict) else None
+    if order:
+        if not rows:
+            return "list_runs found no graded runs under this filter."
+        lines = [f"The graded runs{_under(value)}, {order} violations first (from list_runs):"]
+        for r in rows:
+            lines.append(f"- {r.get('run_id')}: {r.get('violation_count')} violations, {r.get('node_count')} failing "
+                         f"elements; {r.get('model')} · {r.get('context')} · {r.get('task')}, {r.get('cost_text')}")
+        return "\n".join(lines)
     applied = dict(value.get("filter") or {}) if isinstance(value, dict) and isinstance(value.get("filter"), dict) else {}
     ended = _ENDED.get(str(applied.pop("outcome", "")))
     if ended:

@@ -84,6 +84,20 @@ _LIST = re.compile(_ASKS_FOR_A_LIST.pattern + r".*\b(?:runs?|time ?outs|timed[- 
                    r"\bwhich .*\bruns\b|\bevery .* run|"
                    r"\bruns? (?:that|which|with)\b|\b(?:latest|newest|most recent)\b|\blast (?:\d+|runs?)\b", re.I)
 _RUNS = re.compile(r"\bruns\b", re.I)
+# Runs ranked by their own violation count ("which run had the most violations", "worst runs for
+# birch-pro", "cleanest runs under guidelines-axe", "top 5 runs by violations"): a run list in that
+# order. A model or context ranked so ("which model has the most violations") is a mean per model ×
+# context (compare_contexts); the rules broken most are top_rules.
+_MOST_VIOLATIONS = re.compile(
+    r"\b(?:worst|dirtiest)\s+(?:\d+\s+)?runs?\b"
+    r"|\bruns?\b[^.?!]{0,40}?\b(?:the )?(?:most|highest number of|largest number of) (?:axe )?violations\b"
+    r"|\bruns?\s+(?:ranked |sorted |ordered )?by (?:(?:the )?most )?(?:axe )?violations\b", re.I)
+_FEWEST_VIOLATIONS = re.compile(
+    r"\b(?:cleanest|best)\s+(?:\d+\s+)?runs?\b"
+    r"|\bruns?\b[^.?!]{0,40}?\b(?:the )?(?:fewest|least|lowest number of) (?:axe )?violations\b"
+    r"|\bruns?\s+(?:ranked |sorted |ordered )?by (?:the )?(?:fewest|least) (?:axe )?violations\b", re.I)
+# One run asked for: "which run", "the worst run".
+_ONE_RUN = re.compile(r"\b(?:which|what) (?:single )?run\b(?!s)|\bthe (?:worst|dirtiest|cleanest|best) run\b(?!s)", re.I)
 # How runs ended, in users' words: a list of runs may be narrowed to one outcome (or two: one call
 # each). "Failed" after a rule ("runs that failed colour contrast") is the rule's, not the run's.
 _OUTCOME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -230,6 +244,8 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         return [("get_run", {"run_id": run_id}) for run_id in dict.fromkeys(run_ids)]
     filters = _filters(q, facets)
     named_rules = _rule_ids(question, q, rules | set(facets.get("rule", [])))
+    if (ranked := _by_violations(q, filters, named_rules)) is not None:
+        return [("list_runs", ranked)]
     if named_rules and (_LIST.search(q) or _RUNS.search(q)):
         return _by_outcome({**filters, "rule": named_rules[0], **_limited(q)}, _outcomes(q, rule_named=True))
     # Runs named by the problem they had ("runs in round 2 with missing form labels").
@@ -269,6 +285,19 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         # duties: then both texts may answer, and the search looks in all of them.
         return [("search_docs", {"query": question[:500], **({} if _DUTIES.search(q) else {"source": "wcag22"})})]
     return []
+
+
+def _by_violations(q: str, filters: dict[str, str], named_rules: list[str]) -> dict[str, Any] | None:
+    """list_runs' arguments for runs ranked by their violation count, or None when the question does
+    not rank runs so. A rule is kept only alone (the order takes a rule without other filters)."""
+    if _WHICH_FACET.search(q):
+        return None
+    order = ("most_violations" if _MOST_VIOLATIONS.search(q) else
+             "fewest_violations" if _FEWEST_VIOLATIONS.search(q) else None)
+    if order is None or (named_rules and filters):
+        return None
+    args: dict[str, Any] = {**filters, **({"rule": named_rules[0]} if named_rules else {}), "order": order}
+    return {**args, **({"limit": 1} if _ONE_RUN.search(q) else _limited(q))}
 
 
 def _outcomes(q: str, rule_named: bool) -> list[str]:

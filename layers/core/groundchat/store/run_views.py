@@ -25,6 +25,11 @@ the runs table lacks, and a run is never stored without being counted.
   (tables.RULE_FIELD_INDEXES), so a rule with another filter is one Query of that index, newest
   first. An entry per rule × value in the run's transaction would not fit (100 items at most);
   DynamoDB keeps the indexes from the entries the transaction writes. No other item has them.
+- Every list entry of a graded run (its 16 and its rules') also carries `by_violations`, the run's
+  violation count zero-padded then its entry (`"0003#<started_key>"`, unique, sorting by count then
+  time): the key of one sparse index on `view` (tables.VIOLATIONS_INDEX), so any of these lists by
+  most or fewest violations is one Query. An ungraded run has no count worth ordering by, no
+  attribute, and is in no such list.
 
 Values in keys are percent-encoded, so no model, task or label name can make two keys collide.
 """
@@ -41,7 +46,7 @@ from boto3.dynamodb.types import TypeSerializer
 
 from groundchat.benchmark.runs import FILTER_FIELDS, CellTotals, RunSummary
 from groundchat.store.run_items import decode_rules, encode_rules, iso, started_key
-from groundchat.store.tables import RULE_FIELD_INDEXES
+from groundchat.store.tables import RULE_FIELD_INDEXES, VIOLATIONS_INDEX
 
 CELLS = "cells"
 RUNS_VIEW = "runs"
@@ -60,6 +65,12 @@ FIXED_ITEMS_PER_RUN = 2 + len(SCOPES) + len(FILTER_FIELDS) + len(LIST_SUBSETS)
 MAX_RULES_PER_RUN = MAX_TRANSACTION_ITEMS - FIXED_ITEMS_PER_RUN
 
 _serialize = TypeSerializer().serialize
+
+VIOLATIONS_ATTRIBUTE = "by_violations"  # the range key of tables.VIOLATIONS_INDEX
+assert VIOLATIONS_INDEX.range_key == (VIOLATIONS_ATTRIBUTE, "S")
+# axe-core has about 100 rules and a run may break at most MAX_RULES_PER_RUN of them: four digits
+# keep the counts in number order as strings.
+_COUNT_DIGITS = 4
 
 
 def enc(value: str) -> str:
@@ -108,6 +119,14 @@ def rule_field_attribute(name: str) -> str:
     return RULE_FIELD_INDEXES[name].hash_key[0]
 
 
+def violation_key(run: RunSummary) -> str | None:
+    """The run's key in the violations index: its count, then its list key (so ties sort by time
+    and no two runs share one). None for an ungraded run: it stays out of the index."""
+    if not run.graded:
+        return None
+    return f"{run.violation_count:0{_COUNT_DIGITS}d}#{started_key(run)}"
+
+
 def cell_views_of(run: RunSummary) -> list[str]:
     return [cell_view(run.task if by_task else None, run.label if by_label else None) for by_task, by_label in SCOPES]
 
@@ -145,6 +164,8 @@ def list_entry(view: str, run: RunSummary, rule: str | None = None) -> dict[str,
     }
     item = {"view": view, "entry": started_key(run), "cost_usd": run.cost_usd,
             "row": json.dumps(row, sort_keys=True, separators=(",", ":"))}
+    if (by_violations := violation_key(run)) is not None:
+        item[VIOLATIONS_ATTRIBUTE] = by_violations
     if rule is not None:
         item.update({rule_field_attribute(name): rule_field_key(rule, getattr(run, name)) for name in FILTER_FIELDS})
     return item

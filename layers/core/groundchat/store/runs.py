@@ -13,8 +13,9 @@ Reads never touch every run: `compare_contexts` and `top_rules` sum the cells of
 newest first (of the table, or for a rule with other filters of a rule × field index), `get_run`
 one GetItem. A list by outcome (completed, failed, timeout) is counted from the cells, which hold
 each outcome's runs, and read from the lists above with the outcome checked in code, in pages sized
-from those counts; a rare outcome from the lists of only the models × contexts that have it. See
-docs/engineering/benchmark-store.md.
+from those counts; a rare outcome from the lists of only the models × contexts that have it. A
+list by most or fewest violations is one Query of the violations index (graded runs only), keyed by
+the same lists. See docs/engineering/benchmark-store.md.
 
 There is no free-form query: callers name a query and fill its parameters (`RunFilter`).
 """
@@ -22,19 +23,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from boto3.dynamodb.conditions import Key
 
 from groundchat.benchmark.runs import (
     FILTER_FIELDS,
+    NEWEST,
     CellTotals,
+    Order,
     OverviewRow,
     RuleCounts,
     Run,
     RunFilter,
     RunSummary,
     context_sort_key,
+    order_problem,
     overview_from_cells,
     rule_counts_from,
 )
@@ -63,6 +67,7 @@ from groundchat.store.run_views import (
     CELL_PREFIX,
     CELLS,
     VALUE_PREFIX,
+    VIOLATIONS_ATTRIBUTE,
     cell_prefix,
     cell_view,
     list_view,
@@ -72,9 +77,10 @@ from groundchat.store.run_views import (
     summary_from_entry,
     totals_from_item,
     value_entry,
+    violation_key,
 )
 from groundchat.store.run_writer import RunWriter, ViewsOutOfStep, WriteReport  # noqa: F401  (re-exported)
-from groundchat.store.tables import RULE_FIELD_INDEXES, RUN_VIEWS, RUNS
+from groundchat.store.tables import RULE_FIELD_INDEXES, RUN_VIEWS, RUNS, VIOLATIONS_INDEX
 
 # A run list with a rule and two or more other filters, or with an outcome, reads one list and
 # checks the other fields in code, in pages of at most this many entries.
@@ -87,16 +93,20 @@ _RULE_LIST = "rule"  # a list by outcome read from the rule's own list (see `_co
 _SHOWN = {"ProjectionExpression": "#row, #cost", "ExpressionAttributeNames": {"#row": "row", "#cost": "cost_usd"}}
 
 
+class UnsupportedOrder(ValueError):
+    """A list order the views cannot serve with this filter without reading every run (one line)."""
+
+
 @dataclass(frozen=True)
 class RunPage:
-    """One page of a run list, newest first, and where it sits in the whole list."""
+    """One page of a run list, in its order, and where it sits in the whole list."""
 
     runs: list[RunSummary]
     total: int  # every run the filter matches, from the views' counts
     newer: bool  # runs newer than the first one shown match too
     older: bool  # runs older than the last one shown match too
-    first_key: str | None  # the list's sort keys of the first and last run shown: where the
-    last_key: str | None  # previous and the next page start
+    first_key: str | None  # the list's sort keys of the first and last run shown (the violations
+    last_key: str | None  # index's key in that order): where the previous and the next page start
 
 
 # ---- named queries -----------------------------------------------------------------------------
@@ -130,31 +140,42 @@ class RunQueries:
             total.add(totals)
         return rule_counts_from(total, limit)
 
-    async def list_runs(self, flt: RunFilter | None = None, limit: int = 20) -> tuple[list[RunSummary], bool]:
-        """Newest first. Returns the runs and whether more matched than the limit."""
-        found = await self._dynamo.run(self._collect, flt or RunFilter(), limit + 1)
+    async def list_runs(self, flt: RunFilter | None = None, limit: int = 20,
+                        order: Order = NEWEST) -> tuple[list[RunSummary], bool]:
+        """In `order` (newest first by default). Returns the runs and whether more matched than
+        the limit. UnsupportedOrder for an order this filter cannot be listed in (`order_problem`)."""
+        flt = flt or RunFilter()
+        collect, _ = self._reader(flt, order)
+        found = await self._dynamo.run(collect, flt, limit + 1)
         return found[:limit], len(found) > limit
 
     async def page_runs(self, flt: RunFilter | None = None, limit: int = 20, *, after: str | None = None,
-                        before: str | None = None) -> RunPage:
-        """`limit` runs newest first: the newest, those just older than the key `after`, or those
-        just newer than the key `before` (keys are a page's `first_key` / `last_key`). One Query
-        of the list (as `list_runs`) and one of the cells for the count."""
+                        before: str | None = None, order: Order = NEWEST) -> RunPage:
+        """`limit` runs in `order`: the first, those just past the key `after`, or those just
+        before the key `before` (keys are a page's `first_key` / `last_key`, in that order's list).
+        One Query of the list (as `list_runs`) and one of the cells for the count. `newer` and
+        `older` name the list's two ends: earlier and later in its order."""
         flt = flt or RunFilter()
+        collect, key = self._reader(flt, order)
         if before is not None:
-            found = await self._dynamo.run(self._collect, flt, limit + 1, before, False)
+            found = await self._dynamo.run(collect, flt, limit + 1, before, False)
             runs, newer, older = found[:limit][::-1], len(found) > limit, True
         else:
-            found = await self._dynamo.run(self._collect, flt, limit + 1, after)
+            found = await self._dynamo.run(collect, flt, limit + 1, after)
             runs, newer, older = found[:limit], after is not None, len(found) > limit
-        keys = [started_key(run) for run in runs]
-        return RunPage(runs=runs, total=await self.count_runs(flt), newer=newer, older=older,
+        keys = [key(run) for run in runs]
+        return RunPage(runs=runs, total=await self.count_runs(flt, order), newer=newer, older=older,
                        first_key=keys[0] if keys else None, last_key=keys[-1] if keys else None)
 
-    async def count_runs(self, flt: RunFilter | None = None) -> int:
+    async def count_runs(self, flt: RunFilter | None = None, order: Order = NEWEST) -> int:
         """How many runs match: summed from the cells of one partition, never by reading the runs
-        (with a rule and an outcome, see `_outcome_counts` for the one case that reads some)."""
+        (with a rule and an outcome, see `_outcome_counts` for the one case that reads some). In a
+        violations order only graded runs are listed, so only they are counted."""
         flt = flt or RunFilter()
+        if order != NEWEST:
+            self._reader(flt, order)  # refuses what that order cannot list
+            cells = (await self._cells(flt)).values()
+            return sum(t.graded if flt.rule is None else t.rule_runs.get(flt.rule, 0) for t in cells)
         if flt.outcome is not None:
             return await self._dynamo.run(lambda: sum(self._outcome_counts(flt, self._cells_sync(flt)).values()))
         cells = (await self._cells(flt)).values()
@@ -196,7 +217,38 @@ class RunQueries:
         """Every run's summary, newest first, from the runs table itself (what repair checks)."""
         return await self._dynamo.run(lambda: [summary_from_item(i) for i in self._summaries()])
 
+    def _reader(self, flt: RunFilter, order: Order) -> tuple[Callable[..., list[RunSummary]], Callable[[RunSummary], Any]]:
+        """How a list in `order` is read (`collect(flt, want, start, forward)`) and the key of a
+        run in it (what a page token holds)."""
+        if order == NEWEST:
+            return self._collect, started_key
+        problem = order_problem(flt, order)
+        if problem is not None:
+            raise UnsupportedOrder(problem)
+        most = order == "most_violations"
+
+        def collect(flt: RunFilter, want: int, start: str | None = None, forward: bool = True) -> list[RunSummary]:
+            return self._collect_by_violations(flt, want, start, descending=most == forward)
+
+        return collect, violation_key
+
     # ---- in a worker thread ----
+
+    def _collect_by_violations(self, flt: RunFilter, want: int, start: str | None, descending: bool) -> list[RunSummary]:
+        """Up to `want` graded runs of the filter's list (or the rule's) by violation count, past
+        the index key `start` when given: one Query of the violations index (tables.VIOLATIONS_INDEX),
+        most first (ties newest first) when `descending`. `start` is a key condition, so a token
+        stays good whatever was imported since. In AWS an index is read eventually consistent."""
+        values = {name: getattr(flt, name) for name in FILTER_FIELDS}
+        view = list_view(values) if flt.rule is None else rule_view(flt.rule)
+        cond = Key("view").eq(view)
+        if start is not None:
+            by = Key(VIOLATIONS_ATTRIBUTE)
+            cond = cond & (by.lt(start) if descending else by.gt(start))
+        kwargs: dict[str, Any] = {"IndexName": VIOLATIONS_INDEX.name, "KeyConditionExpression": cond,
+                                  "ScanIndexForward": not descending, "Limit": want, **_SHOWN}
+        return [summary_from_entry(i) for i in _pages(self._views.query, kwargs, want)]
+
 
     async def _cells(self, flt: RunFilter) -> dict[tuple[str, str], CellTotals]:
         return await self._dynamo.run(self._cells_sync, flt)
@@ -254,19 +306,12 @@ class RunQueries:
         if not matches:
             return []
         enough = min(want, matches)
-        out: list[RunSummary] = []
-        page = min(_PAGE, size, -(-enough * size // matches) + 1)
+        page = _page_size(enough, size, matches)
         if name is None:
             items = self._query(list_view(values), newest_first=newest_first, page=page, start=start, shown=True)
         else:
             items = self._query_rule_field(flt.rule, name, others[name], newest_first, page=page, start=start)
-        for item in items:
-            run = summary_from_entry(item)
-            if flt.matches(run):
-                out.append(run)
-                if len(out) >= enough:
-                    break
-        return out
+        return _first_matches(items, flt, enough)
 
     def _collect_outcome(self, flt: RunFilter, want: int, start: str | None, newest_first: bool) -> list[RunSummary]:
         """`_collect` with an outcome. The cells of the filter's partition say how many runs of

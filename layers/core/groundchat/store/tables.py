@@ -14,6 +14,13 @@ class Index:
     name: str
     hash_key: tuple[str, str]
     range_key: tuple[str, str] | None = None
+    # The attributes besides the keys an index holds a copy of; None: every attribute (ALL).
+    projected: tuple[str, ...] | None = None
+
+    def projection(self) -> dict[str, Any]:
+        if self.projected is None:
+            return {"ProjectionType": "ALL"}
+        return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(self.projected)}
 
 
 @dataclass(frozen=True)
@@ -42,7 +49,7 @@ class TableDef:
             if ix.range_key:
                 ix_keys.append({"AttributeName": ix.range_key[0], "KeyType": "RANGE"})
                 attrs[ix.range_key[0]] = ix.range_key[1]
-            gsis.append({"IndexName": ix.name, "KeySchema": ix_keys, "Projection": {"ProjectionType": "ALL"}})
+            gsis.append({"IndexName": ix.name, "KeySchema": ix_keys, "Projection": ix.projection()})
         args: dict[str, Any] = {
             "TableName": self.physical_name(settings),
             "KeySchema": keys,
@@ -89,7 +96,13 @@ RUNS = TableDef(
 RULE_FIELD_INDEXES: dict[str, Index] = {
     name: Index(f"by_rule_{name}", (f"rule_{name}", "S"), ("entry", "S")) for name in ("model", "context", "task", "label")
 }
-RUN_VIEWS = TableDef("run_views", hash_key=("view", "S"), range_key=("entry", "S"), indexes=tuple(RULE_FIELD_INDEXES.values()))
+# Every list entry of a graded run also carries `by_violations` = "<violation count, zero-padded>#
+# <entry>": one sparse index keyed by the list (`view`) and that, so a list ordered by most or
+# fewest violations is one Query. An ungraded run has no count and no attribute: not in the index.
+# It holds what a run list reads (`row`, `cost_usd`), not the rule × field keys.
+VIOLATIONS_INDEX = Index("by_violations", ("view", "S"), ("by_violations", "S"), projected=("row", "cost_usd"))
+RUN_VIEWS = TableDef("run_views", hash_key=("view", "S"), range_key=("entry", "S"),
+                     indexes=(*RULE_FIELD_INDEXES.values(), VIOLATIONS_INDEX))
 # One row per model step or search: the record of money spent, never deleted by a reset.
 USAGE = TableDef(
     "usage",

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from groundchat.benchmark.runs import FILTER_FIELDS, Outcome, RunFilter
+from groundchat.benchmark.runs import FILTER_FIELDS, NEWEST, Order, Outcome, RunFilter
 
 RUN_LIST_PATH = "/chat/runs"
 MAX_LIST = 100
@@ -54,10 +54,12 @@ class FilterArgs(_Strict):
 
 
 class ListRunsArgs(FilterArgs):
-    rule: str | None = Field(default=None, description="axe rule id the runs broke")
+    rule: str | None = Field(default=None, description="axe rule id they broke")
     # A Literal: any other value is refused naming the three. The enum speaks for itself in the schema.
     outcome: Outcome | None = None
     limit: int = Field(default=20, ge=1, le=MAX_LIST)
+    # A Literal too: "most_violations" / "fewest_violations" list graded runs by violation count.
+    order: Order = NEWEST
 
     def to_filter(self) -> RunFilter:
         return RunFilter(**super().to_filter().model_dump(exclude={"rule", "outcome"}), rule=self.rule or None,
@@ -133,6 +135,7 @@ class RunRow(BaseModel):
 
 class ListRunsResult(BaseModel):
     filter: dict[str, str]
+    order: Order = NEWEST
     link: str = Field(default="", description="the run list under this filter")
     limit: int
     count: int

@@ -11,7 +11,7 @@ from typing import Any
 
 from groundchat.auth.callers import RUNS_READ
 from groundchat.spending.prices import cost_text
-from groundchat.benchmark.runs import RunFilter, RunSummary
+from groundchat.benchmark.runs import RunFilter, RunSummary, order_problem
 from groundchat.tools.base import Tool, ToolContext, ToolError, ToolNotFound, define_tool
 from groundchat.tools.data_shapes import (
     RUN_LINKS,
@@ -102,8 +102,7 @@ def _run_row(run: RunSummary) -> RunRow:
     name="compare_contexts",
     description=(
         "Per model and context level: runs by outcome, completion rate, mean axe violations per graded run, "
-        "and mean cost per run (with cost_text). Use it for 'which context level is best' and 'what does it "
-        "cost'."
+        "mean cost per run (with cost_text). For 'which context is best', 'what does it cost'."
     ),
     input_model=FilterArgs,
     permission=RUNS_READ,
@@ -154,23 +153,32 @@ def _context_rows(rows: list[Any], base: dict[str, str]) -> list[ContextRow]:
 
 @define_tool(
     name="list_runs",
-    description="The latest runs, newest first, matching a filter: model, context, task, label, outcome, or an axe rule they broke.",
+    description="Runs under a filter (model, context, task, label, outcome, rule broken): newest first, or graded runs by violations.",
     input_model=ListRunsArgs,
     permission=RUNS_READ,
     output_model=ListRunsResult,
 )
 async def list_runs(ctx: ToolContext, args: ListRunsArgs) -> ListRunsResult:
     flt = args.to_filter()
+    check_order(flt, args.order)
     await _check_filter(ctx, flt)
-    runs, more = await _runs(ctx).list_runs(flt, limit=args.limit)
+    runs, more = await _runs(ctx).list_runs(flt, limit=args.limit, order=args.order)
     rows = [_run_row(r) for r in runs]
-    return ListRunsResult(filter=flt.as_params(), link=RUN_LINKS.run_list(**flt.as_params()), limit=args.limit,
-                          count=len(rows), more=more, runs=rows)
+    ordered = {} if args.order == "newest" else {"order": args.order}
+    return ListRunsResult(filter=flt.as_params(), order=args.order, link=RUN_LINKS.run_list(**flt.as_params(), **ordered),
+                          limit=args.limit, count=len(rows), more=more, runs=rows)
+
+
+def check_order(flt: RunFilter, order: str) -> None:
+    """An order the views cannot serve with this filter: a one-line error saying what they can."""
+    problem = order_problem(flt, order)
+    if problem is not None:
+        raise ToolError(problem)
 
 
 @define_tool(
     name="get_run",
-    description="One run by id: outcome, cost, tokens, and the axe rules it broke with their first failing elements.",
+    description="One run by id: outcome, cost, tokens, the axe rules it broke and their first failing elements.",
     input_model=GetRunArgs,
     permission=RUNS_READ,
     output_model=GetRunResult,
@@ -205,8 +213,7 @@ async def get_run(ctx: ToolContext, args: GetRunArgs) -> GetRunResult:
 @define_tool(
     name="top_rules",
     description=(
-        "The axe rules broken most often, with counts (violations = graded runs that broke the rule, and "
-        "failing elements), under an optional filter."
+        "The axe rules broken most under a filter: graded runs that broke each, failing elements."
     ),
     input_model=TopRulesArgs,
     permission=RUNS_READ,
