@@ -83,3 +83,16 @@ def test_when_the_named_search_fails_the_mixed_list_still_serves(service):
     result = service.search("flashing flashes seizures under the EAA")
     assert result.outcome == "hit" and result.passages[0].source == "wcag22"
     assert result.debug["named_text"] == {"source": "eaa", "error": str(BackendUnavailable("index_unavailable", "disk went away"))}
+
+
+def test_a_mixed_list_already_led_by_the_named_text_needs_no_second_search():
+    from groundchat.search.named_text import already_led
+
+    led = [hit("eaa", "Article 2(1)", 3.0), hit("eaa", "Article 4(1)", 2.0), hit("wcag22", "1.1.1", 1.0)]
+    assert already_led(led, "eaa", exact=0)
+    assert not already_led(led, "wcag22", exact=0)
+    # After a passage named by number, the two that follow it are what counts.
+    assert not already_led([hit("wcag22", "1.4.3", 9.0), *led[1:]], "eaa", exact=0)
+    assert not already_led([hit("wcag22", "1.4.3", 9.0), *led[1:]], "eaa", exact=1)
+    assert already_led([hit("wcag22", "1.4.3", 9.0), *led[:2]], "eaa", exact=1)
+    assert not already_led(led[:1], "eaa", exact=0)  # fewer than the lead: search it

@@ -6,7 +6,9 @@ they filled all thirty candidates of both legs, and the Act's point on seizures 
 to be ranked at all. So such a question is also searched in the text it names (with our docs, which
 speak of both), and that search's first `LEAD` passages go first; the mixed list follows, so a
 question that names the Act but is answered by WCAG ("do abbreviations like EAA need spelling
-out?") still finds its criterion among the first excerpts.
+out?") still finds its criterion among the first excerpts. When the mixed list already leads with
+the named text, the second search is skipped: it found the same questions on the decision sets, and
+it kept the search's p95 under 20 ms (bench/search.py).
 """
 from __future__ import annotations
 
@@ -15,6 +17,13 @@ from groundchat.search.types import LegHit
 # Measured on the decision sets at 1, 2, 3 and 5: 2 and 3 found the same questions, 2 kept
 # WCAG a little higher for the questions that name the Act but are answered by WCAG.
 LEAD = 2
+
+
+def already_led(mixed: list[LegHit], source: str, exact: int, lead: int = LEAD) -> bool:
+    """Whether the mixed list already leads with the named text (after the passages named by
+    number): then its own search is skipped, which saves a second pair of leg queries."""
+    first = mixed[exact: exact + lead]
+    return len(first) == lead and all(h.chunk.source == source for h in first)
 
 
 def named_first(mixed: list[LegHit], named: list[LegHit], exact_ids: set[str], lead: int = LEAD) -> list[LegHit]:
@@ -38,4 +47,4 @@ def named_first(mixed: list[LegHit], named: list[LegHit], exact_ids: set[str], l
             for i, h in enumerate(ordered)]
 
 
-__all__ = ["LEAD", "named_first"]
+__all__ = ["LEAD", "already_led", "named_first"]

@@ -12,7 +12,7 @@ from groundchat.search.diversity import PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
-from groundchat.search.named_text import LEAD, named_first
+from groundchat.search.named_text import LEAD, already_led, named_first
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source, named_source
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
@@ -93,7 +93,7 @@ class SearchService:
         fused = self._fused(query, legs, leg, sources, debug)
         timings["fuse"] = _ms(t)
         named = named_source(query) if leg == "hybrid" and not sources else None
-        if named is not None:
+        if named is not None and not already_led(fused, named, len(debug.get("exact", []))):
             t = time.perf_counter()
             fused = self._named_text_first(query, expanded, vector, want, named, fused, debug)
             timings["named_text"] = _ms(t)
