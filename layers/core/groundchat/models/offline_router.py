@@ -12,6 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundchat.models.offline_names import find_names, pinned
+from groundchat.models.router_run_lists import (
+    ASKS_A_COUNT,
+    FEWEST_VIOLATIONS,
+    MOST_VIOLATIONS,
+    ONE_RUN,
+    lists_by_outcome,
+    outcomes_named,
+)
 from groundchat.search.vocabulary import in_american_spelling
 
 Facets = dict[str, list[str]]
@@ -84,30 +92,6 @@ _LIST = re.compile(_ASKS_FOR_A_LIST.pattern + r".*\b(?:runs?|time ?outs|timed[- 
                    r"\bwhich .*\bruns\b|\bevery .* run|"
                    r"\bruns? (?:that|which|with)\b|\b(?:latest|newest|most recent)\b|\blast (?:\d+|runs?)\b", re.I)
 _RUNS = re.compile(r"\bruns\b", re.I)
-# Runs ranked by their own violation count ("which run had the most violations", "worst runs for
-# birch-pro", "cleanest runs under guidelines-axe", "top 5 runs by violations"): a run list in that
-# order. A model or context ranked so ("which model has the most violations") is a mean per model ×
-# context (compare_contexts); the rules broken most are top_rules.
-_MOST_VIOLATIONS = re.compile(
-    r"\b(?:worst|dirtiest)\s+(?:\d+\s+)?runs?\b"
-    r"|\bruns?\b[^.?!]{0,40}?\b(?:the )?(?:most|highest number of|largest number of) (?:axe )?violations\b"
-    r"|\bruns?\s+(?:ranked |sorted |ordered )?by (?:(?:the )?most )?(?:axe )?violations\b", re.I)
-_FEWEST_VIOLATIONS = re.compile(
-    r"\b(?:cleanest|best)\s+(?:\d+\s+)?runs?\b"
-    r"|\bruns?\b[^.?!]{0,40}?\b(?:the )?(?:fewest|least|lowest number of) (?:axe )?violations\b"
-    r"|\bruns?\s+(?:ranked |sorted |ordered )?by (?:the )?(?:fewest|least) (?:axe )?violations\b", re.I)
-# One run asked for: "which run", "the worst run".
-_ONE_RUN = re.compile(r"\b(?:which|what) (?:single )?run\b(?!s)|\bthe (?:worst|dirtiest|cleanest|best) run\b(?!s)", re.I)
-# How runs ended, in users' words: a list of runs may be narrowed to one outcome (or two: one call
-# each). "Failed" after a rule ("runs that failed colour contrast") is the rule's, not the run's.
-_OUTCOME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("completed", re.compile(r"\bcompleted\b|\bfinished\b|\bsuccessful\b|\bsucceeded\b", re.I)),
-    ("failed", re.compile(r"\bfail(?:ed|s)?\b|\bcrash(?:ed|es)?\b", re.I)),
-    ("timeout", re.compile(r"\btime[ -]?outs?\b|\btimed[ -]?out\b|\btim(?:es|ing) out\b", re.I)),
-)
-_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bwithout)\s+(?:\w+\s+)?$", re.I)
-# Asked how many ended so, or how often: a figure compare_contexts gives per model × context.
-_COUNTS = re.compile(r"how many|how often|\brates?\b|percent|%|\bshare\b|proportion|number of|\bcount", re.I)
 _WHICH_FACET = re.compile(r"\bwhich (?:models?|contexts?|context levels?|levels?|agents?)\b", re.I)
 # A figure over runs: the runs are counted or averaged, not listed.
 _AGGREGATE = re.compile(r"how many|how much|average|\bmean\b|\bcost|cheap|expensive|pric(?:e|ey|ier|iest)|rate\b|"
@@ -247,10 +231,10 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if (ranked := _by_violations(q, filters, named_rules)) is not None:
         return [("list_runs", ranked)]
     if named_rules and (_LIST.search(q) or _RUNS.search(q)):
-        return _by_outcome({**filters, "rule": named_rules[0], **_limited(q)}, _outcomes(q, rule_named=True))
+        return lists_by_outcome({**filters, "rule": named_rules[0], **_limited(q)}, outcomes_named(q, rule_named=True))
     # Runs named by the problem they had ("runs in round 2 with missing form labels").
     if _RUNS.search(q) and not _WRONG.search(q) and not _WHICH_FACET.search(q) and (everyday := _everyday_rule(q, rules)):
-        return _by_outcome({**filters, "rule": everyday, **_limited(q)}, _outcomes(q, rule_named=True))
+        return lists_by_outcome({**filters, "rule": everyday, **_limited(q)}, outcomes_named(q, rule_named=True))
     if named_rules:
         return [("explain_rule", {"rule_id": rule_id}) for rule_id in named_rules]
     if _ASKS_RULE.search(q) and not _WRONG.search(q) and (everyday := _everyday_rule(q, rules)):
@@ -266,14 +250,14 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if _WHICH_FACET.search(q) and _AGGREGATE.search(q) and not _ASKS_FOR_A_LIST.search(q):
         # "Which model finishes its runs most often": a model is chosen by a figure over its runs.
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
-    outcomes = _outcomes(q, rule_named=False)
-    if outcomes and _COUNTS.search(q):  # "how many timed out", "the failure rate": counted, not listed
+    outcomes = outcomes_named(q, rule_named=False)
+    if outcomes and ASKS_A_COUNT.search(q):  # "how many timed out", "the failure rate": counted, not listed
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if _LIST.search(q) or (_RUNS.search(q) and filters and not _AGGREGATE.search(q)):
-        return _by_outcome({**filters, **_limited(q)}, outcomes)
+        return lists_by_outcome({**filters, **_limited(q)}, outcomes)
     # "timeouts for dune-code": runs named by how they ended, for a name the data holds.
     if outcomes and (filters or _RUNS.search(q)) and not _AGGREGATE.search(q):
-        return _by_outcome({**filters, **_limited(q)}, outcomes)
+        return lists_by_outcome({**filters, **_limited(q)}, outcomes)
     if _COMPARE.search(q) or filters:
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if docs_source == "docs":
@@ -292,33 +276,12 @@ def _by_violations(q: str, filters: dict[str, str], named_rules: list[str]) -> d
     not rank runs so. A rule is kept only alone (the order takes a rule without other filters)."""
     if _WHICH_FACET.search(q):
         return None
-    order = ("most_violations" if _MOST_VIOLATIONS.search(q) else
-             "fewest_violations" if _FEWEST_VIOLATIONS.search(q) else None)
+    order = ("most_violations" if MOST_VIOLATIONS.search(q) else
+             "fewest_violations" if FEWEST_VIOLATIONS.search(q) else None)
     if order is None or (named_rules and filters):
         return None
     args: dict[str, Any] = {**filters, **({"rule": named_rules[0]} if named_rules else {}), "order": order}
-    return {**args, **({"limit": 1} if _ONE_RUN.search(q) else _limited(q))}
-
-
-def _outcomes(q: str, rule_named: bool) -> list[str]:
-    """The outcomes the question names for its runs, in the order it names them; none when it
-    names all three (that is every run) or only negates them ("runs that did not time out")."""
-    found = []
-    for outcome, words in _OUTCOME_WORDS:
-        if outcome == "failed" and rule_named:
-            continue
-        m = words.search(q)
-        if m and not _NEGATED.search(q[:m.start()]):
-            found.append((m.start(), outcome))
-    named = [outcome for _, outcome in sorted(found)]
-    return named if len(named) < len(_OUTCOME_WORDS) else []
-
-
-def _by_outcome(args: dict[str, Any], outcomes: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    """A run list, one call per outcome named (a call takes one)."""
-    if not outcomes:
-        return [("list_runs", args)]
-    return [("list_runs", {**args, "outcome": outcome}) for outcome in outcomes]
+    return {**args, **({"limit": 1} if ONE_RUN.search(q) else _limited(q))}
 
 
 def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:

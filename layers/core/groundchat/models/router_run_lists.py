@@ -1,0 +1,57 @@
+"""How a question asks for runs by how they ended or by their violations, for the offline router.
+
+Kept apart from the router's plan (models/offline_router.py), which calls these when a question asks
+for a list of runs.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Runs ranked by their own violation count ("which run had the most violations", "worst runs for
+# birch-pro", "cleanest runs under guidelines-axe", "top 5 runs by violations"): a run list in that
+# order. A model or context ranked so ("which model has the most violations") is a mean per model ×
+# context (compare_contexts); the rules broken most are top_rules.
+MOST_VIOLATIONS = re.compile(
+    r"\b(?:worst|dirtiest)\s+(?:\d+\s+)?runs?\b"
+    r"|\bruns?\b[^.?!]{0,40}?\b(?:the )?(?:most|highest number of|largest number of) (?:axe )?violations\b"
+    r"|\bruns?\s+(?:ranked |sorted |ordered )?by (?:(?:the )?most )?(?:axe )?violations\b", re.I)
+FEWEST_VIOLATIONS = re.compile(
+    r"\b(?:cleanest|best)\s+(?:\d+\s+)?runs?\b"
+    r"|\bruns?\b[^.?!]{0,40}?\b(?:the )?(?:fewest|least|lowest number of) (?:axe )?violations\b"
+    r"|\bruns?\s+(?:ranked |sorted |ordered )?by (?:the )?(?:fewest|least) (?:axe )?violations\b", re.I)
+# One run asked for: "which run", "the worst run".
+ONE_RUN = re.compile(r"\b(?:which|what) (?:single )?run\b(?!s)|\bthe (?:worst|dirtiest|cleanest|best) run\b(?!s)", re.I)
+# How runs ended, in users' words: a list of runs may be narrowed to one outcome (or two: one call
+# each). "Failed" after a rule ("runs that failed colour contrast") is the rule's, not the run's.
+_OUTCOME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("completed", re.compile(r"\bcompleted\b|\bfinished\b|\bsuccessful\b|\bsucceeded\b", re.I)),
+    ("failed", re.compile(r"\bfail(?:ed|s)?\b|\bcrash(?:ed|es)?\b", re.I)),
+    ("timeout", re.compile(r"\btime[ -]?outs?\b|\btimed[ -]?out\b|\btim(?:es|ing) out\b", re.I)),
+)
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bwithout)\s+(?:\w+\s+)?$", re.I)
+# Asked how many ended so, or how often: a figure compare_contexts gives per model × context.
+ASKS_A_COUNT = re.compile(r"how many|how often|\brates?\b|percent|%|\bshare\b|proportion|number of|\bcount", re.I)
+
+def outcomes_named(q: str, rule_named: bool) -> list[str]:
+    """The outcomes the question names for its runs, in the order it names them; none when it
+    names all three (that is every run) or only negates them ("runs that did not time out")."""
+    found = []
+    for outcome, words in _OUTCOME_WORDS:
+        if outcome == "failed" and rule_named:
+            continue
+        m = words.search(q)
+        if m and not _NEGATED.search(q[:m.start()]):
+            found.append((m.start(), outcome))
+    named = [outcome for _, outcome in sorted(found)]
+    return named if len(named) < len(_OUTCOME_WORDS) else []
+
+
+def lists_by_outcome(args: dict[str, Any], outcomes: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """A run list, one call per outcome named (a call takes one)."""
+    if not outcomes:
+        return [("list_runs", args)]
+    return [("list_runs", {**args, "outcome": outcome}) for outcome in outcomes]
+
+
+__all__ = ["ASKS_A_COUNT", "FEWEST_VIOLATIONS", "MOST_VIOLATIONS", "ONE_RUN", "lists_by_outcome", "outcomes_named"]
