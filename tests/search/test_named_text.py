@@ -17,7 +17,7 @@ def test_the_exact_passages_then_the_named_texts_lead_then_the_mixed_list_in_its
     mixed = [hit("wcag22", "2.3.1", 9.0), hit("wcag22", "2.3.2", 5.0), hit("wcag22", "2.2.2", 4.0),
              hit("eaa", "Article 4(1)", 3.0)]
     named = [hit("eaa", "Annex I Section I, point 2(i)", 0.9), mixed[3], hit("eaa", "Annex I Section VII", 0.5)]
-    exact = {mixed[0].chunk.id}
+    exact = 1  # the first passage of `mixed` was named by number
     out = named_first(mixed, named, exact, lead=2)
     assert [h.chunk.section for h in out] == ["2.3.1", "Annex I Section I, point 2(i)", "Article 4(1)", "2.3.2", "2.2.2"]
     scores = [h.score for h in out]
@@ -29,7 +29,7 @@ def test_the_exact_passages_then_the_named_texts_lead_then_the_mixed_list_in_its
 def test_with_nothing_named_by_number_the_named_texts_first_passages_lead():
     mixed = [hit("wcag22", "2.3.1", 2.0), hit("wcag22", "2.3.2", 1.0)]
     named = [hit("eaa", "Annex I Section I, point 2(i)", 0.4)]
-    assert [h.chunk.section for h in named_first(mixed, named, set())] == ["Annex I Section I, point 2(i)", "2.3.1", "2.3.2"]
+    assert [h.chunk.section for h in named_first(mixed, named, 0)] == ["Annex I Section I, point 2(i)", "2.3.1", "2.3.2"]
 
 
 TEXTS = [

@@ -115,9 +115,6 @@ class RunFilter(BaseModel):
             return False
         return self.rule is None or self.rule in run.rules
 
-    def without_outcome(self) -> "RunFilter":
-        return self.model_copy(update={"outcome": None})
-
     def as_params(self) -> dict[str, str]:
         return {k: v for k, v in self.model_dump().items() if v is not None}
 

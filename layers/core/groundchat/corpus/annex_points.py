@@ -61,10 +61,8 @@ class AnnexPassage:
 def split_section(section: str, title: str, body: str, max_passage: int = MAX_PASSAGE) -> list[AnnexPassage]:
     """The section as one passage if it fits, else as passages of its points, in order."""
     heading = f"{section}: {title}"
-    if len(body) <= max_passage:
-        return [AnnexPassage(section, heading, f"{heading}\n{body}")]
-    lead, points = _parse(body.split("\n"))
-    if not points:  # nothing to split at
+    lead, points = _parse(body.split("\n")) if len(body) > max_passage else ([], [])
+    if not points:  # short enough, or nothing to split at
         return [AnnexPassage(section, heading, f"{heading}\n{body}")]
     if lead:
         # The section's opening words are a passage of their own, or lead the points packed with them;
@@ -105,28 +103,30 @@ def _pack(points: list[Point], context: list[str], budget: int) -> list[tuple[li
     current: list[Point] = []
     room = budget - sum(len(c) + 1 for c in context)
     used = 0
+
+    def flush() -> None:
+        nonlocal current, used
+        if current:
+            groups.append((context, current))
+        current, used = [], 0
+
     for point in points:
         size = point.size()
         if size > room and point.children:
             heading = _heading_line(point)
             if point.lines != [heading]:
                 bare = Point(point.label, point.kind, point.value, point.depth, point.lines)
-                if current and used + bare.size() > room:
-                    groups.append((context, current))
-                    current, used = [], 0
+                if used + bare.size() > room:
+                    flush()
                 current.append(bare)
-            if current:
-                groups.append((context, current))
-                current, used = [], 0
+            flush()
             groups.extend(_pack(point.children, [*context, heading], budget))
             continue
-        if current and used + size > room:
-            groups.append((context, current))
-            current, used = [], 0
+        if used + size > room:
+            flush()
         current.append(point)
         used += size
-    if current:
-        groups.append((context, current))
+    flush()
     return groups
 
 

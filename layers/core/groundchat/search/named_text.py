@@ -26,24 +26,17 @@ def already_led(mixed: list[LegHit], source: str, exact: int, lead: int = LEAD) 
     return len(first) == lead and all(h.chunk.source == source for h in first)
 
 
-def named_first(mixed: list[LegHit], named: list[LegHit], exact_ids: set[str], lead: int = LEAD) -> list[LegHit]:
-    """The passages the question names by number first (as in `mixed`), then the named text's first
-    `lead`, then the rest of `mixed` in its order. Scores are rewritten to keep the order
-    descending, since the rerank and the excerpts read them as such."""
-    exact = [h for h in mixed if h.chunk.id in exact_ids]
-    taken = {h.chunk.id for h in exact}
-    leading = []
-    for hit in named:
-        if len(leading) >= lead:
-            break
-        if hit.chunk.id not in taken:
-            leading.append(hit)
-            taken.add(hit.chunk.id)
-    rest = [h for h in mixed if h.chunk.id not in taken]
-    ordered = [*exact, *leading, *rest]
+def named_first(mixed: list[LegHit], named: list[LegHit], exact: int, lead: int = LEAD) -> list[LegHit]:
+    """The first `exact` passages of `mixed` (those the question names by number), then the named
+    text's first `lead` of the others, then the rest of `mixed` in its order. Scores are rewritten to
+    keep the order descending, since the rerank and the excerpts read them as such."""
+    taken = {h.chunk.id for h in mixed[:exact]}
+    leading = [h for h in named if h.chunk.id not in taken][:lead]
+    taken |= {h.chunk.id for h in leading}
+    ordered = [*mixed[:exact], *leading, *(h for h in mixed[exact:] if h.chunk.id not in taken)]
     top = max((h.score for h in ordered), default=0.0)
     # Strictly descending scores above the mixed list's own, in the new order.
-    return [LegHit(h.chunk, top + (len(ordered) - i) * 1e-6) if i < len(exact) + len(leading) else h
+    return [LegHit(h.chunk, top + (len(ordered) - i) * 1e-6) if i < exact + len(leading) else h
             for i, h in enumerate(ordered)]
 
 

@@ -128,6 +128,15 @@ class SearchService:
                debug: dict[str, Any]) -> list[LegHit]:
         """The legs as one list: fused (hybrid) or the one leg asked for, then the kind prior and,
         for hybrid, the passages the question names first."""
+        fused = self._ranked(query, legs, leg, debug)
+        debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "demoted_source": demoted_source(query),
+                          "demoted_levels": sorted(demoted_levels(query)), "factor": DEMOTE}
+        if leg == "hybrid":
+            fused = self._exact_first(query, fused, sources, debug)
+        return fused
+
+    def _ranked(self, query: str, legs: dict[str, list[LegHit]], leg: Leg, debug: dict[str, Any]) -> list[LegHit]:
+        """Fused (hybrid) or the one leg asked for, ordered by the prior."""
         # The prior on kinds and on the text a question names (search/prior.py) orders whatever
         # list is served, fused or one leg.
         fused = apply_prior(query, fuse(legs, weights=self.weights) if leg == "hybrid" else legs.get(leg, []))
@@ -136,10 +145,6 @@ class SearchService:
             legs[CRITERION_LEG] = criterion_leg(legs.get("vector", []))
             debug["legs"][CRITERION_LEG] = _leg_debug(legs[CRITERION_LEG])
             fused = apply_prior(query, fuse(legs, weights={**self.weights, CRITERION_LEG: CRITERION_WEIGHT}))
-        debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "demoted_source": demoted_source(query),
-                          "demoted_levels": sorted(demoted_levels(query)), "factor": DEMOTE}
-        if leg == "hybrid":
-            fused = self._exact_first(query, fused, sources, debug)
         return fused
 
     def _named_text_first(self, query: str, expanded: str, vector: QueryVector | None, want: set[str],
@@ -152,10 +157,11 @@ class SearchService:
         except (BackendUnavailable, EmbeddingModelMismatch) as exc:
             debug["named_text"] = {"source": named, "error": str(exc)}
             return fused
-        own = self._fused(query, own_legs, "hybrid", scope, {"legs": {}})
-        exact_ids = {h.chunk.id for h in fused[: len(debug.get("exact", []))]}
-        out = named_first(fused, own, exact_ids)
-        debug["named_text"] = {"source": named, "lead": [h.chunk.ref for h in out[len(exact_ids): len(exact_ids) + LEAD]]}
+        # Ranked without the exact path: the passages the question names by number already lead `fused`.
+        own = self._ranked(query, own_legs, "hybrid", {"legs": {}})
+        exact = len(debug.get("exact", []))
+        out = named_first(fused, own, exact)
+        debug["named_text"] = {"source": named, "lead": [h.chunk.ref for h in out[exact: exact + LEAD]]}
         return out
 
     def _exact_first(self, query: str, fused: list[LegHit], sources: list[str] | None, debug: dict[str, Any]) -> list[LegHit]:

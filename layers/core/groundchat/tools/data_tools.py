@@ -11,7 +11,7 @@ from typing import Any
 
 from groundchat.auth.callers import RUNS_READ
 from groundchat.spending.prices import cost_text
-from groundchat.benchmark.runs import RunFilter, RunSummary, order_problem
+from groundchat.benchmark.runs import NEWEST, RunFilter, RunSummary, order_problem
 from groundchat.tools.base import Tool, ToolContext, ToolError, ToolNotFound, define_tool
 from groundchat.tools.data_shapes import (
     RUN_LINKS,
@@ -164,7 +164,7 @@ async def list_runs(ctx: ToolContext, args: ListRunsArgs) -> ListRunsResult:
     await _check_filter(ctx, flt)
     runs, more = await _runs(ctx).list_runs(flt, limit=args.limit, order=args.order)
     rows = [_run_row(r) for r in runs]
-    ordered = {} if args.order == "newest" else {"order": args.order}
+    ordered = {} if args.order == NEWEST else {"order": args.order}
     return ListRunsResult(filter=flt.as_params(), order=args.order, link=RUN_LINKS.run_list(**flt.as_params(), **ordered),
                           limit=args.limit, count=len(rows), more=more, runs=rows)
 
