@@ -29,8 +29,9 @@ browser-deps:
 	      || echo "could not install chromium: the browser tests will skip"; \
 	  else echo "chromium is not installed and this is not root: the browser tests will skip"; fi; }
 
+# One test worker per core, a test file to each (its module fixtures are built once).
 test: $(STAMP) browser-deps
-	$(BIN)/python -m pytest -q -ra; rc=$$?; \
+	$(BIN)/python -m pytest -q -ra -n auto --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
 
 bench: $(STAMP)

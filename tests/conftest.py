@@ -82,8 +82,13 @@ def real_index(request, tmp_path_factory):
     embedder = LocalOnnxEmbedder()
     docs = tmp_path_factory.mktemp("no-docs")  # the docs folder is someone else's and changes often
     specs = manifest(corpus, docs)
-    store = EmbeddedStore(cache / "index.sqlite")
-    first = run_ingest(specs, store, embedder)
+    # Test workers run side by side (pytest-xdist) and share the cache: one ingests, the others wait
+    # and then find nothing to do.
+    from filelock import FileLock
+
+    with FileLock(str(cache / "ingest.lock")):
+        store = EmbeddedStore(cache / "index.sqlite")
+        first = run_ingest(specs, store, embedder)
     return {"path": cache / "index.sqlite", "specs": specs, "embedder": embedder, "first": first}
 
 

@@ -70,7 +70,8 @@ async def fake_compare(ctx, args: Filter):
            "completion_rate": 0.9167, "graded_runs": 11, "mean_violations": 3.5, "mean_cost": "0.0126",
            "mean_cost_text": "$0.0126", "total_cost": "0.1512", "total_cost_text": "$0.1512",
            "link": run_list(model="atlas-large", context="checklist"),
-           "links": {"model": run_list(model="atlas-large"), "context": run_list(context="checklist")}}
+           "links": {"model": run_list(model="atlas-large"), "context": run_list(context="checklist"),
+                     "failed": run_list(model="atlas-large", context="checklist", outcome="failed"), "timeout": None}}
     return {"filter": {}, "total_runs": 12, "by_context": [{**row, "model": "all models"}], "rows": [row]}
 
 
@@ -143,7 +144,16 @@ def test_tool_results_are_tables_whose_names_open_the_run_list_in_a_new_tab(brow
     # The table scrolls in its own named, focusable box.
     box = runs_table.locator("xpath=..")
     assert box.get_attribute("role") == "region" and box.get_attribute("tabindex") == "0" and box.get_attribute("aria-label")
-    assert "atlas-large" in tools.locator("table", has_text="By model and context level").inner_text()
+    by_model = tools.locator("table", has_text="By model and context level")
+    assert "atlas-large" in by_model.inner_text()
+    # A row's failed runs link to their list; a count of none is plain text.
+    headers = by_model.locator("thead th").all_inner_texts()
+    cells = by_model.locator("tbody tr").first.locator("th, td")
+    failed = cells.nth(headers.index("Failed"))
+    assert failed.locator("a").get_attribute("href") == "/chat/runs?model=atlas-large&context=checklist&outcome=failed"
+    assert failed.inner_text() == "1"
+    timed_out = cells.nth(headers.index("Timed out"))
+    assert timed_out.inner_text() == "0" and timed_out.locator("a").count() == 0
     # Following a name opens the run list filtered to it, signed in through the chat's tab.
     with page.context.expect_page() as opened:
         model_link.click()

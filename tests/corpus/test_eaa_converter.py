@@ -155,3 +155,35 @@ def test_every_line_of_a_split_annex_section_is_in_its_passages_in_order(parsed,
         # the self-service terminals' seven indents under two headings, is 1,155 characters).
         over = {c.section for c in passages if len(c.text) > 1200}
         assert over == set(), over
+
+
+def test_a_passage_of_annex_points_is_searched_by_its_points_notes_and_every_point_note_is_used(shared_corpus):
+    from groundchat.corpus.eaa_plain import PLAIN_NOTES, plain_note
+    from groundchat.corpus.eaa_point_notes import POINT_NOTES
+    from groundchat.corpus.eaa_situation_notes import SITUATION_NOTES
+
+    chunks = {c.section: c for c in eaa.convert(shared_corpus / PDF)}
+    # The converter records each passage's points; the e-commerce passages add the e-commerce note
+    # to the section's, which names banking and e-books alike.
+    shop = chunks["Annex I Section IV, point (g)(i)"]
+    assert shop.meta["points"] == "(g)(i) (g)(ii)"
+    section_notes = f"{PLAIN_NOTES['Annex I Section IV']}; {SITUATION_NOTES['Annex I Section IV']}"
+    shop_note = POINT_NOTES["Annex I Section IV, point (g)"]
+    assert plain_note(shop.section, shop.meta["points"].split()) == f"{section_notes}; {shop_note}"
+    banking = plain_note("Annex I Section IV, point (e)", chunks["Annex I Section IV, point (e)"].meta["points"].split())
+    assert banking.endswith(POINT_NOTES["Annex I Section IV, point (e)"]) and shop_note not in banking
+    # The opening has the section's notes only; a section kept whole records no points.
+    opening = chunks["Annex I Section IV, opening"]
+    assert plain_note(opening.section, opening.meta["points"].split()) == section_notes
+    assert "points" not in chunks["Annex I Section V"].meta
+    # Every point note names a point the converter writes (a key that matches nothing is a typo), and
+    # every passage of points in the sections that have point notes gets one.
+    written = {f"{whole_section(c.section)}, point {label}"
+               for c in chunks.values() for label in c.meta.get("points", "").split() if label != "opening"}
+    orphans = {key for key in POINT_NOTES if not any(w == key or w.startswith(key + "(") for w in written)}
+    assert orphans == set()
+    noted = {key.split(", point ")[0] for key in POINT_NOTES}
+    without = sorted(c.section for c in chunks.values()
+                     if whole_section(c.section) in noted and "opening" not in c.meta.get("points", "opening")
+                     and not any(n in plain_note(c.section, c.meta["points"].split()) for n in POINT_NOTES.values()))
+    assert without == []

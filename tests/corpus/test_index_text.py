@@ -94,3 +94,30 @@ def test_a_criterion_and_its_understanding_chunks_carry_how_people_describe_its_
     assert embedding_text(understanding).splitlines()[:2] == ["h", note]
     # A glossary term or the Act's passages get none of these.
     assert FAILURE_NOTES[CRITERION.section] not in keyword_fields(PARAGRAPH)[0]
+
+
+def test_a_point_takes_its_own_note_or_else_its_parents_but_never_a_broader_one_beside_its_own():
+    from groundchat.corpus.eaa_point_notes import POINT_NOTES, point_notes
+
+    section = "Annex I Section I"
+    own, parent = POINT_NOTES[f"{section}, point 2(e)"], POINT_NOTES[f"{section}, point 2"]
+    assert point_notes(section, ["2(e)", "2(f)"]) == [own]  # "2(f)" has no note; "2"'s is broader than "2(e)"'s
+    assert point_notes(section, ["2(f)"]) == [parent]
+    shop = POINT_NOTES["Annex I Section IV, point (g)"]
+    assert point_notes("Annex I Section IV", ["(g)(i)", "(g)(ii)"]) == [shop]  # once, not once per point
+    assert point_notes("Annex I Section IV", ["(e)", "(f)(i)"]) == [POINT_NOTES["Annex I Section IV, point (e)"],
+                                                                    POINT_NOTES["Annex I Section IV, point (f)"]]
+    assert point_notes("Annex III", ["(a)"]) == []
+
+
+def test_an_annex_passage_of_points_carries_its_points_notes_into_both_legs():
+    from groundchat.corpus.eaa_point_notes import POINT_NOTES
+
+    passage = make_chunk(source="eaa", section="Annex I Section IV, point (g)(iii)",
+                         title="Annex I Section IV: Additional requirements, point (g)(iii)",
+                         text="Annex I Section IV: Additional requirements, point (g)(iii)\n(g) Shops:\n(iii) pay",
+                         url="u", meta={"points": "(g)(iii)"})
+    note = POINT_NOTES["Annex I Section IV, point (g)"]
+    heading, body = keyword_fields(passage)
+    assert note in heading and note in embedding_text(passage) and note not in passage.text
+    assert POINT_NOTES["Annex I Section IV, point (e)"] not in heading  # another point's note is not

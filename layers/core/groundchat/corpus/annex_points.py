@@ -56,6 +56,9 @@ class AnnexPassage:
     section: str
     title: str
     text: str
+    # The points it holds, as labelled within the section ("opening", "(g)(i)", "(g)(ii)"); none when
+    # the section is kept whole.
+    points: tuple[str, ...] = ()
 
 
 def split_section(section: str, title: str, body: str, max_passage: int = MAX_PASSAGE) -> list[AnnexPassage]:
@@ -75,7 +78,8 @@ def split_section(section: str, title: str, body: str, max_passage: int = MAX_PA
         labels = [_unique(group[0].label, seen), *(p.label for p in group[1:])]
         name = f"{section}, {OPENING}" if labels[0] == OPENING else f"{section}{POINT_SEPARATOR}{labels[0]}"
         title = f"{heading}, {_span(labels)}"
-        out.append(AnnexPassage(name, title, "\n".join([title, *context, *(line for p in group for line in p.all_lines())])))
+        text = "\n".join([title, *context, *(line for p in group for line in p.all_lines())])
+        out.append(AnnexPassage(name, title, text, tuple(labels)))
     return out
 
 

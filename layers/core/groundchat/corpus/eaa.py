@@ -17,8 +17,8 @@ from groundchat.corpus.chunk import Chunk, make_chunk
 
 # Part of the ingest's source hash: bump it whenever this converter writes different chunks from the
 # same files, so the next ingest converts the source again instead of keeping the old chunks.
-# 2: long annex sections as passages of their points
-CONVERTER_VERSION = "2"
+# 2: long annex sections as passages of their points; 3: each passage's points in its meta
+CONVERTER_VERSION = "3"
 HTML_URL = "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:32019L0882"
 # The Official Journal issue date (OJ L 151, 7.6.2019).
 UPDATED_AT = "2019-06-07T00:00:00Z"
@@ -124,7 +124,8 @@ def convert(pdf: Path) -> list[Chunk]:
         section = f"Annex {part.annex}" + (f" Section {part.section}" if part.section else "")
         # A long section is cited point by point (corpus/annex_points.py).
         for passage in split_section(section, part.title, part.text):
-            chunks.append(_chunk(passage.section, passage.title, passage.text, f"anx_{part.annex}"))
+            meta = {"points": " ".join(passage.points)} if passage.points else None
+            chunks.append(_chunk(passage.section, passage.title, passage.text, f"anx_{part.annex}", meta))
     return chunks
 
 

@@ -13,7 +13,9 @@ IV"); a paragraph ("Article 7(3)") and a definition ("Article 3(21)") take their
 """
 from __future__ import annotations
 
+from groundchat.corpus.annex_points import OPENING
 from groundchat.corpus.chunk import whole_section
+from groundchat.corpus.eaa_point_notes import point_notes
 from groundchat.corpus.eaa_paragraph_notes import PARAGRAPH_NOTES
 from groundchat.corpus.eaa_recital_notes import RECITAL_NOTES
 from groundchat.corpus.eaa_situation_notes import SITUATION_NOTES
@@ -109,15 +111,18 @@ PLAIN_NOTES: dict[str, str] = {
                 "against benefits and the business's size and turnover",
 }
 
-def plain_note(section: str) -> str | None:
-    """The note for an article, paragraph, definition, annex section or recital; None for anything
+def plain_note(section: str, points: list[str] | None = None) -> str | None:
+    """The note for an article, paragraph, definition, annex passage or recital; None for anything
     else: the article's or section's note, the situations people bring to it
-    (corpus/eaa_situation_notes.py), then the paragraph's own note (corpus/eaa_paragraph_notes.py) or
-    the recital's (corpus/eaa_recital_notes.py)."""
-    own = PARAGRAPH_NOTES.get(section) or RECITAL_NOTES.get(section)
+    (corpus/eaa_situation_notes.py), then the paragraph's own note (corpus/eaa_paragraph_notes.py),
+    the recital's (corpus/eaa_recital_notes.py) or, for a passage of an annex section's points
+    (`points`, as the converter labels them), its points' notes (corpus/eaa_point_notes.py)."""
     whole = whole_section(section)
-    notes = [note for note in (PLAIN_NOTES.get(whole), SITUATION_NOTES.get(whole), own) if note]
-    return "; ".join(notes) or None
+    own = [PARAGRAPH_NOTES.get(section) or RECITAL_NOTES.get(section)]
+    if points and OPENING not in points:
+        own += point_notes(whole, points)
+    notes = [PLAIN_NOTES.get(whole), SITUATION_NOTES.get(whole), *own]
+    return "; ".join(note for note in notes if note) or None
 
 
 __all__ = ["PLAIN_NOTES", "plain_note"]

@@ -24,8 +24,8 @@ from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
 # 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV;
 # 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles; 8: how people
 # describe each WCAG criterion's failures; 9: the situations people bring to each part of the EAA;
-# 10: an annex passage without its point labels
-INDEX_TEXT_VERSION = "10"
+# 10: an annex passage without its point labels; 11: an annex passage's notes are its points'
+INDEX_TEXT_VERSION = "11"
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
@@ -77,7 +77,7 @@ def _note(chunk: Chunk) -> str | None:
     k = kind(chunk)
     if chunk.source == "eaa":
         # A definition's own heading ("<term> definition") already says what it is about.
-        return plain_note(chunk.section) if k != "definition" else None
+        return plain_note(chunk.section, chunk.meta.get("points", "").split()) if k != "definition" else None
     if k == "success-criterion":
         return FAILURE_NOTES.get(chunk.section)
     if k == "understanding":

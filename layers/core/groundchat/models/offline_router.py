@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundchat.models.offline_names import find_names, pinned
+from groundchat.models.router_topics import asks_the_texts, speaks_of_the_texts, texts_source
 from groundchat.models.router_run_lists import (
     ASKS_A_COUNT,
     FEWEST_VIOLATIONS,
@@ -56,7 +57,7 @@ _DOMAIN = re.compile(
     r"access|a11y|wcag|\beaa\b|directive|\baxe\b|\brules?\b|\bruns?\b|\bmodels?\b|context|agents?|violat|cost|cheap|"
     r"expensive|price|benchmark|criteri|contrast|screen ?reader|keyboard|focus|\balt\b|aria|\bhtml\b|website|\bapps?\b|"
     r"\blaw\b|legal|complian|comply|disab|blind|deaf|caption|label|heading|link|button|\bform|grad(?:e|ed|ing)|"
-    r"sample|task|round|completion|timed? ?out|fail|pass|score|european|member states?|products?|services?|"
+    r"sample|task|round|completion|timed? ?out|fail|\bpass(?:es|ed|ing)?\b|score|european|member states?|products?|services?|"
     r"videos?|audio|images?|pictures?|photos?|web ?pages?|\bpages?\b|\bsites?\b|colou?r|\bfonts?\b|zoom|mouse|"
     r"touch|\bmenus?\b|\bpdfs?\b|sign ?language|subtitles?|transcripts?|"
     # the Act's parties and the products and services it names, as people say them
@@ -212,7 +213,8 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> 
         return Plan(calls=[recall])
     names = [v for values in facets.values() for v in values]
     run_ids = RUN_ID.findall(question)
-    if not run_ids and not _DOMAIN.search(q) and not find_names(q, names) and not _rule_ids(question, q, rules):
+    if (not run_ids and not _DOMAIN.search(q) and not speaks_of_the_texts(q) and not find_names(q, names)
+            and not _rule_ids(question, q, rules)):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]
@@ -242,6 +244,9 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     docs_source = _docs_source(q)
     if docs_source in ("eaa", "wcag22"):
         return [("search_docs", {"query": question[:500], "source": docs_source})]
+    if asks_the_texts(q, filters):
+        source = texts_source(q, duties=bool(_DUTIES.search(q)))
+        return [("search_docs", {"query": question[:500], **({"source": source} if source else {})})]
     asks_a_figure = re.search(r"how many|how much|average|\bmean\b|cheapest", q)
     if _RESULT_MEANING.search(q) or (_ABOUT_THE_BENCHMARK.search(q) and not asks_a_figure):
         return [("search_docs", {"query": question[:500], "source": "docs"})]

@@ -589,6 +589,9 @@
     { label: "Context", get: (r) => r.context, href: (r) => (r.links && r.links.context) || r.context_link },
     { label: "Runs", get: (r) => r.runs, href: (r) => r.link, num: true },
     { label: "Completed", get: (r) => (r.completion_rate === undefined ? undefined : percent(r.completion_rate)), num: true },
+    // A row's failed and timed-out runs link to their list: the runs worth opening first.
+    { label: "Failed", get: (r) => r.failed, href: (r) => r.links && r.links.failed, num: true },
+    { label: "Timed out", get: (r) => r.timeout, href: (r) => r.links && r.links.timeout, num: true },
     { label: "Mean violations", get: (r) => r.mean_violations, num: true },
     { label: "Mean cost", get: (r) => r.mean_cost_text || r.cost_text, num: true },
   ];

@@ -1,0 +1,105 @@
+"""Whether a question asks what the texts say or what the benchmark's data holds, for the offline router.
+
+People ask about their own site and business in everyday words: "how many flashes per second is too
+many?", "after closing a modal, where should focus go?", "we split our agency into three firms; will
+that fly?". None names WCAG or the Act, and several use words the benchmark's data also holds: a task
+is called "modal-dialog" or "checkout-flow", and "more context" or "good enough" are what a question
+comparing context levels says. So a question is the texts' when it speaks of web content, the people
+using it or a business's duties, and of nothing that only the benchmark has: its runs, agents and
+models, context levels, costs, scores and rule counts, or a model, context or label by name. A task
+named alone does not make it the benchmark's: "the checkout page times out for screen reader users"
+is about a checkout, not the checkout-flow runs.
+"""
+from __future__ import annotations
+
+import re
+
+# What web content does and the people who use it, in everyday words: words that say so alone, and
+# words that say so only beside another ("text" and "help" are also a cover letter's, "memory" and
+# "password" a router's or a coffee drinker's).
+WEB_STRONG = re.compile(
+    r"captions?|captoins?|subtitles?|transcripts?|audio description|sign language|\balt\b|alt text|contrast|keyboard|"
+    r"\bfocus|screen ?readers?|headings?|\blinks?\b|buttons?|\bforms?\b|form fields?|\blabels?\b|\bzoom|reflow|fonts?|"
+    r"line height|letter spacing|landscape|portrait|orientation|time ?outs?|time limits?|animations?|flash\w*|strobe|"
+    r"seizures?|blink\w*|carousel|auto-?play\w*|drag\w*|swip\w*|gestures?|touch ?targets?|target size|pixels?|\bpx\b|"
+    r"hover\w*|tooltips?|pop-?ups?|popovers?|modals?|dialogs?|\besc\b|escape key|\btabbing\b|sitemap|search (?:box|field)|"
+    r"breadcrumbs?|data tables?|table (?:headers?|cells?)|header cells?|error messages?|captchas?|log ?in|logging in|sign ?in|"
+    r"checkout|(?:date|text|input|search) fields?|\baria\b|\bhtml\b|web ?pages?|web ?sites?|\bpdfs?\b|blind|deaf|low vision|dyslexi\w*|\badhd\b|autis\w*|"
+    r"cognitive|tremor|wheelchair|hearing (?:aids?|impair\w*|loss)|hard of hearing|assistive|braille|magnif\w*|\baaa?\b|"
+    r"level a\b", re.I)
+WEB_WEAK = re.compile(
+    r"\btext\b|\bscal(?:e|es|ed|ing)\b|scroll\w*|layout|spacing|session|inactiv\w*|moving|motion|sounds?|music|volume|"
+    r"narrat\w*|\bvoice\b|menus?|navigation|\bhelp\b|\berrors?\b|passwords?|basket|\bcart\b|re-?enter|confirm\w*|"
+    r"\bundo\b|pronunc\w*|abbreviations?|jargon|reading level|\bpages?\b|\bsites?\b|\bapps?\b|quiz|alerts?|"
+    r"notifications?|memory|motor|one hand|hand control|hearing|images?|pictures?|photos?|icons?|colou?rs?|videos?|"
+    r"timers?|countdown|ticker|\bfields?\b|\btab\b|review (?:screen|page|step)|same place|every page|"
+    r"tim(?:es|ed|ing) out|\busers?\b|visitors?|shoppers?|customers?", re.I)
+# A business's duties under the Act, in everyday words, strong and weak alike.
+LEGAL_STRONG = re.compile(
+    r"\bthe act\b|\bact's\b|on the market|placing on|making available|microenterprises?|\bsmes?\b|harmoni[sz]ed|"
+    r"technical (?:file|documentation)|\btech file|ce mark\w*|declaration of conformity|notified bod\w*|"
+    r"market surveillance|disproportionate|burden|too[- ](?:costly|expensive)|turnover|procurement|universal design|"
+    r"real-?time text|\b112\b|e-?readers?|\batms?\b|kiosks?|self-service|functional performance|economic operators?|"
+    r"importers?|distributors?|manufacturers?|packaging", re.I)
+# Accessibility itself: either text's, so it says a question is theirs but not which.
+ACCESSIBILITY = re.compile(r"accessib\w*|a11y|disab\w*|impair\w*", re.I)
+LEGAL_WEAK = re.compile(
+    r"\bfirms?\b|staff|employees|standards?|technical specs?|authorit\w*|regulators?|inspectors?|\bfines\b|\ba fine\b|fined|"
+    r"sanctions?|penalt\w*|exempt\w*|exceptions?|grants?|tenders?|ministr\w*|government|brussels|\bcommission\b|"
+    r"\beu\b|\bunion\b|representatives?|\brep\b|transit|e-?tickets?|\bsms\b|emergency|telecoms?|broadcast\w*|"
+    r"streaming|terminals?|\bbanks?\b|web ?shops?|\bshops?\b|requirements?|legally|court|\bsue\b|complain\w*|"
+    r"retailers?|small (?:and medium[- ]sized )?(?:business\w*|compan\w*|enterprises?)", re.I)
+# What only the benchmark has. "Cost" is the Act's too when it weighs a business's burden.
+BENCHMARK = re.compile(
+    r"\bruns?\b|\bagents?\b|\bmodels?\b|context levels?|\b(?:which|what|each|every|no|per|by|all) contexts?\b|"
+    r"violations?|benchmark|\brounds? \d|\bscores?\b|completion|\bcompleted\b|\baxe\b|grad(?:e|ed|ing)\b|"
+    r"\bmean (?:violations?|costs?|number|scores?)\b|average|axe rules?|top rules|rules? (?:are |get )?(?:broken|violated|failed)|"
+    r"\btasks?\b|sample data|round-\d", re.I)
+_MONEY = re.compile(r"\bcosts?\b|cheap\w*|expensive|\bprices?\b|spend\w*|dollars?|\$", re.I)
+_BURDEN = re.compile(r"too[- ](?:costly|expensive|high|much)|turnover|burden|disproportionate|exempt\w*|exceptions?|"
+                     r"\bfirms?\b|staff|employees|microenterprises?|\bsmes?\b|accessibility consultant", re.I)
+# A question about the people using a site: the texts', even when it names a task or an outcome.
+# "Our modal", "my screen reader", "where is focus supposed to go": someone's own site and what it owes.
+SITE_SITUATION = re.compile(r"\b(?:users?|shoppers?|customers?|visitors?|people|players?|viewers?)\b|"
+                            r"\bis (?:that|this|it) (?:ok|okay|allowed|legal|fine|compliant|a problem)\b|"
+                            r"\b(?:our|my|we|we're|i'm)\b|supposed to|\bshould\b|\bmust\b|have to|need to", re.I)
+
+
+def speaks_of_the_texts(q: str) -> bool:
+    """Web content, its users or a business's duties: a word that says so alone, or two that say so together."""
+    if WEB_STRONG.search(q) or LEGAL_STRONG.search(q) or ACCESSIBILITY.search(q):
+        return True
+    weak = {m.group(0).lower() for pattern in (WEB_WEAK, LEGAL_WEAK) for m in pattern.finditer(q)}
+    return len(weak) >= 2
+
+
+def asks_the_texts(q: str, pinned_names: dict[str, str]) -> bool:
+    """True when the question is about web content, its users or a business's duties and about
+    nothing only the benchmark has. `pinned_names` are the names the question gives (model, context,
+    task, label); a task alone is an everyday noun here."""
+    if any(facet != "task" for facet in pinned_names):
+        return False
+    # Money is the benchmark's ("which is cheapest") unless it is a business's burden under the Act
+    # or a thing on someone's site ("our price comparison table").
+    if BENCHMARK.search(q) or (_MONEY.search(q) and not (_BURDEN.search(q) or SITE_SITUATION.search(q))):
+        return False
+    if not speaks_of_the_texts(q):
+        return False
+    # A task named and an outcome ("checkout timeouts") with no one using the site is the data's.
+    return "task" not in pinned_names or bool(SITE_SITUATION.search(q))
+
+
+def texts_source(q: str, duties: bool) -> str | None:
+    """Which text to search: WCAG for web content alone, the Act for duties said in its own terms
+    alone, else both. Searching one text when the other holds the answer finds nothing, so a text
+    is chosen only on strong words and no word of the other's."""
+    web = bool(WEB_STRONG.search(q) or WEB_WEAK.search(q))
+    legal = bool(LEGAL_STRONG.search(q) or LEGAL_WEAK.search(q)) or duties
+    if WEB_STRONG.search(q) and not legal:
+        return "wcag22"
+    if LEGAL_STRONG.search(q) and not web:
+        return "eaa"
+    return None
+
+
+__all__ = ["BENCHMARK", "SITE_SITUATION", "asks_the_texts", "speaks_of_the_texts", "texts_source"]

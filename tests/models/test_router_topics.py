@@ -1,0 +1,71 @@
+"""Questions about someone's own site or business reach the texts; the benchmark's stay with its data.
+
+The users' words retrieval sets are all questions the texts answer, so the share of them the router
+sends to search_docs is a measure of the offline answerer before any search runs.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from groundchat.models.offline_router import REFUSAL, route
+from groundchat_testkit.router_eval import TOOLS
+from tests.models.test_offline_router import FACETS, REPO_ROOT, RULES
+
+
+def docs_share(name: str) -> float:
+    rows = [json.loads(line) for line in (REPO_ROOT / "tests" / "eval" / name).read_text().splitlines() if line.strip()]
+    routed = [any(tool == "search_docs" for tool, _ in route(r["q"], TOOLS, FACETS, RULES).calls) for r in rows]
+    return sum(routed) / len(rows)
+
+
+@pytest.mark.parametrize(("question", "source"), [
+    # Refused before as off-topic: no text or party named, only what the site does.
+    ("how many flashes per second is too many before it could trigger seizures?", "wcag22"),
+    ("does text have to scale up to 200% without anything breaking?", None),
+    ("do users have to re-enter info they already gave earlier in the same process", None),
+    # A task's name used as an everyday noun ("modal", "checkout") is the site's, not the runs'.
+    ("after closing a modal, where is keyboard focus supposed to go?", "wcag22"),
+    ("the checkout page times out too fast for screen reader users", "wcag22"),
+    ("I'm blind and a web shop's checkout is impossible with my screen reader. Can I take them to court myself?", None),
+    # "More context" and "good enough" are a screen reader's and an alt text's here.
+    ("can I put an aria-label with the full article title on our 'read more' links, so the screen reader gets more "
+     "context?", "wcag22"),
+    ('is alt="image" or alt="photo" good enough', "wcag22"),
+    # Cost is the Act's when it weighs a business's burden; a price on a page is the page's.
+    ("We want to calculate whether the cost of accessibility is too high compared with our turnover.", "eaa"),
+    ("our wide price comparison table needs horizontal scrolling on a phone, is that a reflow fail or allowed?", "wcag22"),
+    ("why are microenterprises treated more lightly?", "eaa"),
+])
+def test_a_question_about_a_site_or_a_business_searches_the_texts(question, source):
+    calls = route(question, TOOLS, FACETS, RULES).calls
+    assert calls == [("search_docs", {"query": question, **({"source": source} if source else {})})]
+
+
+@pytest.mark.parametrize(("question", "calls"), [
+    ("show me the checkout timeouts", [("list_runs", {"task": "checkout-flow", "outcome": "timeout"})]),
+    ("how many checkout runs timed out?", [("compare_contexts", {"task": "checkout-flow"})]),
+    ("Which model is cheapest?", [("compare_contexts", {})]),
+    ("on the modal, does more context make runs pricier?", [("compare_contexts", {"task": "modal-dialog"})]),
+    ("what goes wrong on the checkout flow?", [("top_rules", {"task": "checkout-flow"})]),
+])
+def test_the_benchmarks_questions_stay_with_its_data(question, calls):
+    assert route(question, TOOLS, FACETS, RULES).calls == calls
+
+
+@pytest.mark.parametrize("question", [
+    "help me write a cover letter for a marketing job", "translate this text into French", "is coffee bad for my memory?",
+    "how do I reset my router password?", "what's a good name for my dog?", "tips for a job interview",
+])
+def test_one_everyday_word_the_texts_also_use_does_not_make_a_question_theirs(question):
+    plan = route(question, TOOLS, FACETS, RULES)
+    assert plan.calls == [] and plan.refusal == REFUSAL
+
+
+def test_the_users_words_sets_reach_the_texts():
+    # The decision sets, read: before this rule 0.802, 0.794 and 0.785 of them reached search_docs;
+    # the rest were refused as off-topic or sent to the runs' data.
+    assert docs_share("users_words_tune.jsonl") == 1.0
+    assert docs_share("users_words_validate.jsonl") >= 0.98
+    assert docs_share("users_words_second_tune.jsonl") >= 0.98
