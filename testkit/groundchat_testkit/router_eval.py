@@ -51,3 +51,28 @@ def score(cases: list[RouterCase], facets: Facets, rules: set[str]) -> dict[str,
     n = len(cases) or 1
     return {"n": len(cases), "tool": round(tool_right / n, 3), "tool_and_args": round((len(cases) - len(misses)) / n, 3),
             "misses": misses}
+
+
+def answered_from_the_texts(search, questions: list, facets: Facets, rules: set[str], k: int = 5) -> dict[str, Any]:
+    """The offline answerer on a retrieval set, end to end: the router's plan, then the search it
+    plans (with the text it chose, if it chose one). A question is found when a passage of its gold
+    is in the first `k`; one the router refuses or sends to the runs' data is not. Per source, and
+    how many questions reached search_docs at all."""
+    from groundchat.search.retrieval_eval import matches_gold
+
+    found: dict[str, list[int]] = {}
+    searched = 0
+    for question in questions:
+        args = next((a for name, a in route(question.q, TOOLS, facets, rules).calls if name == "search_docs"), None)
+        hit = False
+        if args is not None:
+            searched += 1
+            source = args.get("source")
+            result = search.search(args["query"], k=k, sources=[source] if source else None)
+            hit = any(p.source == question.source and matches_gold(p.section, question.gold) for p in result.passages[:k])
+        tally = found.setdefault(question.source, [0, 0])
+        tally[0] += hit
+        tally[1] += 1
+    n = sum(t[1] for t in found.values()) or 1
+    return {"n": n, "searched": round(searched / n, 3), "found@5": round(sum(t[0] for t in found.values()) / n, 3),
+            "per_source": {s: round(t[0] / t[1], 3) for s, t in found.items()}}

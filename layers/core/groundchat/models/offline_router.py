@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundchat.models.offline_names import find_names, pinned
-from groundchat.models.router_topics import asks_the_texts, speaks_of_the_texts, texts_source
+from groundchat.models.router_topics import asks_the_texts, speaks_of_duties, speaks_of_the_texts
 from groundchat.models.router_run_lists import (
     ASKS_A_COUNT,
     FEWEST_VIOLATIONS,
@@ -245,8 +245,7 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if docs_source in ("eaa", "wcag22"):
         return [("search_docs", {"query": question[:500], "source": docs_source})]
     if asks_the_texts(q, filters):
-        source = texts_source(q, duties=bool(_DUTIES.search(q)))
-        return [("search_docs", {"query": question[:500], **({"source": source} if source else {})})]
+        return [_texts_search(question, q)]
     asks_a_figure = re.search(r"how many|how much|average|\bmean\b|cheapest", q)
     if _RESULT_MEANING.search(q) or (_ABOUT_THE_BENCHMARK.search(q) and not asks_a_figure):
         return [("search_docs", {"query": question[:500], "source": "docs"})]
@@ -270,10 +269,16 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if _ABOUT_AGENTS.search(q):
         return [("compare_contexts", filters)]
     if _WCAG_TOPIC.search(q):
-        # Web content in everyday words is WCAG's, unless the question also speaks of a business's
-        # duties: then both texts may answer, and the search looks in all of them.
-        return [("search_docs", {"query": question[:500], **({} if _DUTIES.search(q) else {"source": "wcag22"})})]
+        return [_texts_search(question, q)]
     return []
+
+
+def _texts_search(question: str, q: str) -> tuple[str, dict[str, Any]]:
+    """Web content in everyday words is WCAG's, unless the question also speaks of a business's
+    duties; then, as for anything else that names neither text, every text is searched: a guess at
+    one loses the answer whenever the other holds it."""
+    wcag_alone = _WCAG_TOPIC.search(q) and not (_DUTIES.search(q) or speaks_of_duties(q))
+    return ("search_docs", {"query": question[:500], **({"source": "wcag22"} if wcag_alone else {})})
 
 
 def _by_violations(q: str, filters: dict[str, str], named_rules: list[str]) -> dict[str, Any] | None:

@@ -73,6 +73,11 @@ def speaks_of_the_texts(q: str) -> bool:
     return len(weak) >= 2
 
 
+def speaks_of_duties(q: str) -> bool:
+    """A business's duties or the Act's subjects, in any of their everyday words."""
+    return bool(LEGAL_STRONG.search(q) or LEGAL_WEAK.search(q))
+
+
 def asks_the_texts(q: str, pinned_names: dict[str, str]) -> bool:
     """True when the question is about web content, its users or a business's duties and about
     nothing only the benchmark has. `pinned_names` are the names the question gives (model, context,
@@ -89,17 +94,4 @@ def asks_the_texts(q: str, pinned_names: dict[str, str]) -> bool:
     return "task" not in pinned_names or bool(SITE_SITUATION.search(q))
 
 
-def texts_source(q: str, duties: bool) -> str | None:
-    """Which text to search: WCAG for web content alone, the Act for duties said in its own terms
-    alone, else both. Searching one text when the other holds the answer finds nothing, so a text
-    is chosen only on strong words and no word of the other's."""
-    web = bool(WEB_STRONG.search(q) or WEB_WEAK.search(q))
-    legal = bool(LEGAL_STRONG.search(q) or LEGAL_WEAK.search(q)) or duties
-    if WEB_STRONG.search(q) and not legal:
-        return "wcag22"
-    if LEGAL_STRONG.search(q) and not web:
-        return "eaa"
-    return None
-
-
-__all__ = ["BENCHMARK", "SITE_SITUATION", "asks_the_texts", "speaks_of_the_texts", "texts_source"]
+__all__ = ["BENCHMARK", "SITE_SITUATION", "asks_the_texts", "speaks_of_duties", "speaks_of_the_texts"]

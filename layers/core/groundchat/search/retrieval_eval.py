@@ -26,7 +26,7 @@ def load_questions(path: Path) -> list[Question]:
     return out
 
 
-def _matches(section: str, gold: list[str]) -> bool:
+def matches_gold(section: str, gold: list[str]) -> bool:
     # "Article 2" is answered by any of its paragraphs ("Article 2(1)"); "Article 3(22)" only by itself.
     # A criterion is answered by its Understanding chunks too ("Understanding 1.4.3", "… Benefits"),
     # and "Annex II" by any of its sections ("Annex II Section IV").
@@ -42,7 +42,7 @@ def evaluate(service: SearchService, questions: list[Question], *, leg: str = "h
         result = service.search(question.q, k=k, leg=leg)  # type: ignore[arg-type]
         sections = [p.section for p in result.passages if p.source == question.source]
         ranked = [p.section if p.source == question.source else None for p in result.passages]
-        rank = next((i + 1 for i, s in enumerate(ranked) if s is not None and _matches(s, question.gold)), None)
+        rank = next((i + 1 for i, s in enumerate(ranked) if s is not None and matches_gold(s, question.gold)), None)
         rows.append({"q": question.q, "source": question.source, "gold": question.gold, "rank": rank,
                      "top": sections[:3], "first": [f"{p.source} {p.section}" for p in result.passages[:3]]})
         per.setdefault(question.source, []).append(rank or 0)
