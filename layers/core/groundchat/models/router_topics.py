@@ -23,13 +23,13 @@ WEB_STRONG = re.compile(
     r"line height|letter spacing|landscape|portrait|orientation|time ?outs?|time limits?|animations?|flash\w*|strobe|"
     r"seizures?|blink\w*|carousel|auto-?play\w*|drag\w*|swip\w*|gestures?|touch ?targets?|target size|pixels?|\bpx\b|"
     r"hover\w*|tooltips?|pop-?ups?|popovers?|modals?|dialogs?|\besc\b|escape key|\btabbing\b|sitemap|search (?:box|field)|"
-    r"breadcrumbs?|data tables?|table (?:headers?|cells?)|header cells?|error messages?|captchas?|log ?in|logging in|sign ?in|"
+    r"breadcrumbs?|data tables?|table (?:headers?|cells?)|header cells?|error messages?|captchas?|passwords?|log ?in|logging in|sign ?in|"
     r"checkout|(?:date|text|input|search) fields?|\baria\b|\bhtml\b|web ?pages?|web ?sites?|\bpdfs?\b|blind|deaf|low vision|dyslexi\w*|\badhd\b|autis\w*|"
     r"cognitive|tremor|wheelchair|hearing (?:aids?|impair\w*|loss)|hard of hearing|assistive|braille|magnif\w*|\baaa?\b|"
     r"level a\b", re.I)
 WEB_WEAK = re.compile(
     r"\btext\b|\bscal(?:e|es|ed|ing)\b|scroll\w*|layout|spacing|session|inactiv\w*|moving|motion|sounds?|music|volume|"
-    r"narrat\w*|\bvoice\b|menus?|navigation|\bhelp\b|\berrors?\b|passwords?|basket|\bcart\b|re-?enter|confirm\w*|"
+    r"narrat\w*|\bvoice\b|menus?|navigation|\bhelp\b|\berrors?\b|basket|\bcart\b|re-?enter|confirm\w*|"
     r"\bundo\b|pronunc\w*|abbreviations?|jargon|reading level|\bpages?\b|\bsites?\b|\bapps?\b|quiz|alerts?|"
     r"notifications?|memory|motor|one hand|hand control|hearing|images?|pictures?|photos?|icons?|colou?rs?|videos?|"
     r"timers?|countdown|ticker|\bfields?\b|\btab\b|review (?:screen|page|step)|same place|every page|"
