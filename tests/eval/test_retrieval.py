@@ -20,6 +20,8 @@ SECOND_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_second_report.jsonl"
 # A third set, written blind after every change to the search, and never read: the last measure.
 THIRD = REPO_ROOT / "tests" / "eval" / "users_words_third.jsonl"
 FOURTH = REPO_ROOT / "tests" / "eval" / "users_words_fourth.jsonl"
+# A fifth, written blind after this stop's changes and run once: never read.
+FIFTH = REPO_ROOT / "tests" / "eval" / "users_words_fifth.jsonl"
 
 
 @pytest.mark.parametrize(("path", "size"), [(QUESTIONS, 60), (HELDOUT, 40)])
@@ -35,7 +37,7 @@ def test_the_held_out_set_shares_no_question_with_the_first():
     assert not [q.q for q in load_questions(HELDOUT) if q.q.lower() in first]
 
 
-@pytest.mark.parametrize("path", [QUESTIONS, HELDOUT, SECOND_TUNE, SECOND_REPORT, THIRD, FOURTH])
+@pytest.mark.parametrize("path", [QUESTIONS, HELDOUT, SECOND_TUNE, SECOND_REPORT, THIRD, FOURTH, FIFTH])
 def test_every_gold_section_exists_in_the_index(real_search, path):
     for q in load_questions(path):
         for gold in q.gold:
@@ -88,7 +90,8 @@ def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
 
 @pytest.mark.parametrize(("path", "hit_slack", "mrr_slack"), [
     (USERS_TUNE, 0, MRR_NOISE), (USERS_VALIDATE, 0, MRR_NOISE), (SECOND_TUNE, 0, MRR_NOISE),
-    (USERS_REPORT, 0, MRR_NOISE), (SECOND_REPORT, 1, MRR_NOISE), (THIRD, 0, MRR_NOISE), (FOURTH, 0, MRR_NOISE)])
+    (USERS_REPORT, 0, MRR_NOISE), (SECOND_REPORT, 1, MRR_NOISE), (THIRD, 0, MRR_NOISE), (FOURTH, 0, MRR_NOISE),
+    (FIFTH, 0, MRR_NOISE)])
 def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hit_slack, mrr_slack):
     # One known gap, held here so that it does not grow: on the second set's report half BM25 alone
     # finds one WCAG question more in its first five (0.957 against 0.913, of 23). The others hold
@@ -149,8 +152,10 @@ def test_in_users_words_on_the_fourth_set(real_search):
 ROUTED_FLOORS = [
     # set, share searched, found in the first five: floors under today's figures
     (USERS_TUNE, 0.99, 0.95), (USERS_VALIDATE, 0.98, 0.86), (SECOND_TUNE, 0.98, 0.88),
-    # never read: 0.946 / 0.886, 0.909 / 0.673, 0.983 / 0.792, 0.933 / 0.800
+    # never read: 0.952 / 0.892, 0.909 / 0.673, 0.983 / 0.792, 0.933 / 0.800
     (USERS_REPORT, 0.94, 0.87), (SECOND_REPORT, 0.90, 0.66), (THIRD, 0.98, 0.78), (FOURTH, 0.93, 0.79),
+    # written after this stop's changes, run once: 0.942 / 0.892 (the previous router: 0.758)
+    (FIFTH, 0.93, 0.88),
 ]
 
 
@@ -161,3 +166,12 @@ def test_the_offline_answerer_reaches_the_passage_through_its_router(real_search
 
     figures = answered_from_the_texts(real_search, load_questions(path), FACETS, RULES)
     assert figures["searched"] >= searched and figures["found@5"] >= found
+
+
+def test_in_users_words_on_the_fifth_set(real_search):
+    assert len(load_questions(FIFTH)) == 120
+    figures = evaluate(real_search, load_questions(FIFTH), leg="hybrid")
+    # Floors under its figures as first and only run (0.975 hit@5, 0.900 MRR; WCAG 0.983 / 0.926, EAA
+    # 0.967 / 0.874); the previous stop's search gave 0.967 / 0.887 (EAA 0.950 / 0.849).
+    assert figures["overall"]["hit@5"] >= 0.96 and figures["overall"]["mrr"] >= 0.88
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.95 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96
