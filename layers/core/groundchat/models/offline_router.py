@@ -102,7 +102,8 @@ _COMPARE = re.compile(r"cost|cheap|expensive|price|spend|best|worst|compare|\bco
                       r"timed? ?out|how many|success|perform|which model|which context|good enough|better|fewest|most", re.I)
 _EAA = re.compile(r"\beaa\b|european accessib\w* act|\beuropean\b[\w\s]{0,25}\bact\b|\baccessib\w* act\b|\bthe act\b|"
                   r"directive|member states?|\barticle \d|\bannex\b|\brecital\b|\beu\b|national law|market surveillance|"
-                  r"microenterprise|e-?commerce|e-?books?|banking|ticket machines?|self-service|transpos|penalt|fines?\b", re.I)
+                  r"microenterprise|e-?commerce|e-?books?|banking|ticket machines?|self-service|transpos|penalt|\bfines\b|\bfined\b|"
+                  r"\ba fine\b", re.I)
 _WCAG = re.compile(r"wcag|success criteri|criterion|level aa|level a\b|\baaa\b|conformance", re.I)
 # What web content must do, in everyday words: a question on it without a text named is WCAG's.
 _WCAG_TOPIC = re.compile(r"captions?|captoins?|subtitles?|transcripts?|audio description|sign language|videos?|\balt\b|"

@@ -48,7 +48,8 @@ LEGAL_WEAK = re.compile(
     r"sanctions?|penalt\w*|exempt\w*|exceptions?|grants?|tenders?|ministr\w*|government|brussels|\bcommission\b|"
     r"\beu\b|\bunion\b|representatives?|\brep\b|transit|e-?tickets?|\bsms\b|emergency|telecoms?|broadcast\w*|"
     r"streaming|terminals?|\bbanks?\b|web ?shops?|\bshops?\b|requirements?|legally|court|\bsue\b|complain\w*|"
-    r"retailers?|small (?:and medium[- ]sized )?(?:business\w*|compan\w*|enterprises?)", re.I)
+    r"retailers?|small (?:and medium[- ]sized )?(?:business\w*|compan\w*|enterprises?)|marketplaces?|on the hook|"
+    r"liab\w*|responsib\w*|on us\b|outsourc\w*", re.I)
 # What only the benchmark has. "Cost" is the Act's too when it weighs a business's burden.
 BENCHMARK = re.compile(
     r"\bruns?\b|\bagents?\b|\bmodels?\b|context levels?|\b(?:which|what|each|every|no|per|by|all) contexts?\b|"
