@@ -56,12 +56,26 @@ def test_the_benchmarks_questions_stay_with_its_data(question, calls):
 
 
 @pytest.mark.parametrize("question", [
+    # Devices, documents and pictures named for themselves, not for anyone's access to them.
+    "is a mechanical keyboard worth it?", "can you suggest a good font pairing for my logo?",
+    "how do I convert a word file to pdf?", "how can I speed up my android phone?", "recommend a gaming mouse",
+    "how do I make my instagram photos look better?", "how do I back up my phone to the cloud?",
     "help me write a cover letter for a marketing job", "translate this text into French", "is coffee bad for my memory?",
     "what music is good for a road trip?", "what's a good name for my dog?", "tips for a job interview",
 ])
 def test_one_everyday_word_the_texts_also_use_does_not_make_a_question_theirs(question):
     plan = route(question, TOOLS, FACETS, RULES)
     assert plan.calls == [] and plan.refusal == REFUSAL
+
+
+@pytest.mark.parametrize("question", [
+    "our new phone only unlocks with a face scan. do we need another way in?",
+    "what should go in the page title for accesibility, does it even matter?",
+    "do English brand names on a Dutch page need their own language marked?",
+    "is our colour scheme ok?", "do forms need labels?", "what does it cost?", "which is cheapest?", "what fails most?",
+])
+def test_the_same_words_about_a_sites_users_or_the_benchmark_stay_on_topic(question):
+    assert route(question, TOOLS, FACETS, RULES).calls != []
 
 
 def test_the_users_words_sets_reach_the_texts():

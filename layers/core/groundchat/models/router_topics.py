@@ -42,7 +42,22 @@ LEGAL_STRONG = re.compile(
     r"real-?time text|\b112\b|e-?readers?|\batms?\b|kiosks?|self-service|functional performance|economic operators?|"
     r"importers?|distributors?|manufacturers?|packaging", re.I)
 # Accessibility itself: either text's, so it says a question is theirs but not which.
-ACCESSIBILITY = re.compile(r"accessib\w*|a11y|disab\w*|impair\w*", re.I)
+ACCESSIBILITY = re.compile(r"ac+es+ib\w*|a11y|disab\w*|impair\w*|face (?:scan|id|recognition|unlock)|fingerprint|"
+                           r"biometric\w*", re.I)
+# Words of the lists above that are as often about a device, a document or a picture as about
+# accessibility ("clean my keyboard", "a font for a wedding invitation", "edit photos on my phone"):
+# they count as weak ones.
+_EVERYDAY = re.compile(r"(?:keyboards?|fonts?|pdfs?|passwords?|web ?sites?|web ?pages?|zoom\w*|pixels?|landscape|portrait|"
+                       r"orientation|flash\w*|menus?|drag\w*|swip\w*|streaming|colou?rs?|images?|pictures?|photos?|videos?)",
+                       re.I)
+# One weak word is enough beside a question about what a site owes its users or what is allowed, or an
+# open request on the subject.
+_ASKS_WHAT_IS_OWED = re.compile(
+    r"\b(?:ok|okay|fine|enough|issue|problem)\b|\bneeds?\b|\busers?\b|visitors?|shoppers?|customers?|people|have to|"
+    r"\bmust\b|required|allowed|covered|\bok to\b|\bour\b|wcag|\beaa\b|\bact\b|\bcan (?:i|we)\b|"
+    r"\bshould\b.{0,40}\b(?:be|have|show)\b|"
+    # An open request on the subject, in a chat about accessibility: "tell me something about keyboards".
+    r"\btell me (?:something |more )?about\b|\bwhat about\b|^\s*explain\b", re.I)
 LEGAL_WEAK = re.compile(
     r"\bfirms?\b|staff|employees|standards?|technical specs?|authorit\w*|regulators?|inspectors?|\bfines\b|\ba fine\b|fined|"
     r"sanctions?|penalt\w*|exempt\w*|exceptions?|grants?|tenders?|ministr\w*|government|brussels|\bcommission\b|"
@@ -67,11 +82,16 @@ SITE_SITUATION = re.compile(r"\b(?:users?|shoppers?|customers?|visitors?|people|
 
 
 def speaks_of_the_texts(q: str) -> bool:
-    """Web content, its users or a business's duties: a word that says so alone, or two that say so together."""
-    if WEB_STRONG.search(q) or LEGAL_STRONG.search(q) or ACCESSIBILITY.search(q):
+    """Web content, its users or a business's duties: a word that says so alone, two that say so
+    together, or one beside a question about what users need or what is allowed."""
+    if ACCESSIBILITY.search(q):
         return True
-    weak = {m.group(0).lower() for pattern in (WEB_WEAK, LEGAL_WEAK) for m in pattern.finditer(q)}
-    return len(weak) >= 2
+    strong = {m.group(0).lower() for pattern in (WEB_STRONG, LEGAL_STRONG) for m in pattern.finditer(q)}
+    everyday = {word for word in strong if _EVERYDAY.fullmatch(word)}
+    if strong - everyday:
+        return True
+    weak = everyday | {m.group(0).lower() for pattern in (WEB_WEAK, LEGAL_WEAK) for m in pattern.finditer(q)}
+    return len(weak) >= 2 or (len(weak) == 1 and bool(_ASKS_WHAT_IS_OWED.search(q)))
 
 
 def speaks_of_duties(q: str) -> bool:
