@@ -58,7 +58,9 @@ POINT_NOTES: dict[str, str] = {
     # Section III: every service.
     _SECTION_III + "(b)": "information about how the service works, its accessibility features and the devices it needs: "
                           "by sight and sound, plain words, accessible files, large type, text descriptions of pictures",
-    _SECTION_III + "(c)": "the service's website and mobile app must be accessible to everyone who uses them",
+    _SECTION_III + "(c)": "the service's website and mobile app, a webshop, a booking site or a banking app, must work "
+                          "for every customer: with a screen reader or the keyboard alone, zoomed, its forms, banners "
+                          "and checkout included",
     _SECTION_III + "(d)": "the service's help desk, call centre and customer support explain its accessibility in ways "
                           "disabled customers can use",
     # Section IV: specific services.

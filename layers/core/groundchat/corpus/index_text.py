@@ -24,8 +24,9 @@ from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
 # 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV;
 # 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles; 8: how people
 # describe each WCAG criterion's failures; 9: the situations people bring to each part of the EAA;
-# 10: an annex passage without its point labels; 11: an annex passage's notes are its points'
-INDEX_TEXT_VERSION = "11"
+# 10: an annex passage without its point labels; 11: an annex passage's notes and its points'; 12: a
+# fuller note on Annex I Section III point (c)
+INDEX_TEXT_VERSION = "12"
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
