@@ -151,7 +151,7 @@ def test_in_users_words_on_the_fourth_set(real_search):
 # 0.618, third 0.592, fourth 0.642).
 ROUTED_FLOORS = [
     # set, share searched, found in the first five: floors under today's figures
-    (USERS_TUNE, 0.99, 0.95), (USERS_VALIDATE, 0.98, 0.87), (SECOND_TUNE, 0.98, 0.90),
+    (USERS_TUNE, 0.99, 0.95), (USERS_VALIDATE, 0.98, 0.87), (SECOND_TUNE, 0.98, 0.91),
     # never read: 0.958 / 0.898, 0.927 / 0.727, 0.975 / 0.783, 0.933 / 0.800
     (USERS_REPORT, 0.95, 0.88), (SECOND_REPORT, 0.92, 0.72), (THIRD, 0.97, 0.77), (FOURTH, 0.93, 0.79),
     # written after this stop's first changes: 0.942 / 0.892 as first run, 0.950 / 0.917 now
