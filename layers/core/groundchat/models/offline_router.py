@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundchat.models.offline_names import find_names, pinned
-from groundchat.models.router_topics import asks_the_texts, speaks_of_duties, speaks_of_the_texts
 from groundchat.models.router_run_lists import (
     ASKS_A_COUNT,
     FEWEST_VIOLATIONS,
@@ -21,6 +20,7 @@ from groundchat.models.router_run_lists import (
     lists_by_outcome,
     outcomes_named,
 )
+from groundchat.models.router_topics import asks_the_texts, speaks_of_duties, speaks_of_the_texts
 from groundchat.search.vocabulary import in_american_spelling
 
 Facets = dict[str, list[str]]

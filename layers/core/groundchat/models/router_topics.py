@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 # What web content does and the people who use it, in everyday words: words that say so alone, and
-# words that say so only beside another ("text" and "help" are also a cover letter's, "memory" and
-# "password" a router's or a coffee drinker's).
+# words that say so only beside another ("text" and "help" are also a cover letter's, "memory" a
+# coffee drinker's).
 WEB_STRONG = re.compile(
     r"captions?|captoins?|subtitles?|transcripts?|audio description|sign language|\balt\b|alt text|contrast|keyboard|"
     r"\bfocus|screen ?readers?|headings?|\blinks?\b|buttons?|\bforms?\b|form fields?|\blabels?\b|\bzoom|reflow|fonts?|"
