@@ -29,6 +29,9 @@ def add_corpus_commands(sub: Any) -> None:
     retrieval.add_argument("file", type=Path)
     retrieval.add_argument("--leg", choices=["hybrid", "bm25", "vector", "all"], default="all")
     retrieval.add_argument("--json", action="store_true")
+    retrieval.add_argument("--through-router", action="store_true",
+                           help="ask as the offline answerer does: its router's plan, then the search it plans "
+                                "(the sample's names stand for the data's)")
     retrieval.set_defaults(func=cmd_eval_retrieval)
     from groundchat_cli.eval_answers import add_eval_answers_command
     from groundchat_cli.eval_support import add_eval_support_command
@@ -101,6 +104,8 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
 
     service = open_default_search(get_settings())
     questions = load_questions(args.file)
+    if args.through_router:
+        return _print_through_router(service, questions, args.json)
     legs = ["bm25", "vector", "hybrid"] if args.leg == "all" else [args.leg]
     reports = [evaluate(service, questions, leg=leg) for leg in legs]
     if args.json:
@@ -115,4 +120,24 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
         for miss in report["misses"]:
             print(f"miss {report['leg']:6} {miss['source']:6} wanted {', '.join(miss['gold'])}: {miss['q']}\n"
                   f"     got {'; '.join(miss['first']) or 'nothing'}")
+    return 0
+
+
+def _print_through_router(service, questions, as_json: bool) -> int:
+    """The offline answerer's share of questions found in the first five: a question it refuses or
+    sends to the runs' data counts as not found."""
+    from groundchat.benchmark.axe_rules import rule_ids
+    from groundchat_cli import sample
+    from groundchat_testkit.router_eval import answered_from_the_texts
+
+    facets = {"model": [m.name for m in sample.MODELS], "context": [c.name for c in sample.CONTEXTS],
+              "task": [t.name for t in sample.TASKS], "label": [label for label, _ in sample.LABELS]}
+    report = answered_from_the_texts(service, questions, facets, set(rule_ids()))
+    if as_json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"through the router: {report['n']} questions, {report['searched']:.3f} searched, "
+          f"{report['found@5']:.3f} found in the first five")
+    for source, share in report["per_source"].items():
+        print(f"  {source:8} {share:.3f}")
     return 0

@@ -42,3 +42,27 @@ def test_search_without_index_says_unavailable(tmp_path, monkeypatch, capsys):
     args = _parse(["search", "anything"])
     assert args.func(args) == 2
     assert capsys.readouterr().out.startswith("unavailable: index_missing")
+
+
+def test_eval_retrieval_through_the_router_counts_what_the_offline_answerer_would_find(real_index, tmp_path,
+                                                                                       monkeypatch, capsys):
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copy(real_index["path"], home / "index.sqlite")
+    monkeypatch.setenv("GROUNDCHAT_HOME", str(home))
+    reset_settings_cache()
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("\n".join(json.dumps(row) for row in [
+        {"q": "how many flashes per second is too many before it could trigger seizures?", "source": "wcag22",
+         "gold": ["2.3.1"]},
+        # Refused as off-topic by the router: not found, however well the search alone would do.
+        {"q": "is a mechanical keyboard worth it?", "source": "wcag22", "gold": ["2.1.1"]},
+    ]) + "\n")
+    args = _parse(["eval", "retrieval", str(questions), "--through-router", "--json"])
+    assert args.func(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 2 and report["searched"] == 0.5 and report["found@5"] == 0.5
+    args = _parse(["eval", "retrieval", str(questions), "--through-router"])
+    assert args.func(args) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "through the router: 2 questions, 0.500 searched, 0.500 found in the first five")
