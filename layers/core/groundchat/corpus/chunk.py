@@ -61,6 +61,10 @@ def make_chunk(
 _PARAGRAPH = re.compile(r"\(\d+\)$")
 
 
+# How an Understanding WCAG passage opens, so no answer takes it for the criterion's normative text.
+UNDERSTANDING_LABEL = "Understanding WCAG 2.2 (informative)"
+
+
 def whole_section(section: str) -> str:
     """The section a passage belongs to as a whole: an article for its paragraph or definition
     ("Article 19(2)" -> "Article 19"), a criterion for its Understanding chunks

@@ -15,13 +15,12 @@ from typing import Iterable
 
 from bs4 import BeautifulSoup, Tag
 
-from groundchat.corpus.chunk import Chunk, make_chunk
+from groundchat.corpus.chunk import UNDERSTANDING_LABEL, Chunk, make_chunk
 from groundchat.corpus.text import collapse
 
 UNDERSTANDING_URL = "https://www.w3.org/WAI/WCAG22/Understanding/"
 # Published beside the Recommendation, from the same tag.
 UPDATED_AT = "2024-12-12T00:00:00Z"
-LABEL = "Understanding WCAG 2.2 (informative)"
 # Enough of a section for both legs to know what it is about; the embedding reads the head only.
 MAX_SECTION_CHARS = 1500
 _PARTS = (("benefits", "Benefits"), ("examples", "Examples"))
@@ -65,7 +64,7 @@ def _chunks(path: Path, c: CriterionRef) -> list[Chunk]:
     soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
     num, handle = c.num, c.handle
     level = f"Level {c.level}, " if c.level else ""
-    header = f"{LABEL} on {num} {handle} ({level}under Guideline {c.guideline})"
+    header = f"{UNDERSTANDING_LABEL} on {num} {handle} ({level}under Guideline {c.guideline})"
     url = f"{UNDERSTANDING_URL}{path.stem}.html"
     meta = {"kind": "understanding", "criterion": num, "handle": handle, "level": c.level}
     out = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from groundchat.corpus.chunk import UNDERSTANDING_LABEL
+
 
 def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
     if not results:
@@ -255,11 +257,14 @@ def _search_docs(value: Any) -> str:
 
 
 def _without_heading(text: str, title: str) -> str:
-    """An article's passage opens with a line naming its article and chapter, for the search; the
-    bullet already names it by its title, so that line is not repeated."""
+    """An article's passage opens with a line naming its article and chapter, and an Understanding
+    passage with one naming its criterion and "Understanding WCAG 2.2 (informative)", for the search;
+    the bullet already names it by its title (which says "(informative)"), so that line is not
+    repeated and the excerpt shows what the passage says."""
     head, _, rest = text.partition("\n")
     named = title.split(",", 1)[0].strip()
-    return rest if rest and named and head.startswith(named) else text
+    understanding = head.startswith(UNDERSTANDING_LABEL) and title.endswith("(informative)")
+    return rest if rest and (understanding or (named and head.startswith(named))) else text
 
 
 def _search_my_conversations(value: Any) -> str:
