@@ -127,12 +127,10 @@ def _print_through_router(service, questions, as_json: bool) -> int:
     """The offline answerer's share of questions found in the first five: a question it refuses or
     sends to the runs' data counts as not found."""
     from groundchat.benchmark.axe_rules import rule_ids
-    from groundchat_cli import sample
+    from groundchat_cli.sample import sample_names
     from groundchat_testkit.router_eval import answered_from_the_texts
 
-    facets = {"model": [m.name for m in sample.MODELS], "context": [c.name for c in sample.CONTEXTS],
-              "task": [t.name for t in sample.TASKS], "label": [label for label, _ in sample.LABELS]}
-    report = answered_from_the_texts(service, questions, facets, set(rule_ids()))
+    report = answered_from_the_texts(service, questions, sample_names(), set(rule_ids()))
     if as_json:
         print(json.dumps(report, indent=2))
         return 0

@@ -204,6 +204,12 @@ def _iso(dt: datetime) -> str:
 ROUND_EVERY = timedelta(days=28)  # as LABELS: a round every four weeks
 
 
+def sample_names() -> dict[str, list[str]]:
+    """The names the sample's runs hold, per filter field: what the offline router knows them by."""
+    return {"model": [m.name for m in MODELS], "context": [c.name for c in CONTEXTS],
+            "task": [t.name for t in TASKS], "label": [label for label, _ in LABELS]}
+
+
 def rounds_of(count: int) -> tuple[tuple[str, datetime], ...]:
     """LABELS, continued every four weeks past the third round (for bigger generated benchmarks)."""
     extra = tuple((f"round-{i + 1}", LABELS[0][1] + i * ROUND_EVERY) for i in range(len(LABELS), count))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from groundchat.models.offline_router import Facets, route
+from groundchat.search.retrieval_eval import matches_gold
 
 TOOLS = {"compare_contexts", "list_runs", "get_run", "top_rules", "explain_rule", "search_docs", "show_view"}
 
@@ -58,8 +59,6 @@ def answered_from_the_texts(search, questions: list, facets: Facets, rules: set[
     plans (with the text it chose, if it chose one). A question is found when a passage of its gold
     is in the first `k`; one the router refuses or sends to the runs' data is not. Per source, and
     how many questions reached search_docs at all."""
-    from groundchat.search.retrieval_eval import matches_gold
-
     found: dict[str, list[int]] = {}
     searched = 0
     for question in questions:

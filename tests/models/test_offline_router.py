@@ -14,8 +14,7 @@ from groundchat_cli import sample
 from groundchat_testkit.router_eval import TOOLS, load_cases, score
 from tests.corpus_support import REPO_ROOT
 
-FACETS = {"model": [m.name for m in sample.MODELS], "context": [c.name for c in sample.CONTEXTS],
-          "task": [t.name for t in sample.TASKS], "label": [label for label, _ in sample.LABELS]}
+FACETS = sample.sample_names()
 RULES = set(rule_ids())
 CASES = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router.jsonl")
 # Written later, blind, to check the tune split's decisions; read since, so tuning data too.

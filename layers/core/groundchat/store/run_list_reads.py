@@ -38,15 +38,20 @@ class UnsupportedOrder(ValueError):
     """A list order the views cannot serve with this filter without reading every run (one line)."""
 
 
+def refuse_unsupported(flt: RunFilter, order: Order) -> None:
+    """UnsupportedOrder, saying why, for an order this filter cannot be listed in (`order_problem`)."""
+    problem = order_problem(flt, order)
+    if problem is not None:
+        raise UnsupportedOrder(problem)
+
+
 class ListReads:
     def _reader(self, flt: RunFilter, order: Order) -> tuple[Callable[..., list[RunSummary]], Callable[[RunSummary], Any]]:
         """How a list in `order` is read (`collect(flt, want, start, forward)`) and the key of a
         run in it (what a page token holds)."""
         if order == NEWEST:
             return self._collect, started_key
-        problem = order_problem(flt, order)
-        if problem is not None:
-            raise UnsupportedOrder(problem)
+        refuse_unsupported(flt, order)
         most = order == "most_violations"
 
         def collect(flt: RunFilter, want: int, start: str | None = None, forward: bool = True) -> list[RunSummary]:
@@ -68,10 +73,6 @@ class ListReads:
         kwargs: dict[str, Any] = {"IndexName": VIOLATIONS_INDEX.name, "KeyConditionExpression": cond,
                                   "ScanIndexForward": not descending, "Limit": want, **_SHOWN}
         return [summary_from_entry(i) for i in _pages(self._views.query, kwargs, want)]
-
-
-    async def _cells(self, flt: RunFilter) -> dict[tuple[str, str], CellTotals]:
-        return await self._dynamo.run(self._cells_sync, flt)
 
     def _collect_outcome(self, flt: RunFilter, want: int, start: str | None, newest_first: bool) -> list[RunSummary]:
         """`_collect` with an outcome. The cells of the filter's partition say how many runs of
@@ -183,4 +184,4 @@ def _pages(query: Any, kwargs: dict[str, Any], stop: int | None = None) -> Itera
         kwargs = {**kwargs, "ExclusiveStartKey": page["LastEvaluatedKey"]}
 
 
-__all__ = ["ListReads", "UnsupportedOrder"]
+__all__ = ["ListReads", "UnsupportedOrder", "refuse_unsupported"]

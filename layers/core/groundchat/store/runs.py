@@ -77,13 +77,13 @@ from groundchat.store.run_views import (
     value_entry,
 )
 from groundchat.store.run_list_reads import (  # noqa: F401  (UnsupportedOrder re-exported)
-    _PAGE,
     _SHOWN,
     ListReads,
     UnsupportedOrder,
     _first_matches,
     _page_size,
     _pages,
+    refuse_unsupported,
 )
 from groundchat.store.run_writer import RunWriter, ViewsOutOfStep, WriteReport  # noqa: F401  (re-exported)
 from groundchat.store.tables import RULE_FIELD_INDEXES, RUN_VIEWS, RUNS
@@ -165,7 +165,7 @@ class RunQueries(ListReads):
         violations order only graded runs are listed, so only they are counted."""
         flt = flt or RunFilter()
         if order != NEWEST:
-            self._reader(flt, order)  # refuses what that order cannot list
+            refuse_unsupported(flt, order)
             cells = (await self._cells(flt)).values()
             return sum(t.graded if flt.rule is None else t.rule_runs.get(flt.rule, 0) for t in cells)
         if flt.outcome is not None:
@@ -209,9 +209,10 @@ class RunQueries(ListReads):
         """Every run's summary, newest first, from the runs table itself (what repair checks)."""
         return await self._dynamo.run(lambda: [summary_from_item(i) for i in self._summaries()])
 
+    async def _cells(self, flt: RunFilter) -> dict[tuple[str, str], CellTotals]:
+        return await self._dynamo.run(self._cells_sync, flt)
 
     # ---- in a worker thread ----
-
 
     def _cells_sync(self, flt: RunFilter) -> dict[tuple[str, str], CellTotals]:
         """The cells of one partition (the filter's task and label), narrowed to its model and
