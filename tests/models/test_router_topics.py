@@ -78,6 +78,19 @@ def test_the_same_words_about_a_sites_users_or_the_benchmark_stay_on_topic(quest
     assert route(question, TOOLS, FACETS, RULES).calls != []
 
 
+@pytest.mark.parametrize("question", ["whats the cheapest flight to london", "what's the price of bitcoin today?",
+                                      "how do I make a website for my bakery cheaply?", "how much does a tesla cost?"])
+def test_a_price_of_something_else_is_not_the_benchmarks_cost(question):
+    plan = route(question, TOOLS, FACETS, RULES)
+    assert plan.calls == [] and plan.refusal == REFUSAL
+
+
+@pytest.mark.parametrize("question", ["What does it cost?", "how much did we spend?", "which one is the cheapest?",
+                                      "what does the cheapest option cost", "is it expensive?"])
+def test_a_price_that_names_nothing_else_is_the_benchmarks(question):
+    assert route(question, TOOLS, FACETS, RULES).calls == [("compare_contexts", {})]
+
+
 def test_the_users_words_sets_reach_the_texts():
     # The decision sets, read: before this rule 0.802, 0.794 and 0.785 of them reached search_docs;
     # the rest were refused as off-topic or sent to the runs' data.

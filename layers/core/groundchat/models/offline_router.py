@@ -20,7 +20,7 @@ from groundchat.models.router_run_lists import (
     lists_by_outcome,
     outcomes_named,
 )
-from groundchat.models.router_topics import asks_the_texts, speaks_of_duties, speaks_of_the_texts
+from groundchat.models.router_topics import asks_only_a_price, asks_the_texts, speaks_of_duties, speaks_of_the_texts
 from groundchat.search.vocabulary import in_american_spelling
 
 Facets = dict[str, list[str]]
@@ -53,13 +53,14 @@ EVERYDAY_RULES: list[tuple[str, str]] = [
     (r"\bh1\b|main heading|level[- ]one heading|heading one", "page-has-heading-one"),
 ]
 
-# What opens the gate alone: the benchmark's words, accessibility's and the Act's. Words of devices and
+# What opens the gate alone: the benchmark's words, accessibility's and the Act's. A price opens it only
+# when the question names nothing else (models/router_topics.py: "the cheapest flight" is not ours). Words of devices and
 # media ("phone", "font", "keyboard", "photos", "website") open it only as models/router_topics.py
 # says: beside another such word or a question about what a site's users need; alone they are as often
 # a question about a gaming keyboard or a wedding invitation's font.
 _DOMAIN = re.compile(
-    r"access|a11y|wcag|\beaa\b|directive|\baxe\b|\brules?\b|\bruns?\b|\bmodels?\b|context|agents?|violat|cost|cheap|"
-    r"expensive|price|benchmark|criteri|contrast|screen ?reader|focus|\balt\b|aria|\bhtml\b|"
+    r"access|a11y|wcag|\beaa\b|directive|\baxe\b|\brules?\b|\bruns?\b|\bmodels?\b|context|agents?|violat|"
+    r"benchmark|criteri|contrast|screen ?reader|focus|\balt\b|aria|\bhtml\b|"
     r"\blaw\b|legal|complian|comply|disab|blind|deaf|caption|label|heading|link|button|\bform|grad(?:e|ed|ing)|"
     r"sample|task|round|completion|timed? ?out|fail|\bpass(?:es|ed|ing)?\b|score|european|member states?|products?|services?|"
     r"web ?pages?|"
@@ -203,6 +204,10 @@ def _everyday_rule(q: str, rules: set[str]) -> str | None:
     return None
 
 
+def _on_topic_words(q: str) -> bool:
+    return bool(_DOMAIN.search(q)) or asks_only_a_price(q)
+
+
 def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> Plan:
     """The tools to call for a question (only those offered), or a refusal."""
     # One spelling of the words the rules and names use ("colour contrast" is `color-contrast`).
@@ -214,11 +219,11 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> 
     if _GREETING.search(q):
         return Plan(refusal=INTRODUCTION)
     recall = _recall_call(question, offered)
-    if recall and not _DOMAIN.search(q):  # "what did I ask last week?": the past is the whole question
+    if recall and not _on_topic_words(q):  # "what did I ask last week?": the past is the whole question
         return Plan(calls=[recall])
     names = [v for values in facets.values() for v in values]
     run_ids = RUN_ID.findall(question)
-    if (not run_ids and not _DOMAIN.search(q) and not speaks_of_the_texts(q) and not find_names(q, names)
+    if (not run_ids and not _on_topic_words(q) and not speaks_of_the_texts(q) and not find_names(q, names)
             and not _rule_ids(question, q, rules)):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)

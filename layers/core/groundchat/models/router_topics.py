@@ -81,6 +81,23 @@ SITE_SITUATION = re.compile(r"\b(?:users?|shoppers?|customers?|visitors?|people|
                             r"\b(?:our|my|we|we're|i'm)\b|supposed to|\bshould\b|\bmust\b|have to|need to", re.I)
 
 
+# The words of a price question that names nothing: "what does it cost?", "which one is cheapest?",
+# "how much did we spend so far?". In this chat such a question is about the benchmark's costs.
+_PRICE_QUESTION_WORDS = frozenset("""
+    a an the it its is are was were be been do does did what which who how much many this that these those
+    one ones option options setup setups thing things whole overall total average per so far now today
+    we our us i me my you your please s most least more less than in on of for to and or all each every
+    cost costs costing cheap cheapest cheaper expensive price prices priced pricing spend spent spending
+    dollar dollars money""".split())
+
+
+def asks_only_a_price(q: str) -> bool:
+    """A question about a price that names nothing to buy: the benchmark's costs. "The cheapest flight
+    to London" or "the price of bitcoin" names something else, and is not this chat's."""
+    words = re.findall(r"[a-z]+", q.lower())
+    return bool(_MONEY.search(q)) and all(word in _PRICE_QUESTION_WORDS for word in words)
+
+
 def speaks_of_the_texts(q: str) -> bool:
     """Web content, its users or a business's duties: a word that says so alone, two that say so
     together, or one beside a question about what users need or what is allowed."""
@@ -115,4 +132,4 @@ def asks_the_texts(q: str, pinned_names: dict[str, str]) -> bool:
     return "task" not in pinned_names or bool(SITE_SITUATION.search(q))
 
 
-__all__ = ["BENCHMARK", "SITE_SITUATION", "asks_the_texts", "speaks_of_duties", "speaks_of_the_texts"]
+__all__ = ["BENCHMARK", "SITE_SITUATION", "asks_only_a_price", "asks_the_texts", "speaks_of_duties", "speaks_of_the_texts"]

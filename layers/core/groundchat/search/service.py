@@ -8,7 +8,7 @@ from typing import Any, Iterable, Protocol
 from groundchat.corpus.chunk import SOURCES, Chunk
 from groundchat.corpus.dates import as_datetime
 from groundchat.search.criterion_leg import CRITERION_LEG, CRITERION_WEIGHT, criterion_leg, criterion_leg_applies
-from groundchat.search.diversity import PER_GROUP, spread
+from groundchat.search.diversity import DISTINCT_FIRST, PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
@@ -103,8 +103,8 @@ class SearchService:
         except Exception as exc:  # a failed rerank still leaves a usable fused order
             debug["rerank_error"] = f"{type(exc).__name__}: {exc}"
             ranked = fused
-        ranked = spread(ranked)
-        debug["per_group"] = PER_GROUP
+        ranked = spread(ranked, named=len(debug.get("exact", [])))
+        debug["distinct_first"], debug["per_group"] = DISTINCT_FIRST, PER_GROUP
         timings["rerank"] = _ms(t)
         kept, dropped_passages = ranked[:limit], max(0, len(fused) - limit)
         passages, dropped_chars = [], 0
