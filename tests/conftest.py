@@ -105,3 +105,11 @@ def index_copy(real_index, tmp_path):
     target = tmp_path / "index.sqlite"
     shutil.copy(real_index["path"], target)
     return target
+
+
+@pytest.fixture(scope="session")
+def topic_margin():
+    """The offline answerer's likeness margin with the real local model (it ships in a package)."""
+    from groundchat.models.topic_neighbours import local_topic_neighbours
+
+    return local_topic_neighbours("local:minilm-int8").margin

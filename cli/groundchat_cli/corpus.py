@@ -105,7 +105,7 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     service = open_default_search(get_settings())
     questions = load_questions(args.file)
     if args.through_router:
-        return _print_through_router(service, questions, args.json)
+        return _print_through_router(service, questions, args.json, get_settings().embedding_model)
     legs = ["bm25", "vector", "hybrid"] if args.leg == "all" else [args.leg]
     reports = [evaluate(service, questions, leg=leg) for leg in legs]
     if args.json:
@@ -123,14 +123,18 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_through_router(service, questions, as_json: bool) -> int:
+def _print_through_router(service, questions, as_json: bool, embedding_model: str) -> int:
     """The offline answerer's share of questions found in the first five: a question it refuses or
-    sends to the runs' data counts as not found."""
+    sends to the runs' data counts as not found. Its gate weighs the likeness to the questions it
+    answers, as the answerer does, where the embedding model is the local one."""
     from groundchat.benchmark.axe_rules import rule_ids
+    from groundchat.models.topic_neighbours import local_topic_neighbours
     from groundchat_cli.sample import sample_names
     from groundchat_testkit.router_eval import answered_from_the_texts
 
-    report = answered_from_the_texts(service, questions, sample_names(), set(rule_ids()))
+    topic = local_topic_neighbours(embedding_model)
+    report = answered_from_the_texts(service, questions, sample_names(), set(rule_ids()),
+                                     topic=topic.margin if topic is not None else None)
     if as_json:
         print(json.dumps(report, indent=2))
         return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from groundchat.models.offline_router import Facets, route
 from groundchat.search.retrieval_eval import matches_gold
@@ -26,8 +26,13 @@ def load_cases(path: Path) -> list[RouterCase]:
     return [RouterCase(r["q"], r["tool"], r.get("args", {}), r.get("split", "")) for r in rows]
 
 
-def planned(case: RouterCase, facets: Facets, rules: set[str]) -> tuple[str, dict[str, Any]]:
-    plan = route(case.q, TOOLS, facets, rules)
+# A question's likeness margin (models/topic_neighbours.py), as the offline answerer weighs it; None
+# scores the word lists alone.
+Topic = Callable[[str], float | None] | None
+
+
+def planned(case: RouterCase, facets: Facets, rules: set[str], topic: Topic = None) -> tuple[str, dict[str, Any]]:
+    plan = route(case.q, TOOLS, facets, rules, topic=topic)
     if plan.refusal is not None or not plan.calls:
         return "none", {}
     return plan.calls[0]
@@ -41,11 +46,11 @@ def correct(case: RouterCase, tool: str, args: dict[str, Any]) -> bool:
     return args == case.args
 
 
-def score(cases: list[RouterCase], facets: Facets, rules: set[str]) -> dict[str, Any]:
+def score(cases: list[RouterCase], facets: Facets, rules: set[str], topic: Topic = None) -> dict[str, Any]:
     misses = []
     tool_right = 0
     for case in cases:
-        tool, args = planned(case, facets, rules)
+        tool, args = planned(case, facets, rules, topic)
         tool_right += tool == case.tool
         if not correct(case, tool, args):
             misses.append({"q": case.q, "expected": [case.tool, case.args], "planned": [tool, args]})
@@ -54,7 +59,8 @@ def score(cases: list[RouterCase], facets: Facets, rules: set[str]) -> dict[str,
             "misses": misses}
 
 
-def answered_from_the_texts(search, questions: list, facets: Facets, rules: set[str], k: int = 5) -> dict[str, Any]:
+def answered_from_the_texts(search, questions: list, facets: Facets, rules: set[str], k: int = 5,
+                            topic: Topic = None) -> dict[str, Any]:
     """The offline answerer on a retrieval set, end to end: the router's plan, then the search it
     plans (with the text it chose, if it chose one). A question is found when a passage of its gold
     is in the first `k`; one the router refuses or sends to the runs' data is not. Per source, and
@@ -62,7 +68,8 @@ def answered_from_the_texts(search, questions: list, facets: Facets, rules: set[
     found: dict[str, list[int]] = {}
     searched = 0
     for question in questions:
-        args = next((a for name, a in route(question.q, TOOLS, facets, rules).calls if name == "search_docs"), None)
+        args = next((a for name, a in route(question.q, TOOLS, facets, rules, topic=topic).calls
+                     if name == "search_docs"), None)
         hit = False
         if args is not None:
             searched += 1

@@ -160,11 +160,11 @@ ROUTED_FLOORS = [
 
 
 @pytest.mark.parametrize(("path", "searched", "found"), ROUTED_FLOORS)
-def test_the_offline_answerer_reaches_the_passage_through_its_router(real_search, path, searched, found):
+def test_the_offline_answerer_reaches_the_passage_through_its_router(real_search, topic_margin, path, searched, found):
     from groundchat_testkit.router_eval import answered_from_the_texts
     from tests.models.test_offline_router import FACETS, RULES
 
-    figures = answered_from_the_texts(real_search, load_questions(path), FACETS, RULES)
+    figures = answered_from_the_texts(real_search, load_questions(path), FACETS, RULES, topic=topic_margin)
     assert figures["searched"] >= searched and figures["found@5"] >= found
 
 

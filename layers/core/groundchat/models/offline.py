@@ -6,7 +6,9 @@ that it is the offline answerer, and costs nothing. It is not a language model.
 """
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 from groundchat.chat.summary_prompt import is_summary_request
@@ -21,6 +23,9 @@ DISCLAIMER = "(This is the offline answerer: a deterministic stand-in that calls
 IMAGES_REFUSED = ("The offline answerer reads no images: ask in words, or set GROUNDCHAT_MODEL to a model "
                   "that accepts images (one with a published image token bound).")
 
+log = logging.getLogger("groundchat.models")
+
+
 def _known_rules() -> set[str]:
     try:
         from groundchat.benchmark.axe_rules import rule_ids
@@ -34,15 +39,24 @@ class OfflineAnswerer:
     price_id = "offline"
     images_refused = IMAGES_REFUSED
 
-    def __init__(self, settings: Any = None, facets: Callable[[], Awaitable[Facets]] | None = None) -> None:
+    def __init__(self, settings: Any = None, facets: Callable[[], Awaitable[Facets]] | None = None,
+                 topic: Any = None) -> None:
         self._rules = _known_rules()
         # The names the data holds (models, contexts, tasks, labels, rules), read when a question
         # comes: the router spells arguments as the data does.
         self._facets = facets
+        # Whether a question is like those the chat answers (models/topic_neighbours.py): given, or the
+        # local embedding model's when the settings name it; without one the word lists decide alone.
+        if topic is None and settings is not None:
+            from groundchat.models.topic_neighbours import local_topic_neighbours
+
+            topic = local_topic_neighbours(settings.embedding_model)
+        self._topic = topic
 
     def plan(self, question: str, offered: set[str], facets: Facets | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Which tools to call for a question, in order (only tools this caller is offered)."""
-        return route(question, offered, facets or {}, self._rules).calls
+        topic = self._topic.margin if self._topic is not None else None
+        return route(question, offered, facets or {}, self._rules, topic=topic).calls
 
     async def _known_names(self) -> Facets:
         if self._facets is None:
@@ -51,6 +65,15 @@ class OfflineAnswerer:
             return await self._facets()
         except Exception:  # names help arguments; without them the router still picks the tool
             return {}
+
+    async def _margin(self, question: str) -> float | None:
+        if self._topic is None:
+            return None
+        try:  # the model runs off the event loop: its first call loads it and embeds the examples
+            return await asyncio.to_thread(self._topic.margin, question)
+        except Exception as exc:  # the word lists still decide; a broken model is not an outage here
+            log.warning("topic likeness unavailable: %s: %s", type(exc).__name__, exc)
+            return None
 
     async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
         if is_summary_request(request):  # a long conversation's oldest exchanges, to summarise
@@ -69,7 +92,8 @@ class OfflineAnswerer:
             return
         called = [c.name for m in turn if m.role == "assistant" for c in m.tool_calls]
         if not called:
-            routed = route(question, offered, await self._known_names(), self._rules)
+            margin = await self._margin(question)
+            routed = route(question, offered, await self._known_names(), self._rules, topic=lambda _: margin)
             if routed.refusal is not None:
                 yield TextDelta(text=routed.refusal + "\n\n" + DISCLAIMER)
                 yield UsageEvent(input_tokens=0, output_tokens=0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from groundchat.models.offline_names import find_names, pinned
 from groundchat.models.router_run_lists import (
@@ -204,12 +204,32 @@ def _everyday_rule(q: str, rules: set[str]) -> str | None:
     return None
 
 
+# The likeness margin (models/topic_neighbours.py, a difference of cosines) that opens the gate to a
+# question none of the word lists knows, and the one under which a question the word lists let in is
+# declined all the same ("the rules for returning goods in the EU"). Chosen on the decision sets: every
+# on-topic question of the router's and the retrieval's kept, most of the off-topic probes declined.
+OPEN_MARGIN = 0.06
+CLOSE_MARGIN = -0.02
+
+
 def _on_topic_words(q: str) -> bool:
     return bool(_DOMAIN.search(q)) or asks_only_a_price(q)
 
 
-def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> Plan:
-    """The tools to call for a question (only those offered), or a refusal."""
+def _on_topic(q: str, question: str, topic: Callable[[str], float | None] | None) -> bool:
+    """The word lists' vote, weighed where there is one against the question's likeness to what the
+    chat answers and declines."""
+    words = _on_topic_words(q) or speaks_of_the_texts(q)
+    margin = topic(question) if topic is not None else None
+    if margin is None:
+        return words
+    return margin > (CLOSE_MARGIN if words else OPEN_MARGIN)
+
+
+def route(question: str, offered: set[str], facets: Facets, rules: set[str],
+          topic: Callable[[str], float | None] | None = None) -> Plan:
+    """The tools to call for a question (only those offered), or a refusal. `topic` gives a question's
+    margin of likeness to what the chat answers over what it declines (models/topic_neighbours.py)."""
     # One spelling of the words the rules and names use ("colour contrast" is `color-contrast`).
     q = in_american_spelling(question.lower())
     if _RUN_SOMETHING.search(q):
@@ -223,8 +243,8 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str]) -> 
         return Plan(calls=[recall])
     names = [v for values in facets.values() for v in values]
     run_ids = RUN_ID.findall(question)
-    if (not run_ids and not _on_topic_words(q) and not speaks_of_the_texts(q) and not find_names(q, names)
-            and not _rule_ids(question, q, rules)):
+    names_the_data = bool(run_ids or find_names(q, names) or _rule_ids(question, q, rules))
+    if not names_the_data and not _on_topic(q, question, topic):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]
