@@ -50,6 +50,9 @@ async def test_compare_contexts_numbers_equal_a_direct_computation(loaded_full, 
     want = expected_rows(loaded)
     assert len(result["rows"]) == len(want) == 20
     assert result["total_runs"] == len(loaded)
+    # What every run cost together, summed as Decimal from the lines themselves.
+    spent = sum((Decimal(line["cost_usd"]) for line in loaded), Decimal(0))
+    assert Decimal(result["total_cost"]) == spent and result["total_cost_text"] == cost_text(spent)
     for row in result["rows"]:
         exp = want[(row["model"], row["context"])]
         for name in ("runs", "completed", "failed", "timeout", "completion_rate", "graded_runs", "mean_violations"):

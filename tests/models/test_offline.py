@@ -171,3 +171,18 @@ def test_what_something_costs_is_not_asked_as_the_cheapest():
     assert "Cheapest per run" not in compose("Which context level is best, and what does it cost?",
                                              [("compare_contexts", {"rows": [row]}, False)])
     assert "Cheapest per run" in compose("what's the best value?", [("compare_contexts", {"rows": [row]}, False)])
+
+
+@pytest.mark.parametrize("question", ["how much did we spend?", "what did the runs cost in total?",
+                                      "how much has birch-pro cost us altogether?"])
+def test_a_question_on_what_was_spent_leads_with_the_tools_totals(question):
+    from groundchat.models.offline_answers import compose
+
+    ctx = [{"model": "all models", "context": c, "runs": 12, "mean_violations": 1.0, "mean_cost_text": "$0.10",
+            "total_cost_text": t, "completion_rate": 1.0} for c, t in (("none", "$1.20"), ("checklist", "$2.40"))]
+    value = {"filter": {"model": "birch-pro"}, "total_runs": 24, "total_cost": "3.60", "total_cost_text": "$3.60",
+             "by_context": ctx}
+    assert compose(question, [("compare_contexts", value, False)]).splitlines()[:3] == [
+        "Spent in all for model birch-pro: $3.60 over 24 runs (from compare_contexts).",
+        "- none: $1.20 over 12 runs", "- checklist: $2.40 over 12 runs"]
+    assert "Spent in all" not in compose("what does a run cost?", [("compare_contexts", value, False)])

@@ -71,6 +71,9 @@ def _percent(fraction: Any) -> str:
 # Asked for the cheap end ("cheapest", "best value"), not only what something costs.
 _ASKS_CHEAP = re.compile(r"cheap|inexpensive|least expensive|lowest (?:cost|price)|budget|value|worth|afford|save money", re.I)
 _ASKS_MODEL = re.compile(r"\bmodels?\b", re.I)
+# Asked what the runs cost together, not per run.
+_ASKS_TOTAL = re.compile(r"\btotal|\bspen[dt]\w*|\bin all\b|altogether|all together|\bsum\b|add(?:s|ed)? up|"
+                         r"how much (?:did|have|has) .{0,40}\bcost\b", re.I)
 _ASKS_OUTCOMES = re.compile(r"\bfail(?:s|ed|ures?)?\b|\btim(?:e|ed|es)[ -]?outs?\b|\btimed out\b|\bcomplet(?:ed|e|ion)\b", re.I)
 
 
@@ -106,12 +109,23 @@ def _asked_leads(rows: list[dict[str, Any]], question: str) -> list[str]:
     return lines
 
 
+def _totals(value: Any, by_context: list[dict[str, Any]], question: str) -> list[str]:
+    """What the runs cost together, when that is asked: the tool's total and each context's."""
+    if not isinstance(value, dict) or not value.get("total_cost_text") or not _ASKS_TOTAL.search(question):
+        return []
+    lines = [f"Spent in all{_under(value)}: {value['total_cost_text']} over {value.get('total_runs')} runs "
+             f"(from compare_contexts)."]
+    lines += [f"- {r.get('context')}: {r.get('total_cost_text')} over {r.get('runs')} runs" for r in by_context]
+    return lines
+
+
 def _compare_contexts(value: Any, question: str) -> str:
     by_context = _rows(value, "by_context")
     rows = _rows(value, "rows")
     if not rows and not by_context:
         return "compare_contexts found no runs under this filter."
-    lines = _outcomes(by_context if by_context and len(rows) > 8 else rows, question) + _asked_leads(rows, question)
+    lines = _totals(value, by_context, question) + _outcomes(by_context if by_context and len(rows) > 8 else rows, question)
+    lines += _asked_leads(rows, question)
     if by_context:
         best = min(by_context, key=lambda r: float(r.get("mean_violations") or 0))
         lines.append(f"Fewest violations per run: the '{best.get('context')}' context, with {best.get('mean_violations')} "

@@ -110,6 +110,8 @@ class ContextRow(BaseModel):
 class CompareContextsResult(BaseModel):
     filter: dict[str, str]
     total_runs: int
+    total_cost: Decimal = Field(description="USD, every run the filter admits")
+    total_cost_text: str
     by_context: list[ContextRow] = Field(description="per context level over every model the filter admits")
     rows: list[ContextRow] = Field(description="per model and context level")
     note: str = "mean_violations counts axe violations (rules failed) per graded run; failed and timed-out runs have no page to grade but their cost counts."

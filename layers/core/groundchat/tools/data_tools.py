@@ -7,6 +7,7 @@ point the reader at the runs behind a number.
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from groundchat.auth.callers import RUNS_READ
@@ -113,7 +114,10 @@ async def compare_contexts(ctx: ToolContext, args: FilterArgs) -> CompareContext
     await _check_filter(ctx, flt)
     rows, by_context = await _runs(ctx).overview_with_contexts(flt)
     base = flt.as_params()
-    return CompareContextsResult(filter=base, total_runs=sum(r.runs for r in rows),
+    # What every run the filter admits cost together: "how much did we spend?" is answered from here.
+    spent = sum((r.total_cost_usd for r in rows), Decimal(0))
+    return CompareContextsResult(filter=base, total_runs=sum(r.runs for r in rows), total_cost=spent,
+                                 total_cost_text=cost_text(spent),
                                  by_context=_context_rows(by_context, base), rows=_context_rows(rows, base))
 
 
