@@ -110,38 +110,41 @@ def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hi
 
 def test_in_users_words_on_the_report_split(real_search):
     figures = evaluate(real_search, load_questions(USERS_REPORT), leg="hybrid")
-    # Floors under today's figures (0.946 hit@5, 0.863 MRR; WCAG 0.988 / 0.931, EAA 0.904 / 0.793):
-    # a change that loses ground fails here.
-    assert figures["overall"]["hit@5"] >= 0.93
-    assert figures["overall"]["mrr"] >= 0.83
-    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.97 and figures["per_source"]["wcag22"]["mrr"] >= 0.91
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.88
-    assert figures["per_source"]["eaa"]["mrr"] >= 0.75
+    # Floors under today's figures (0.958 hit@5, 0.878 MRR; WCAG 0.988 / 0.938, EAA 0.928 / 0.816;
+    # before the first five came from five articles or criteria, 0.946 / 0.863): a change that loses
+    # ground fails here.
+    assert figures["overall"]["hit@5"] >= 0.95
+    assert figures["overall"]["mrr"] >= 0.86
+    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.98 and figures["per_source"]["wcag22"]["mrr"] >= 0.92
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.91
+    assert figures["per_source"]["eaa"]["mrr"] >= 0.80
 
 
 def test_in_users_words_on_the_second_sets_report_half(real_search):
     figures = evaluate(real_search, load_questions(SECOND_REPORT), leg="hybrid")
-    # Floors under today's figures (0.764 hit@5, 0.628 MRR in this index without our docs; as first
-    # run, 0.655 / 0.479): below the first report split's, which is the measure of how far users' own
+    # Floors under today's figures (0.818 hit@5, 0.662 MRR in this index without our docs; 0.764 /
+    # 0.628 before the first five came from five groups; as first run, 0.655 / 0.479): below the first report split's, which is the measure of how far users' own
     # words still are. The annex sections by their points cost it MRR (0.653 to 0.634 with the docs);
     # the step was decided on the decision sets (docs/engineering/retrieval-eval.md).
-    assert figures["overall"]["hit@5"] >= 0.75 and figures["overall"]["mrr"] >= 0.61
+    assert figures["overall"]["hit@5"] >= 0.80 and figures["overall"]["mrr"] >= 0.64
 
 
 def test_in_users_words_on_the_third_set(real_search):
     figures = evaluate(real_search, load_questions(THIRD), leg="hybrid")
-    # Floors under its figures (0.792 hit@5, 0.674 MRR; WCAG 0.883 / 0.801, EAA 0.700 / 0.548). As
-    # first run, before the last three kinds of notes: 0.725 / 0.559.
-    assert figures["overall"]["hit@5"] >= 0.77 and figures["overall"]["mrr"] >= 0.65
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.68 and figures["per_source"]["wcag22"]["hit@5"] >= 0.86
+    # Floors under its figures (0.875 hit@5, 0.724 MRR; WCAG 0.917 / 0.818, EAA 0.833 / 0.630). Before
+    # the first five came from five groups: 0.825 / 0.700; as first run, before the last three kinds of
+    # notes: 0.725 / 0.559.
+    assert figures["overall"]["hit@5"] >= 0.86 and figures["overall"]["mrr"] >= 0.70
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.81 and figures["per_source"]["wcag22"]["hit@5"] >= 0.90
 
 
 def test_in_users_words_on_the_fourth_set(real_search):
     figures = evaluate(real_search, load_questions(FOURTH), leg="hybrid")
-    # Floors under its figures (0.850 hit@5, 0.696 MRR; WCAG 0.967 / 0.852, EAA 0.733 / 0.539), never
-    # read. As first run, before the annex points and the named text's own search: 0.817 / 0.667.
-    assert figures["overall"]["hit@5"] >= 0.83 and figures["overall"]["mrr"] >= 0.67
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.71 and figures["per_source"]["wcag22"]["hit@5"] >= 0.95
+    # Floors under its figures (0.900 hit@5, 0.734 MRR; WCAG 0.983 / 0.854, EAA 0.817 / 0.614), never
+    # read. Before the first five came from five groups: 0.867 / 0.713; as first run, before the annex
+    # points and the named text's own search: 0.817 / 0.667.
+    assert figures["overall"]["hit@5"] >= 0.88 and figures["overall"]["mrr"] >= 0.71
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.80 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96
 
 
 # The offline answerer end to end: its router's plan, then the search it plans. Before the router
@@ -150,12 +153,14 @@ def test_in_users_words_on_the_fourth_set(real_search):
 # found the gold passage in its first five for 0.59-0.79 of them (report 0.790, second report half
 # 0.618, third 0.592, fourth 0.642).
 ROUTED_FLOORS = [
-    # set, share searched, found in the first five: floors under today's figures
-    (USERS_TUNE, 0.99, 0.95), (USERS_VALIDATE, 0.98, 0.87), (SECOND_TUNE, 0.98, 0.91),
-    # never read: 0.958 / 0.898, 0.927 / 0.727, 0.975 / 0.783, 0.933 / 0.800
-    (USERS_REPORT, 0.95, 0.88), (SECOND_REPORT, 0.92, 0.72), (THIRD, 0.97, 0.77), (FOURTH, 0.93, 0.79),
-    # written after this stop's first changes: 0.942 / 0.892 as first run, 0.950 / 0.917 now
-    (FIFTH, 0.94, 0.90),
+    # set, share searched, found in the first five: floors under today's figures, with the gate's
+    # likeness margin (models/topic_neighbours.py) as the answerer weighs it
+    (USERS_TUNE, 0.99, 0.97), (USERS_VALIDATE, 0.99, 0.88), (SECOND_TUNE, 0.98, 0.94),
+    # never read: 0.970 / 0.928, 0.982 / 0.764, 0.975 / 0.825, 0.950 / 0.833 (the previous stop's:
+    # 0.958 / 0.898, 0.927 / 0.727, 0.975 / 0.783, 0.933 / 0.800)
+    (USERS_REPORT, 0.96, 0.92), (SECOND_REPORT, 0.97, 0.75), (THIRD, 0.97, 0.81), (FOURTH, 0.94, 0.82),
+    # 0.942 / 0.892 as first run, 0.950 / 0.917 at the previous stop, 0.967 / 0.942 now
+    (FIFTH, 0.96, 0.93),
 ]
 
 
@@ -171,7 +176,7 @@ def test_the_offline_answerer_reaches_the_passage_through_its_router(real_search
 def test_in_users_words_on_the_fifth_set(real_search):
     assert len(load_questions(FIFTH)) == 120
     figures = evaluate(real_search, load_questions(FIFTH), leg="hybrid")
-    # Floors under its figures as first and only run (0.975 hit@5, 0.900 MRR; WCAG 0.983 / 0.926, EAA
-    # 0.967 / 0.874); the previous stop's search gave 0.967 / 0.887 (EAA 0.950 / 0.849).
-    assert figures["overall"]["hit@5"] >= 0.96 and figures["overall"]["mrr"] >= 0.88
+    # Floors under its figures (0.983 hit@5, 0.914 MRR; WCAG 0.983 / 0.939, EAA 0.983 / 0.889); as
+    # first run 0.975 / 0.900, and the stop before it wrote it 0.967 / 0.887 (EAA 0.950 / 0.849).
+    assert figures["overall"]["hit@5"] >= 0.97 and figures["overall"]["mrr"] >= 0.90
     assert figures["per_source"]["eaa"]["hit@5"] >= 0.95 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96

@@ -318,3 +318,12 @@ async def test_which_run_had_the_most_violations_is_answered_from_the_sample_end
     text = "".join(f.data["text"] for f in frames if f.type == "text")
     assert f"- {newest['id']}: {most} violations" in text and "most violations first" in text
     assert frames[-1].data["reason"] == "complete"
+
+
+def test_a_check_asked_of_a_page_brings_the_rule_and_the_texts():
+    assert route("does the contrast check apply to our logo?", TOOLS, FACETS, RULES).calls == [
+        ("explain_rule", {"rule_id": "color-contrast"}),
+        ("search_docs", {"query": "does the contrast check apply to our logo?", "source": "wcag22"})]
+    # Asked of the benchmark's checker, the rule alone.
+    assert route("which axe rule checks colour contrast?", TOOLS, FACETS, RULES).calls == [
+        ("explain_rule", {"rule_id": "color-contrast"})]

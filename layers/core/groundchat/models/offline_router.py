@@ -270,7 +270,10 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if named_rules:
         return [("explain_rule", {"rule_id": rule_id}) for rule_id in named_rules]
     if _ASKS_RULE.search(q) and not _WRONG.search(q) and (everyday := _everyday_rule(q, rules)):
-        return [("explain_rule", {"rule_id": everyday})]
+        # "Does the contrast check apply to our logo?" asks of the rule and of what a page must do:
+        # the texts are searched too, unless the question is about the benchmark's checks.
+        texts = [_texts_search(question, q)] if asks_the_texts(q, filters) else []
+        return [("explain_rule", {"rule_id": everyday}), *texts]
     docs_source = _docs_source(q)
     if docs_source in ("eaa", "wcag22"):
         return [("search_docs", {"query": question[:500], "source": docs_source})]
