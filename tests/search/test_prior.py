@@ -22,9 +22,13 @@ def test_a_term_ranks_below_a_criterion_unless_its_meaning_is_asked():
     assert [h.chunk.section for h in apply_prior("what is a target?", hits)] == ["Glossary: target", "2.5.8"]
 
 
-def test_recitals_are_demoted_unless_the_question_asks_why():
+def test_recitals_are_demoted_unless_the_question_asks_why_or_what_a_country_may_do():
     assert "recital" in demoted_kinds("rules on market harmonisation")
     assert "recital" not in demoted_kinds("why harmonise the market?")
+    assert "recital" not in demoted_kinds("Can a country use a relay service for deaf callers instead?")
+    assert "recital" not in demoted_kinds("may the member states ask more in a tender?")
+    # A business's own choice is the articles' to settle.
+    assert "recital" in demoted_kinds("can our shop skip the accessibility statement?")
 
 
 def test_question_frame_words_are_dropped_but_never_everything():

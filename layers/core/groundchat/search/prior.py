@@ -8,7 +8,10 @@ answer:
   answered by a success criterion. A term is the answer when the question asks what something
   means ("what is …", "define …", "meaning of …").
 - an EAA recital explains why the directive says what it says, in the words of the article it
-  explains; the article (or annex) is the rule. A recital is the answer when the question asks why.
+  explains; the article (or annex) is the rule. A recital is the answer when the question asks why,
+  or what a country or its authorities may or must do: the recitals say where the Member States keep
+  their own choice (a relay service for 112, an accessibility agency, a tender that asks for more),
+  which the articles leave unsaid.
 
 Such passages have their score scaled by `DEMOTE` unless the question asks for them; they move down
 a few places, they are never removed. One factor for both, not tuned per kind.
@@ -42,6 +45,9 @@ _ASKS_MEANING = re.compile(
     re.IGNORECASE,
 )
 _ASKS_WHY = re.compile(r"\b(why|reasons?|purpose|aims?|rationale)\b", re.IGNORECASE)
+_ASKS_WHAT_A_STATE_MAY = re.compile(
+    r"\b(?:can|may|could|must|does) (?:a |an |our |the |each |every )?(?:country|countries|member states?|governments?|"
+    r"ministr\w*|states?|regulators?)\b", re.IGNORECASE)
 # How a question names a conformance level. "AA" is never found inside "AAA" (no word boundary
 # between two letters).
 _LEVEL_WORDS = {"AAA": r"AAA|triple[- ]?A", "AA": r"AA|double[- ]?A"}
@@ -60,7 +66,7 @@ def demoted_kinds(query: str) -> set[str]:
     out = set()
     if not _ASKS_MEANING.search(query):
         out.add("term")
-    if not _ASKS_WHY.search(query):
+    if not (_ASKS_WHY.search(query) or _ASKS_WHAT_A_STATE_MAY.search(query)):
         out.add("recital")
     return out
 
