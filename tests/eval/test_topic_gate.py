@@ -47,3 +47,14 @@ def test_on_the_probes_it_was_decided_on(topic_margin):
     tune = _rows("topic_gate_tune.jsonl")
     assert _share_right(tune, "near", topic_margin) >= 0.85  # 35 of 40 (words alone: 23)
     assert _share_right(tune, "everyday", topic_margin) >= 0.9  # 46 of 50 (words alone: 41)
+
+
+def test_on_the_sixth_set_written_after_the_gate_was_decided(topic_margin):
+    sixth = _rows("topic_gate_sixth.jsonl")
+    # 60 written; four were word for word questions of earlier sets or of the examples, and were dropped.
+    assert len(sixth) == 56 and sum(r["on_topic"] for r in sixth) == 20
+    # Floors under its figures as first and only run: near the subject 24 of 29 declined (the word
+    # lists alone: 8), everyday 7 of 7, the chat's own 20 of 20 (the word lists alone: 19).
+    assert _share_right(sixth, "near", topic_margin) >= 0.82
+    for kind in ("everyday", "benchmark", "wcag", "eaa"):
+        assert _share_right(sixth, kind, topic_margin) == 1.0
