@@ -17,7 +17,8 @@ HELDOUT = REPO_ROOT / "tests" / "eval" / "retrieval_heldout.jsonl"
 # its report half never.
 SECOND_TUNE = REPO_ROOT / "tests" / "eval" / "users_words_second_tune.jsonl"
 SECOND_REPORT = REPO_ROOT / "tests" / "eval" / "users_words_second_report.jsonl"
-# A third set, written blind after every change to the search, and never read: the last measure.
+# A third and a fourth set, written blind after every change to the search; their misses were read
+# once the sixth set was written, so they are tuning data since.
 THIRD = REPO_ROOT / "tests" / "eval" / "users_words_third.jsonl"
 FOURTH = REPO_ROOT / "tests" / "eval" / "users_words_fourth.jsonl"
 # A fifth, written blind after this stop's changes and run once: never read.
@@ -114,41 +115,41 @@ def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hi
 
 def test_in_users_words_on_the_report_split(real_search):
     figures = evaluate(real_search, load_questions(USERS_REPORT), leg="hybrid")
-    # Floors under today's figures (0.958 hit@5, 0.878 MRR; WCAG 0.988 / 0.938, EAA 0.928 / 0.816;
+    # Floors under today's figures (0.964 hit@5, 0.888 MRR; WCAG 0.988 / 0.938, EAA 0.940 / 0.836;
     # before the first five came from five articles or criteria, 0.946 / 0.863): a change that loses
     # ground fails here.
     assert figures["overall"]["hit@5"] >= 0.95
-    assert figures["overall"]["mrr"] >= 0.86
+    assert figures["overall"]["mrr"] >= 0.87
     assert figures["per_source"]["wcag22"]["hit@5"] >= 0.98 and figures["per_source"]["wcag22"]["mrr"] >= 0.92
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.91
-    assert figures["per_source"]["eaa"]["mrr"] >= 0.80
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.93
+    assert figures["per_source"]["eaa"]["mrr"] >= 0.82
 
 
 def test_in_users_words_on_the_second_sets_report_half(real_search):
     figures = evaluate(real_search, load_questions(SECOND_REPORT), leg="hybrid")
-    # Floors under today's figures (0.818 hit@5, 0.662 MRR in this index without our docs; 0.764 /
+    # Floors under today's figures (0.836 hit@5, 0.683 MRR in this index without our docs; 0.764 /
     # 0.628 before the first five came from five groups; as first run, 0.655 / 0.479): below the first report split's, which is the measure of how far users' own
     # words still are. The annex sections by their points cost it MRR (0.653 to 0.634 with the docs);
     # the step was decided on the decision sets (docs/engineering/retrieval-eval.md).
-    assert figures["overall"]["hit@5"] >= 0.80 and figures["overall"]["mrr"] >= 0.64
+    assert figures["overall"]["hit@5"] >= 0.82 and figures["overall"]["mrr"] >= 0.66
 
 
 def test_in_users_words_on_the_third_set(real_search):
     figures = evaluate(real_search, load_questions(THIRD), leg="hybrid")
-    # Floors under its figures (0.875 hit@5, 0.724 MRR; WCAG 0.917 / 0.818, EAA 0.833 / 0.630). Before
-    # the first five came from five groups: 0.825 / 0.700; as first run, before the last three kinds of
-    # notes: 0.725 / 0.559.
-    assert figures["overall"]["hit@5"] >= 0.86 and figures["overall"]["mrr"] >= 0.70
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.81 and figures["per_source"]["wcag22"]["hit@5"] >= 0.90
+    # Floors under its figures (0.883 hit@5, 0.735 MRR; WCAG 0.917 / 0.818, EAA 0.850 / 0.651). Its
+    # misses were read once the sixth set was written, so it is tuning data since. Unread, before the
+    # first five came from five groups: 0.825 / 0.700; as first run: 0.725 / 0.559.
+    assert figures["overall"]["hit@5"] >= 0.87 and figures["overall"]["mrr"] >= 0.72
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.83 and figures["per_source"]["wcag22"]["hit@5"] >= 0.90
 
 
 def test_in_users_words_on_the_fourth_set(real_search):
     figures = evaluate(real_search, load_questions(FOURTH), leg="hybrid")
-    # Floors under its figures (0.900 hit@5, 0.734 MRR; WCAG 0.983 / 0.854, EAA 0.817 / 0.614), never
-    # read. Before the first five came from five groups: 0.867 / 0.713; as first run, before the annex
-    # points and the named text's own search: 0.817 / 0.667.
-    assert figures["overall"]["hit@5"] >= 0.88 and figures["overall"]["mrr"] >= 0.71
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.80 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96
+    # Floors under its figures (0.933 hit@5, 0.753 MRR; WCAG 0.983 / 0.854, EAA 0.883 / 0.652). Its
+    # misses were read once the sixth set was written, so it is tuning data since. Unread, before the
+    # first five came from five groups: 0.867 / 0.713; as first run: 0.817 / 0.667.
+    assert figures["overall"]["hit@5"] >= 0.92 and figures["overall"]["mrr"] >= 0.73
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.86 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96
 
 
 # The offline answerer end to end: its router's plan, then the search it plans. Before the router
@@ -159,10 +160,10 @@ def test_in_users_words_on_the_fourth_set(real_search):
 ROUTED_FLOORS = [
     # set, share searched, found in the first five: floors under today's figures, with the gate's
     # likeness margin (models/topic_neighbours.py) as the answerer weighs it
-    (USERS_TUNE, 0.99, 0.97), (USERS_VALIDATE, 0.99, 0.88), (SECOND_TUNE, 0.98, 0.94),
-    # never read: 0.970 / 0.928, 0.982 / 0.764, 0.975 / 0.825, 0.950 / 0.833 (the previous stop's:
-    # 0.958 / 0.898, 0.927 / 0.727, 0.975 / 0.783, 0.933 / 0.800)
-    (USERS_REPORT, 0.96, 0.92), (SECOND_REPORT, 0.97, 0.75), (THIRD, 0.97, 0.81), (FOURTH, 0.94, 0.82),
+    (USERS_TUNE, 0.99, 0.97), (USERS_VALIDATE, 0.99, 0.89), (SECOND_TUNE, 0.98, 0.94),
+    # 0.970 / 0.934, 0.982 / 0.782 (never read); 0.975 / 0.833, 0.950 / 0.867 (read since the sixth
+    # set); the previous stop's: 0.958 / 0.898, 0.927 / 0.727, 0.975 / 0.783, 0.933 / 0.800
+    (USERS_REPORT, 0.96, 0.92), (SECOND_REPORT, 0.97, 0.77), (THIRD, 0.97, 0.82), (FOURTH, 0.94, 0.85),
     # 0.942 / 0.892 as first run, 0.950 / 0.917 at the previous stop, 0.967 / 0.942 now
     (FIFTH, 0.96, 0.93),
     # written after this stop's changes, run once: 0.958 / 0.942

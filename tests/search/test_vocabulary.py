@@ -89,3 +89,18 @@ def test_asking_what_a_word_means_asks_for_its_definition(question):
 
 def test_a_question_not_about_meaning_gets_no_definition():
     assert "definition" not in with_texts_words("does our shop have to caption its videos?")
+
+
+@pytest.mark.parametrize(("question", "terms"), [
+    ("whats the actual point of the EAA? what problem is it trying to fix", "purpose subject matter objective"),
+    ("we're tendering for office printers; can we borrow the act's requirements?", "public procurement contracting authorities"),
+    ("our shop is giving e-readers away as a promo. does that count?", "making available on the market supply free of charge"),
+    ("one requirement is too costly for us", "disproportionate burden fundamental alteration"),
+])
+def test_what_the_act_is_for_tenders_giveaways_and_costly_requirements_are_asked_in_its_words(question, terms):
+    assert terms in with_texts_words(question)
+
+
+def test_a_point_in_a_list_or_a_free_trial_is_not_the_acts_purpose_or_a_giveaway():
+    assert "purpose" not in with_texts_words("which annex point covers checkout?")
+    assert "free of charge" not in with_texts_words("is the free tier of the benchmark enough?")

@@ -73,7 +73,7 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bsecond-?hand\b|\brefurbished\b|\bused (?:products?|phones?)\b", "placed on the market after"),
     (r"\bdeadlines?\b|\bby when\b|\bfrom when\b|\bwhen does\b|\b(?:from|by) what date\b|\bhave until\b"
      r"|\bwhen (?:do|must|will) (?:we|companies|businesses|firms)\b", "date apply transitional"),
-    (r"\bdisproportionate\b|\btoo expensive\b|\bcosts? too much\b", "disproportionate burden fundamental alteration"),
+    (r"\bdisproportionate\b|\btoo (?:expensive|costly)\b|\bcosts? too much\b", "disproportionate burden fundamental alteration"),
     # Who checks: products are watched by market surveillance, services by the compliance procedures.
     (r"\bwho checks\b|\bwho (?:enforces|monitors|inspects)\b|\bauthorit|\bregulators?\b", "market surveillance authorities compliance of services"),
     # Who a business is in the Act's terms, which decides its obligations.
@@ -97,6 +97,12 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bticket machines?\b|\bkiosks?\b|\bATMs?\b", "self-service terminals"),
     (r"\bemergency\b|\b112\b", "emergency communications"),
     (r"\bbuildings?\b|\bbuilt environment\b", "built environment"),
+    # What the Act is for, asked in everyday words ("what's the point of the EAA?").
+    (r"\bpoint of (?:the |this )?(?:eaa|act|directive|law|rules)\b|\bwhat(?:'s| is) (?:the |this )?(?:eaa|act|directive|law) "
+     r"(?:actually |even |really )?for\b|\bwhat problem\b|\btrying to (?:fix|solve|achieve)\b", "purpose subject matter objective"),
+    (r"\btender(?:s|ing)?\b|\bprocurement\b|\bpublic (?:contracts?|purchas\w*|buyers?)\b", "public procurement contracting authorities"),
+    # Handing a product over, paid or not, is supplying it ("giving e-readers away as a promo").
+    (r"\bfor free\b|\bfree of charge\b|\bgiv(?:e|es|ing) (?:[\w-]+ ){0,2}away\b|\bfor nothing\b", "making available on the market supply free of charge"),
     (r"\bpackag|\binstructions?\b|\bmanuals?\b", "information on the use of the product labelling instructions"),
 ]
 _COMPILED = [(re.compile(pattern, re.IGNORECASE), words) for pattern, words in _ENTRIES]
