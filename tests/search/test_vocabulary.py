@@ -104,3 +104,13 @@ def test_what_the_act_is_for_tenders_giveaways_and_costly_requirements_are_asked
 def test_a_point_in_a_list_or_a_free_trial_is_not_the_acts_purpose_or_a_giveaway():
     assert "purpose" not in with_texts_words("which annex point covers checkout?")
     assert "free of charge" not in with_texts_words("is the free tier of the benchmark enough?")
+
+
+def test_tooltips_and_click_only_widgets_are_asked_in_wcags_words():
+    assert "content on hover or focus" in with_texts_words("a hint bubble pops up over the next field")
+    assert "keyboard operable" in with_texts_words("options are divs with onclick; tabbing skips right over them")
+
+
+def test_a_local_authority_is_a_public_body_not_the_one_that_checks():
+    assert "market surveillance" not in with_texts_words("we build the tax return form for a local authority")
+    assert "market surveillance" in with_texts_words("which authority checks our products?")

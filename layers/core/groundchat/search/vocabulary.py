@@ -24,7 +24,8 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bzoom(?:ing|ed)?\b|\b[234]00 ?%", "resize text reflow"),
     (r"\bsubtitles?\b", "captions"),
     (r"\bscreen ?readers?\b", "assistive technologies programmatically determined name role"),
-    (r"\btab(?:bing)? key\b|\bkeyboard[- ]only\b|\bwithout a mouse\b", "keyboard operable"),
+    (r"\btab(?:bing)? key\b|\bkeyboard[- ]only\b|\bwithout a mouse\b|\btabbing (?:skips|jumps|passes)\b|\bonclick\b",
+     "keyboard operable"),
     (r"\bunderlined?\b", "use of color distinguish links"),
     (r"\bbullets?\b|\bline breaks\b|\bul\b|\bli\b", "info and relationships structure lists"),
     (r"\bheadings? (?:levels?|order)\b|\bh1\b", "info and relationships headings"),
@@ -57,6 +58,7 @@ _ENTRIES: list[tuple[str, str]] = [
     (r"\bsite ?maps?\b|\bsearch (?:box|bar|field|function)\b|\bmore than one way\b", "multiple ways locate"),
     (r"\bpassword (?:rules|requirements)\b|\bformat hints?\b|\bexpected format\b", "labels or instructions"),
     (r"\bpronounc\w*|\bsaid differently\b", "pronunciation"),
+    (r"\btool ?tips?\b|\b(?:hint|help) bubbles?\b|\bon hover\b|\bhover(?:ing)? over\b", "content on hover or focus dismissible"),
     # Both texts head a defined term "<term> definition" (a WCAG glossary entry, an Article 3 point).
     (r"\bdefin\w*|\bwhat counts as\b|\bwho counts as\b|\bmeaning of\b|\bwhat (?:does|do) .{1,40} mean\b", "definition"),
     # EAA
@@ -75,7 +77,8 @@ _ENTRIES: list[tuple[str, str]] = [
      r"|\bwhen (?:do|must|will) (?:we|companies|businesses|firms)\b", "date apply transitional"),
     (r"\bdisproportionate\b|\btoo (?:expensive|costly)\b|\bcosts? too much\b", "disproportionate burden fundamental alteration"),
     # Who checks: products are watched by market surveillance, services by the compliance procedures.
-    (r"\bwho checks\b|\bwho (?:enforces|monitors|inspects)\b|\bauthorit|\bregulators?\b", "market surveillance authorities compliance of services"),
+    (r"\bwho checks\b|\bwho (?:enforces|monitors|inspects)\b|(?<!local )(?<!public )\bauthorit|\bregulators?\b",
+     "market surveillance authorities compliance of services"),
     # Who a business is in the Act's terms, which decides its obligations.
     (r"\bwe (?:make|build|produce|design|manufacture)\b|\bmanufactur|\bour (?:own )?brand\b", "obligations of manufacturers"),
     (r"\b(?:our|we run an?|we operate an?|we offer an?) (?:\w+ )?(?:app|website|web ?shop|service|platform|bank)s?\b", "obligations of service providers"),
