@@ -57,9 +57,9 @@ RECITAL_NOTES: dict[str, str] = {
     "Recital 17": "the EU's disability strategy for 2010 to 2020 named accessibility one of its eight action areas "
                   "and a basic condition for taking part in society, aiming to make products and services "
                   "accessible",
-    "Recital 18": "how the covered products and services were chosen: a review during the impact assessment picked "
-                  "those that matter to disabled people and where countries have or will likely adopt clashing "
-                  "national rules",
+    "Recital 18": "how it was decided which products and services the Act covers: a review during the impact "
+                  "assessment picked those that matter to disabled people and where countries have or will likely "
+                  "adopt clashing national rules",
     "Recital 19": "devices customers use to get a covered service, such as machines or terminals they interact "
                   "with, must themselves meet the Act's accessibility requirements",
     "Recital 20": "outsourcing does not remove duties: a service provider stays responsible for accessibility when "

@@ -25,8 +25,8 @@ from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
 # 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles; 8: how people
 # describe each WCAG criterion's failures; 9: the situations people bring to each part of the EAA;
 # 10: an annex passage without its point labels; 11: an annex passage's notes and its points'; 12: a
-# fuller note on Annex I Section III point (c)
-INDEX_TEXT_VERSION = "12"
+# fuller note on Annex I Section III point (c); 13: Recital 18 in the words of how it was decided
+INDEX_TEXT_VERSION = "13"
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")

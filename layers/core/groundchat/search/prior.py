@@ -44,7 +44,8 @@ _ASKS_MEANING = re.compile(
     r"\b(what (is|are) (an? |the )?|what counts as|defin\w*|meaning|mean by|means|who (is|counts)|what does .+ mean)",
     re.IGNORECASE,
 )
-_ASKS_WHY = re.compile(r"\b(why|reasons?|purpose|aims?|rationale)\b", re.IGNORECASE)
+_ASKS_WHY = re.compile(r"\b(why|reasons?|purpose|aims?|rationale)\b|\bhow (?:did|do|does) (?:they|the eu|the act|lawmakers) "
+                       r"(?:decide|choose|pick)\b", re.IGNORECASE)
 _ASKS_WHAT_A_STATE_MAY = re.compile(
     r"\b(?:can|may|could|must|does) (?:a |an |our |the |each |every )?(?:country|countries|member states?|governments?|"
     r"ministr\w*|states?|regulators?)\b", re.IGNORECASE)
