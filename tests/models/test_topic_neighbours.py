@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from groundchat.models.offline import OfflineAnswerer
-from groundchat.models.offline_router import CLOSE_MARGIN, OPEN_MARGIN, REFUSAL, route
+from groundchat.models.offline_router import REFUSAL, route
+from groundchat.models.router_gate import CLOSE_MARGIN, OPEN_MARGIN
 from groundchat.models.topic_neighbours import TopicNeighbours, local_topic_neighbours, topic_examples
 from groundchat_testkit.router_eval import TOOLS
 from tests.models.test_offline_router import FACETS, RULES

@@ -20,7 +20,8 @@ from groundchat.models.router_run_lists import (
     lists_by_outcome,
     outcomes_named,
 )
-from groundchat.models.router_topics import asks_only_a_price, asks_the_texts, speaks_of_duties, speaks_of_the_texts
+from groundchat.models.router_gate import on_topic, on_topic_words
+from groundchat.models.router_topics import asks_the_texts, speaks_of_duties
 from groundchat.search.vocabulary import in_american_spelling
 
 Facets = dict[str, list[str]]
@@ -53,25 +54,6 @@ EVERYDAY_RULES: list[tuple[str, str]] = [
     (r"\bh1\b|main heading|level[- ]one heading|heading one", "page-has-heading-one"),
 ]
 
-# What opens the gate alone: the benchmark's words, accessibility's and the Act's. A price opens it only
-# when the question names nothing else (models/router_topics.py: "the cheapest flight" is not ours). Words of devices and
-# media ("phone", "font", "keyboard", "photos", "website") open it only as models/router_topics.py
-# says: beside another such word or a question about what a site's users need; alone they are as often
-# a question about a gaming keyboard or a wedding invitation's font.
-_DOMAIN = re.compile(
-    r"access|a11y|wcag|\beaa\b|directive|\baxe\b|\brules?\b|\bruns?\b|\bmodels?\b|context|agents?|violat|"
-    r"benchmark|criteri|contrast|screen ?reader|focus|\balt\b|aria|\bhtml\b|"
-    r"\blaw\b|legal|complian|comply|disab|blind|deaf|caption|label|heading|link|button|\bform|grad(?:e|ed|ing)|"
-    r"sample|task|round|completion|timed? ?out|fail|\bpass(?:es|ed|ing)?\b|score|european|member states?|products?|services?|"
-    r"web ?pages?|"
-    r"sign ?language|subtitles?|transcripts?|"
-    # the Act's parties and the products and services it names, as people say them
-    r"compl(?:y|ies|ied|iance|iant)|manufactur|import|distribut|retailer|resell|economic operators?|"
-    r"e-?readers?|e-?books?|\batms?\b|kiosks?|terminals?|\bbanks?\b|"
-    r"\bshops?\b|\bweb ?shops?\b|e-?commerce|ticket (?:machines?|kiosks?)|passenger|\b112\b|\bce mark|"
-    r"impair|wheelchair|hard of hearing|hearing (?:aids?|loss)|low vision|cognitive|dyslexi|autis",
-    re.IGNORECASE,
-)
 _RUN_SOMETHING = re.compile(
     r"\b(?:run|execute|exec|eval|install|delete|drop|deploy)\b (?:this|my|the following|a|an)\b"
     r"(?: \w+)? (?:script|code|command|program|query|sql|shell|file|package|table|database)"
@@ -204,28 +186,6 @@ def _everyday_rule(q: str, rules: set[str]) -> str | None:
     return None
 
 
-# The likeness margin (models/topic_neighbours.py, a difference of cosines) that opens the gate to a
-# question none of the word lists knows, and the one under which a question the word lists let in is
-# declined all the same ("the rules for returning goods in the EU"). Chosen on the decision sets: every
-# on-topic question of the router's and the retrieval's kept, most of the off-topic probes declined.
-OPEN_MARGIN = 0.06
-CLOSE_MARGIN = -0.02
-
-
-def _on_topic_words(q: str) -> bool:
-    return bool(_DOMAIN.search(q)) or asks_only_a_price(q)
-
-
-def _on_topic(q: str, question: str, topic: Callable[[str], float | None] | None) -> bool:
-    """The word lists' vote, weighed where there is one against the question's likeness to what the
-    chat answers and declines."""
-    words = _on_topic_words(q) or speaks_of_the_texts(q)
-    margin = topic(question) if topic is not None else None
-    if margin is None:
-        return words
-    return margin > (CLOSE_MARGIN if words else OPEN_MARGIN)
-
-
 def route(question: str, offered: set[str], facets: Facets, rules: set[str],
           topic: Callable[[str], float | None] | None = None) -> Plan:
     """The tools to call for a question (only those offered), or a refusal. `topic` gives a question's
@@ -239,12 +199,12 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
     if _GREETING.search(q):
         return Plan(refusal=INTRODUCTION)
     recall = _recall_call(question, offered)
-    if recall and not _on_topic_words(q):  # "what did I ask last week?": the past is the whole question
+    if recall and not on_topic_words(q):  # "what did I ask last week?": the past is the whole question
         return Plan(calls=[recall])
     names = [v for values in facets.values() for v in values]
     run_ids = RUN_ID.findall(question)
     names_the_data = bool(run_ids or find_names(q, names) or _rule_ids(question, q, rules))
-    if not names_the_data and not _on_topic(q, question, topic):
+    if not names_the_data and not on_topic(q, question, topic):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]

@@ -1,0 +1,57 @@
+"""Whether a question is the offline answerer's to take up at all: the gate before its router plans.
+
+Two votes. The word lists: the benchmark's words, accessibility's and the Act's open it alone, and
+models/router_topics.py adds a site's and a business's questions in everyday words. And, where the
+local embedding model is at hand, the question's likeness to questions the chat answers and declines
+(models/topic_neighbours.py), which weighs against the words either way.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from groundchat.models.router_topics import asks_only_a_price, speaks_of_the_texts
+
+# What opens the gate alone: the benchmark's words, accessibility's and the Act's. A price opens it
+# only when the question names nothing else (models/router_topics.py: "the cheapest flight" is not
+# ours). Words of devices and media ("phone", "font", "keyboard", "photos", "website") open it only as models/router_topics.py
+# says: beside another such word or a question about what a site's users need; alone they are as often
+# a question about a gaming keyboard or a wedding invitation's font.
+DOMAIN = re.compile(
+    r"access|a11y|wcag|\beaa\b|directive|\baxe\b|\brules?\b|\bruns?\b|\bmodels?\b|context|agents?|violat|"
+    r"benchmark|criteri|contrast|screen ?reader|focus|\balt\b|aria|\bhtml\b|"
+    r"\blaw\b|legal|complian|comply|disab|blind|deaf|caption|label|heading|link|button|\bform|grad(?:e|ed|ing)|"
+    r"sample|task|round|completion|timed? ?out|fail|\bpass(?:es|ed|ing)?\b|score|european|member states?|products?|services?|"
+    r"web ?pages?|"
+    r"sign ?language|subtitles?|transcripts?|"
+    # the Act's parties and the products and services it names, as people say them
+    r"compl(?:y|ies|ied|iance|iant)|manufactur|import|distribut|retailer|resell|economic operators?|"
+    r"e-?readers?|e-?books?|\batms?\b|kiosks?|terminals?|\bbanks?\b|"
+    r"\bshops?\b|\bweb ?shops?\b|e-?commerce|ticket (?:machines?|kiosks?)|passenger|\b112\b|\bce mark|"
+    r"impair|wheelchair|hard of hearing|hearing (?:aids?|loss)|low vision|cognitive|dyslexi|autis",
+    re.IGNORECASE,
+)
+
+# The likeness margin (models/topic_neighbours.py, a difference of cosines) that opens the gate to a
+# question none of the word lists knows, and the one under which a question the word lists let in is
+# declined all the same ("the rules for returning goods in the EU"). Chosen on the decision sets: every
+# on-topic question of the router's and the retrieval's kept, most of the off-topic probes declined.
+OPEN_MARGIN = 0.06
+CLOSE_MARGIN = -0.02
+
+
+def on_topic_words(q: str) -> bool:
+    return bool(DOMAIN.search(q)) or asks_only_a_price(q)
+
+
+def on_topic(q: str, question: str, topic: Callable[[str], float | None] | None) -> bool:
+    """The word lists' vote, weighed where there is one against the question's likeness to what the
+    chat answers and declines."""
+    words = on_topic_words(q) or speaks_of_the_texts(q)
+    margin = topic(question) if topic is not None else None
+    if margin is None:
+        return words
+    return margin > (CLOSE_MARGIN if words else OPEN_MARGIN)
+
+
+__all__ = ["CLOSE_MARGIN", "DOMAIN", "OPEN_MARGIN", "on_topic", "on_topic_words"]
