@@ -136,20 +136,20 @@ def test_in_users_words_on_the_second_sets_report_half(real_search):
 
 def test_in_users_words_on_the_third_set(real_search):
     figures = evaluate(real_search, load_questions(THIRD), leg="hybrid")
-    # Floors under its figures (0.883 hit@5, 0.735 MRR; WCAG 0.917 / 0.818, EAA 0.850 / 0.651). Its
+    # Floors under its figures (0.908 hit@5, 0.748 MRR; WCAG 0.950 / 0.839, EAA 0.867 / 0.657). Its
     # misses were read once the sixth set was written, so it is tuning data since. Unread, before the
     # first five came from five groups: 0.825 / 0.700; as first run: 0.725 / 0.559.
-    assert figures["overall"]["hit@5"] >= 0.87 and figures["overall"]["mrr"] >= 0.72
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.83 and figures["per_source"]["wcag22"]["hit@5"] >= 0.90
+    assert figures["overall"]["hit@5"] >= 0.89 and figures["overall"]["mrr"] >= 0.73
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.85 and figures["per_source"]["wcag22"]["hit@5"] >= 0.93
 
 
 def test_in_users_words_on_the_fourth_set(real_search):
     figures = evaluate(real_search, load_questions(FOURTH), leg="hybrid")
-    # Floors under its figures (0.933 hit@5, 0.753 MRR; WCAG 0.983 / 0.854, EAA 0.883 / 0.652). Its
+    # Floors under its figures (0.942 hit@5, 0.761 MRR; WCAG 0.983 / 0.863, EAA 0.900 / 0.660). Its
     # misses were read once the sixth set was written, so it is tuning data since. Unread, before the
     # first five came from five groups: 0.867 / 0.713; as first run: 0.817 / 0.667.
-    assert figures["overall"]["hit@5"] >= 0.92 and figures["overall"]["mrr"] >= 0.73
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.86 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96
+    assert figures["overall"]["hit@5"] >= 0.93 and figures["overall"]["mrr"] >= 0.74
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.88 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96
 
 
 # The offline answerer end to end: its router's plan, then the search it plans. Before the router
@@ -161,9 +161,9 @@ ROUTED_FLOORS = [
     # set, share searched, found in the first five: floors under today's figures, with the gate's
     # likeness margin (models/topic_neighbours.py) as the answerer weighs it
     (USERS_TUNE, 0.99, 0.97), (USERS_VALIDATE, 0.99, 0.89), (SECOND_TUNE, 0.98, 0.94),
-    # 0.970 / 0.934, 0.982 / 0.782 (never read); 0.975 / 0.833, 0.950 / 0.867 (read since the sixth
+    # 0.970 / 0.934, 0.982 / 0.782 (never read); 0.975 / 0.867, 0.950 / 0.875 (read since the sixth
     # set); the previous stop's: 0.958 / 0.898, 0.927 / 0.727, 0.975 / 0.783, 0.933 / 0.800
-    (USERS_REPORT, 0.96, 0.92), (SECOND_REPORT, 0.97, 0.77), (THIRD, 0.97, 0.82), (FOURTH, 0.94, 0.85),
+    (USERS_REPORT, 0.96, 0.92), (SECOND_REPORT, 0.97, 0.77), (THIRD, 0.97, 0.85), (FOURTH, 0.94, 0.86),
     # 0.942 / 0.892 as first run, 0.950 / 0.917 at the previous stop, 0.967 / 0.942 now
     (FIFTH, 0.96, 0.93),
     # written after this stop's changes, run once: 0.958 / 0.942
