@@ -97,3 +97,20 @@ def test_the_users_words_sets_reach_the_texts():
     assert docs_share("users_words_tune.jsonl") == 1.0
     assert docs_share("users_words_validate.jsonl") >= 0.98
     assert docs_share("users_words_second_tune.jsonl") >= 0.98
+
+
+@pytest.mark.parametrize("question", [
+    "is one declaration of conformity per phone model enough?",
+    "our newest TV model has no audio description option. is that allowed?",
+    "our call centre agents have no idea about screen readers. do we need to train them?",
+])
+def test_a_products_model_and_people_who_answer_customers_are_not_the_benchmarks(question):
+    calls = route(question, TOOLS, FACETS, RULES).calls
+    assert [name for name, _ in calls] == ["search_docs"]
+
+
+@pytest.mark.parametrize(("question", "tool"), [
+    ("which model is cheapest?", "compare_contexts"), ("how do the agents do on the checkout?", "compare_contexts"),
+])
+def test_the_benchmarks_models_and_agents_stay_its_own(question, tool):
+    assert route(question, TOOLS, FACETS, RULES).calls[0][0] == tool

@@ -71,6 +71,13 @@ BENCHMARK = re.compile(
     r"violations?|benchmark|\brounds? \d|\bscores?\b|completion|\bcompleted\b|\baxe\b|grad(?:e|ed|ing)\b|"
     r"\bmean (?:violations?|costs?|number|scores?)\b|average|axe rules?|top rules|rules? (?:are |get )?(?:broken|violated|failed)|"
     r"\btasks?\b|sample data|round-\d", re.I)
+# "Model" and "agents" in their everyday senses: a product's model ("one declaration per phone model")
+# and people who answer customers ("our call centre agents"). Not the benchmark's models and agents.
+_EVERYDAY_MODEL_OR_AGENT = re.compile(
+    r"\b(?:phone|tv|television|car|product|device|laptop|tablet|printer|kiosk|atm|terminal|e-?reader|smartphone|"
+    r"handset|router|console|camera|watch) models?\b|"
+    r"\b(?:support|call[- ]?cent(?:re|er)|customer(?:[- ]service)?|service[- ]desk|help ?desk|sales|human|booking|"
+    r"travel|insurance) (?:staff |team )?agents?\b", re.I)
 _MONEY = re.compile(r"\bcosts?\b|cheap\w*|expensive|\bprices?\b|spend\w*|dollars?|\$", re.I)
 _BURDEN = re.compile(r"too[- ](?:costly|expensive|high|much)|turnover|burden|disproportionate|exempt\w*|exceptions?|"
                      r"\bfirms?\b|staff|employees|microenterprises?|\bsmes?\b|accessibility consultant", re.I)
@@ -124,7 +131,8 @@ def asks_the_texts(q: str, pinned_names: dict[str, str]) -> bool:
         return False
     # Money is the benchmark's ("which is cheapest") unless it is a business's burden under the Act
     # or a thing on someone's site ("our price comparison table").
-    if BENCHMARK.search(q) or (_MONEY.search(q) and not (_BURDEN.search(q) or SITE_SITUATION.search(q))):
+    if BENCHMARK.search(_EVERYDAY_MODEL_OR_AGENT.sub(" ", q)) or (
+            _MONEY.search(q) and not (_BURDEN.search(q) or SITE_SITUATION.search(q))):
         return False
     if not speaks_of_the_texts(q):
         return False
