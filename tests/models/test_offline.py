@@ -186,3 +186,9 @@ def test_a_question_on_what_was_spent_leads_with_the_tools_totals(question):
         "Spent in all for model birch-pro: $3.60 over 24 runs (from compare_contexts).",
         "- none: $1.20 over 12 runs", "- checklist: $2.40 over 12 runs"]
     assert "Spent in all" not in compose("what does a run cost?", [("compare_contexts", value, False)])
+
+
+@pytest.mark.parametrize("question", ["what's the total we've spent on the benchmark so far?",
+                                      "how much has the benchmark cost us in total?"])
+def test_what_the_benchmark_cost_in_all_is_its_figures_not_its_docs(question):
+    assert OfflineAnswerer().plan(question, ALL) == [("compare_contexts", {})]

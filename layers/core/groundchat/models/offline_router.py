@@ -85,7 +85,7 @@ _WHICH_FACET = re.compile(r"\bwhich (?:models?|contexts?|context levels?|levels?
 _AGGREGATE = re.compile(r"how many|how much|average|\bmean\b|\bcost|cheap|expensive|pric(?:e|ey|ier|iest)|rate\b|"
                         r"percent|%|completion|best|worst|compare|fewest|least|\bmost\b|per run|total|better|worse|"
                         r"cleaner|fewer|\bmore\b|\bless\b", re.I)
-_COMPARE = re.compile(r"cost|cheap|expensive|price|spend|best|worst|compare|\bcomplet(?:ed|es|ion)\b|violations?|average|mean|"
+_COMPARE = re.compile(r"cost|cheap|expensive|price|spen[dt]|\btotal\b|best|worst|compare|\bcomplet(?:ed|es|ion)\b|violations?|average|mean|"
                       r"timed? ?out|how many|success|perform|which model|which context|good enough|better|fewest|most", re.I)
 _EAA = re.compile(r"\beaa\b|european accessib\w* act|\beuropean\b[\w\s]{0,25}\bact\b|\baccessib\w* act\b|\bthe act\b|"
                   r"directive|member states?|\barticle \d|\bannex\b|\brecital\b|\beu\b|national law|market surveillance|"
@@ -239,7 +239,7 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         return [("search_docs", {"query": question[:500], "source": docs_source})]
     if asks_the_texts(q, filters):
         return [_texts_search(question, q)]
-    asks_a_figure = re.search(r"how many|how much|average|\bmean\b|cheapest", q)
+    asks_a_figure = re.search(r"how many|how much|average|\bmean\b|cheapest|\btotal\b|\bspen[dt]\b|\bcosts?\b", q)
     if _RESULT_MEANING.search(q) or (_ABOUT_THE_BENCHMARK.search(q) and not asks_a_figure):
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WRONG.search(q) and not _COMPARE_ONLY.search(q):
