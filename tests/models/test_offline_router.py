@@ -339,3 +339,15 @@ def test_a_check_asked_of_a_page_brings_the_rule_and_the_texts():
     # Asked of the benchmark's checker, the rule alone.
     assert route("which axe rule checks colour contrast?", TOOLS, FACETS, RULES).calls == [
         ("explain_rule", {"rule_id": "color-contrast"})]
+
+
+@pytest.mark.parametrize(("question", "calls"), [
+    ("why do runs time out?", [("search_docs", {"query": "why do runs time out?", "source": "docs"})]),
+    ("what is a failed run vs a timed out run",
+     [("search_docs", {"query": "what is a failed run vs a timed out run", "source": "docs"})]),
+    # Two names side by side are compared, not explained.
+    ("what's cheaper, birch-pro vs atlas-large?", [("compare_contexts", {"model": "birch-pro"}),
+                                                   ("compare_contexts", {"model": "atlas-large"})]),
+])
+def test_why_runs_end_as_they_do_and_two_terms_side_by_side_are_the_docs(question, calls):
+    assert route(question, TOOLS, FACETS, RULES).calls == calls

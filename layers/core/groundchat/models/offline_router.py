@@ -104,8 +104,10 @@ _DUTIES = re.compile(r"\blaws?\b|legal|comply|complian|obligat|\bbanks?\b|\bshop
 _ABOUT_THE_BENCHMARK = re.compile(
     r"^\s*(?:what'?s|what is) the difference\b|\bwhat (?:exactly )?(?:does|do) (?:the |a )?[\w-]+ "
     r"(?:level|context|task|label|round)s? (?:give|include|contain|mean|add)\b|^\s*why (?:count|measure|use|do you|do we|"
-    r"does the benchmark|is it|are (?:runs|violations))\b|\bhow (?:do|can|should) (?:i|we|you) (?:import|add|load|upload|"
-    r"bring)\b", re.I)
+    r"does the benchmark|is it|are (?:runs|violations)|do (?:runs|agents|models))\b|\bhow (?:do|can|should) (?:i|we|you) "
+    r"(?:import|add|load|upload|bring)\b", re.I)
+# "What is a failed run vs a timed out run?": two of the benchmark's terms set side by side, not two names.
+_WHAT_IS_X_VS_Y = re.compile(r"^\s*(?:what'?s|what is|what are)\b.{0,60}\b(?:vs\.?|versus)\b", re.I)
 # What a result means, not a figure: "if axe finds 0 violations, is the page accessible?"
 _RESULT_MEANING = re.compile(r"\b(?:0|zero|no) violations\b.{0,40}\b(?:mean|accessible|enough|conform\w*)\b", re.I)
 _DOCS = re.compile(r"grad(?:e|ed|ing)|sample data|\bsample\b|benchmark|how (?:are|is|were) (?:the )?runs|context levels?|"
@@ -240,7 +242,9 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if asks_the_texts(q, filters):
         return [_texts_search(question, q)]
     asks_a_figure = re.search(r"how many|how much|average|\bmean\b|cheapest|\btotal\b|\bspen[dt]\b|\bcosts?\b", q)
-    if _RESULT_MEANING.search(q) or (_ABOUT_THE_BENCHMARK.search(q) and not asks_a_figure):
+    sets_terms_side_by_side = _WHAT_IS_X_VS_Y.search(q) and not find_names(q, [v for vs in facets.values() for v in vs])
+    explains_terms = _ABOUT_THE_BENCHMARK.search(q) or sets_terms_side_by_side
+    if _RESULT_MEANING.search(q) or (explains_terms and not asks_a_figure):
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WRONG.search(q) and not _COMPARE_ONLY.search(q):
         return [("top_rules", {**filters, **_limited(q)})]
