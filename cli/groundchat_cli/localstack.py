@@ -536,6 +536,7 @@ def _serve(port: int | None, reset_state: bool) -> int:
         start_local_sweeps(Dynamo(current), images=images, retention_days=current.retention_days)
         from groundchat_cli.local_app import combined_app
 
+        _warm_the_offline_gate(current)
         print(f"groundchat on {url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
         uvicorn.run(combined_app(), host="127.0.0.1", port=port, log_level="info")
     finally:
@@ -543,3 +544,27 @@ def _serve(port: int | None, reset_state: bool) -> int:
         if local is not None:
             local.stop()
     return 0
+
+
+def _warm_the_offline_gate(settings: Settings) -> None:
+    """The offline answerer's gate (models/topic_neighbours.py) loads its model and embeds its examples
+    on the first question, about a second; a background thread does it while the server starts, so the
+    first question does not wait. A failure here is the answerer's to report when it asks."""
+    import threading
+
+    from groundchat.models.adapters import parse_model_setting
+    from groundchat.models.topic_neighbours import local_topic_neighbours
+
+    if parse_model_setting(settings.model)[0] != "offline":
+        return
+    judge = local_topic_neighbours(settings.embedding_model)
+    if judge is None:
+        return
+
+    def warm() -> None:
+        try:
+            judge.margin("warm up")
+        except Exception:  # the first question logs it, and the word lists decide alone
+            pass
+
+    threading.Thread(target=warm, name="warm-offline-gate", daemon=True).start()

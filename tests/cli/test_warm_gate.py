@@ -1,0 +1,27 @@
+"""`make run` loads the offline answerer's gate model while the server starts, not on the first question."""
+from __future__ import annotations
+
+import threading
+
+from groundchat_cli.localstack import _warm_the_offline_gate
+from groundchat.models.topic_neighbours import local_topic_neighbours
+
+
+def _warming() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "warm-offline-gate"]
+
+
+def test_with_the_offline_answerer_the_gate_is_loaded_in_the_background(settings):
+    assert settings.model == "offline" and settings.embedding_model.startswith("local:")
+    local_topic_neighbours.cache_clear()  # a judge another test loaded would pass without the warming
+    assert local_topic_neighbours(settings.embedding_model)._ready is None
+    _warm_the_offline_gate(settings)
+    for thread in _warming():
+        thread.join(timeout=60)
+    assert local_topic_neighbours(settings.embedding_model)._ready is not None
+
+
+def test_with_a_model_configured_nothing_is_loaded(settings):
+    before = len(_warming())
+    _warm_the_offline_gate(settings.model_copy(update={"model": "bedrock:some-model"}))
+    assert len(_warming()) == before
