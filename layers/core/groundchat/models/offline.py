@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from groundchat.chat.summary_prompt import is_summary_request
 from groundchat.models import offline_answers as answers
@@ -26,6 +26,13 @@ IMAGES_REFUSED = ("The offline answerer reads no images: ask in words, or set GR
 log = logging.getLogger("groundchat.models")
 
 
+class TopicJudge(Protocol):
+    """How much more a question is like those the chat answers than those it declines
+    (models/topic_neighbours.py)."""
+
+    def margin(self, question: str) -> float: ...
+
+
 def _known_rules() -> set[str]:
     try:
         from groundchat.benchmark.axe_rules import rule_ids
@@ -40,7 +47,7 @@ class OfflineAnswerer:
     images_refused = IMAGES_REFUSED
 
     def __init__(self, settings: Any = None, facets: Callable[[], Awaitable[Facets]] | None = None,
-                 topic: Any = None) -> None:
+                 topic: TopicJudge | None = None) -> None:
         self._rules = _known_rules()
         # The names the data holds (models, contexts, tasks, labels, rules), read when a question
         # comes: the router spells arguments as the data does.
