@@ -26,6 +26,8 @@ FIFTH = REPO_ROOT / "tests" / "eval" / "users_words_fifth.jsonl"
 # A sixth, written blind after the first five came from five groups and the gate learned likeness;
 # run once, never read.
 SIXTH = REPO_ROOT / "tests" / "eval" / "users_words_sixth.jsonl"
+# A seventh (40 WCAG, 80 EAA), written blind at the end of that stop; run once, never read.
+SEVENTH = REPO_ROOT / "tests" / "eval" / "users_words_seventh.jsonl"
 
 
 @pytest.mark.parametrize(("path", "size"), [(QUESTIONS, 60), (HELDOUT, 40)])
@@ -95,12 +97,13 @@ def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
 @pytest.mark.parametrize(("path", "hit_slack", "mrr_slack"), [
     (USERS_TUNE, 0, MRR_NOISE), (USERS_VALIDATE, 0, MRR_NOISE), (SECOND_TUNE, 0, MRR_NOISE),
     (USERS_REPORT, 0, MRR_NOISE), (SECOND_REPORT, 1, MRR_NOISE), (THIRD, 0, MRR_NOISE), (FOURTH, 0, MRR_NOISE),
-    (FIFTH, 0, MRR_NOISE), (SIXTH, 0, 0.02)])
+    (FIFTH, 0, MRR_NOISE), (SIXTH, 0, 0.02), (SEVENTH, 0, 0.02)])
 def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hit_slack, mrr_slack):
-    # Two known gaps, held here so that they do not grow: on the second set's report half BM25 alone
+    # Three known gaps, held here so that they do not grow: on the second set's report half BM25 alone
     # finds one WCAG question more in its first five (0.957 against 0.913, of 23); on the sixth set
-    # BM25 alone puts three more WCAG questions' criterion first (MRR 0.968 against 0.950, of 60). The
-    # others hold within one question (docs/engineering/retrieval-eval.md).
+    # BM25 alone puts three more WCAG questions' criterion first (MRR 0.968 against 0.950, of 60); on
+    # the seventh, BM25's EAA MRR is 0.787 against 0.774 (of 80). The others hold within one question
+    # (docs/engineering/retrieval-eval.md).
     questions = load_questions(path)
     fused = evaluate(real_search, questions, leg="hybrid")["per_source"]
     for leg in ("bm25", "vector"):
@@ -166,8 +169,8 @@ ROUTED_FLOORS = [
     (USERS_REPORT, 0.96, 0.92), (SECOND_REPORT, 0.97, 0.77), (THIRD, 0.97, 0.85), (FOURTH, 0.94, 0.86),
     # 0.942 / 0.892 as first run, 0.950 / 0.917 at the previous stop, 0.967 / 0.942 now
     (FIFTH, 0.96, 0.93),
-    # written after this stop's changes, run once: 0.958 / 0.942
-    (SIXTH, 0.95, 0.93),
+    # written after this stop's changes, run once: 0.958 / 0.942; the seventh 0.958 / 0.908
+    (SIXTH, 0.95, 0.93), (SEVENTH, 0.95, 0.89),
 ]
 
 
@@ -201,3 +204,16 @@ def test_in_users_words_on_the_sixth_set(real_search):
     assert figures["overall"]["hit@5"] >= 0.97 and figures["overall"]["mrr"] >= 0.89
     assert figures["per_source"]["eaa"]["hit@5"] >= 0.95 and figures["per_source"]["wcag22"]["hit@5"] >= 0.98
     assert figures["per_source"]["eaa"]["mrr"] >= 0.84 and figures["per_source"]["wcag22"]["mrr"] >= 0.93
+
+
+def test_in_users_words_on_the_seventh_set(real_search):
+    questions = load_questions(SEVENTH)
+    assert len(questions) == 120 and sum(q.source == "eaa" for q in questions) == 80
+    earlier = {q.q.lower() for path in (USERS_TUNE, USERS_VALIDATE, USERS_REPORT, SECOND_TUNE, SECOND_REPORT, THIRD,
+                                        FOURTH, FIFTH, SIXTH) for q in load_questions(path)}
+    assert not {q.q.lower() for q in questions} & earlier
+    figures = evaluate(real_search, questions, leg="hybrid")
+    # Floors under its figures as first and only run (0.950 hit@5, 0.846 MRR; WCAG 1.000 / 0.988, EAA
+    # 0.925 / 0.775; the previous stop's code 0.933 / 0.836, EAA 0.900 / 0.762): the EAA under the goal.
+    assert figures["overall"]["hit@5"] >= 0.94 and figures["overall"]["mrr"] >= 0.83
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.91 and figures["per_source"]["wcag22"]["hit@5"] >= 0.97
