@@ -203,10 +203,10 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
     recall = _recall_call(question, offered)
     if recall and not on_topic_words(q):  # "what did I ask last week?": the past is the whole question
         return Plan(calls=[recall])
-    names = [v for values in facets.values() for v in values]
     run_ids = RUN_ID.findall(question)
-    names_the_data = bool(run_ids or find_names(q, names) or _rule_ids(question, q, rules))
-    if not names_the_data and not on_topic(q, question, topic):
+    # The gate's votes first; the data's names are looked for only in a question they would refuse.
+    if not on_topic(q, question, topic) and not (
+            run_ids or find_names(q, [v for values in facets.values() for v in values]) or _rule_ids(question, q, rules)):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]
