@@ -84,10 +84,12 @@ def _recorded_msearch():
     hit = {"_index": f"{ALIAS}-20250101", "_id": CHUNK.id, "_score": 7.25, "_source": CHUNK.model_dump()}
     one = {"took": 3, "timed_out": False, "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
            "hits": {"total": {"value": 1, "relation": "eq"}, "max_score": 7.25, "hits": [hit]}, "status": 200}
-    return 200, {"took": 5, "responses": [one, {**one, "hits": {**one["hits"], "hits": [{**hit, "_score": 0.83}]}}]}
+    # The third search, the question bank's nearest questions: none in this index.
+    none = {**one, "hits": {"total": {"value": 0, "relation": "eq"}, "max_score": None, "hits": []}}
+    return 200, {"took": 5, "responses": [one, {**one, "hits": {**one["hits"], "hits": [{**hit, "_score": 0.83}]}}, none]}
 
 
-def test_both_legs_in_one_msearch_with_the_exact_body(fake):
+def test_both_legs_and_the_nearest_questions_in_one_msearch_with_the_exact_body(fake):
     fake.routes[("GET", f"/{ALIAS}/_mapping")] = _mapping()
     fake.routes[("POST", f"/{ALIAS}/_msearch")] = _recorded_msearch()
     svc = SearchService(OpenSearchIndex(fake.client(), ALIAS), WordHashEmbedder())
@@ -112,6 +114,9 @@ def test_both_legs_in_one_msearch_with_the_exact_body(fake):
         {},
         {"size": 30, "_source": fields, "query": {"knn": {"embedding": {
             "vector": vector, "k": 30, "filter": {"bool": {"filter": [{"terms": {"source": ["wcag22"]}}]}}}}}},
+        {},
+        {"size": 120, "_source": fields, "query": {"knn": {"embedding": {
+            "vector": vector, "k": 120, "filter": {"bool": {"filter": [{"terms": {"source": ["questions"]}}]}}}}}},
     ]
 
 

@@ -7,8 +7,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Source = Literal["wcag22", "eaa", "docs"]
+Source = Literal["wcag22", "eaa", "docs", "questions"]
+# What a search reads and an answer cites.
 SOURCES: tuple[str, ...] = ("wcag22", "eaa", "docs")
+# The questions each part of a text answers (corpus/question_bank.py): indexed beside the texts to
+# find their passages, never returned by a search or cited.
+QUESTIONS = "questions"
 
 
 class Chunk(BaseModel):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from groundchat.corpus.chunk import Chunk
+from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.eaa_plain import plain_note
 from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
 
@@ -41,7 +41,7 @@ _POINT_LABEL = re.compile(r"^\([a-z]{1,4}\)\s*", re.MULTILINE)
 def kind(chunk: Chunk) -> str:
     """`success-criterion`, `guideline`, `principle`, `term` (WCAG glossary), `understanding`
     (Understanding WCAG, informative), `recital`, `article`,
-    `definition` (an EAA Article 3 definition), `annex` or `doc`."""
+    `definition` (an EAA Article 3 definition), `annex`, `doc`, or `question` (corpus/question_bank.py)."""
     if chunk.source == "wcag22":
         return chunk.meta.get("kind", "success-criterion")
     if chunk.source == "eaa":
@@ -52,6 +52,8 @@ def kind(chunk: Chunk) -> str:
         if "term" in chunk.meta:
             return "definition"
         return "article"
+    if chunk.source == QUESTIONS:
+        return "question"
     return "doc"
 
 
@@ -118,13 +120,19 @@ def keyword_body(chunk: Chunk) -> str:
     return chunk.text
 
 
-def keyword_fields(chunk: Chunk) -> tuple[str, str]:
-    """(heading, body) for the keyword leg; the section is indexed as it is."""
+def keyword_fields(chunk: Chunk) -> tuple[str, str] | None:
+    """(heading, body) for the keyword leg; the section is indexed as it is. None for a question of
+    the question bank: the keyword leg never reads one, and its words would change every passage's
+    term statistics (BM25 weighs a word by how few texts have it)."""
+    if kind(chunk) == "question":
+        return None
     return keyword_heading(chunk), keyword_body(chunk)
 
 
 def embedding_text(chunk: Chunk) -> str:
     k = kind(chunk)
+    if k == "question":
+        return chunk.text  # compared with a question as it is asked: nothing added
     if k == "term":
         return f"Definition of {chunk.text}"
     if k == "definition":

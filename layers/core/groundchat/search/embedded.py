@@ -20,10 +20,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from groundchat.corpus.chunk import Chunk
+from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
 from groundchat.search.query_text import terms
+from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
 
 _SCHEMA = """
@@ -103,6 +104,8 @@ class EmbeddedIndex:
                 out["bm25"] = self._bm25(conn, query, k, sources)
             if "vector" in want and vector is not None:
                 out["vector"] = self._knn(conn, vector, k, sources)
+            if ROWS in want and vector is not None:
+                out[ROWS] = self._knn(conn, vector, QUESTION_ROWS, [QUESTIONS])
         except sqlite3.Error as exc:
             raise BackendUnavailable("index_error", str(exc)) from exc
         return out
@@ -200,9 +203,10 @@ class EmbeddedBuild:
                 (chunk.id, chunk.ref, chunk.source, chunk.section, chunk.title, chunk.text, chunk.url,
                  chunk.updated_at, json.dumps(chunk.meta), np.asarray(vec, dtype=np.float32).tobytes()),
             )
-            heading, body = keyword_fields(chunk)
-            self._conn.execute("INSERT INTO chunks_fts (rowid, title, section, text) VALUES (?, ?, ?, ?)",
-                               (cur.lastrowid, heading, chunk.section, body))
+            fields = keyword_fields(chunk)
+            if fields is not None:
+                self._conn.execute("INSERT INTO chunks_fts (rowid, title, section, text) VALUES (?, ?, ?, ?)",
+                                   (cur.lastrowid, fields[0], chunk.section, fields[1]))
             self.count += 1
 
     def commit(self, meta: dict[str, str]) -> None:

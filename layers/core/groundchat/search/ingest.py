@@ -25,7 +25,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from groundchat.corpus import eaa, markdown_docs, wcag
+from groundchat.corpus import eaa, markdown_docs, question_bank, wcag
 from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.dates import parse_utc
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
@@ -64,6 +64,9 @@ def manifest(corpus_dir: Path, docs_dir: Path) -> list[SourceSpec]:
                    version=eaa.CONVERTER_VERSION),
         SourceSpec("docs", docs_dir, markdown_docs.convert, markdown_docs.source_files,
                    version=markdown_docs.CONVERTER_VERSION),
+        # Shipped with the package, so the same in every deployment; never fetched.
+        SourceSpec("questions", question_bank.bank_dir(), question_bank.convert, question_bank.source_files,
+                   version=question_bank.CONVERTER_VERSION),
     ]
 
 

@@ -1,4 +1,4 @@
-"""The OpenSearch backend: both legs in one `_msearch`, documents loaded with `helpers.bulk` into a
+"""The OpenSearch backend: both legs (and the question bank's nearest questions) in one `_msearch`, documents loaded with `helpers.bulk` into a
 new index created from the index template, then the alias swapped in one request.
 
 The template is package data (`opensearch_template.json` beside this module), so it is there inside
@@ -19,10 +19,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from groundchat.corpus.chunk import Chunk
+from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
 from groundchat.search.query_text import terms
+from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
 
 TEMPLATE_PATH = Path(__file__).resolve().parent / "opensearch_template.json"
@@ -50,7 +51,8 @@ def make_client(settings: Any) -> Any:
 
 def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
                  want: Iterable[str]) -> list[dict[str, Any]]:
-    """The `_msearch` lines: a header and a body per leg, BM25 first."""
+    """The `_msearch` lines: a header and a body per leg, BM25 first, then the vector leg, then the
+    nearest questions of the question bank (search/question_leg.py)."""
     filters = [{"terms": {"source": sources}}] if sources else []
     lines: list[dict[str, Any]] = []
     if "bm25" in want:
@@ -68,6 +70,10 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
         if filters:
             knn["filter"] = {"bool": {"filter": filters}}
         lines += [{}, {"size": k, "_source": _FIELDS, "query": {"knn": {"embedding": knn}}}]
+    if ROWS in want and vector is not None:
+        rows = {"vector": [float(x) for x in vector.vector], "k": QUESTION_ROWS,
+                "filter": {"bool": {"filter": [{"terms": {"source": [QUESTIONS]}}]}}}
+        lines += [{}, {"size": QUESTION_ROWS, "_source": _FIELDS, "query": {"knn": {"embedding": rows}}}]
     return lines
 
 
@@ -117,7 +123,7 @@ class OpenSearchIndex:
     def legs(self, query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
              want: Iterable[str]) -> dict[str, list[LegHit]]:
         want = list(want)
-        if "vector" in want and vector is not None:
+        if ("vector" in want or ROWS in want) and vector is not None:
             index_model = self.model_id() or ""
             if vector.model_id != index_model:
                 raise EmbeddingModelMismatch(index_model, vector.model_id)
@@ -126,7 +132,7 @@ class OpenSearchIndex:
             response = self.client.msearch(body=body, index=self.alias)
         except Exception as exc:
             raise _unavailable(exc) from exc
-        names = [n for n in ("bm25", "vector") if n in want and (n != "vector" or vector is not None)]
+        names = [n for n in ("bm25", "vector", ROWS) if n in want and (n == "bm25" or vector is not None)]
         out: dict[str, list[LegHit]] = {}
         for name, item in zip(names, response["responses"]):
             if "error" in item:
@@ -156,8 +162,9 @@ def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> li
 
 
 def _keyword_doc(chunk: Chunk) -> dict[str, str]:
-    heading, body = keyword_fields(chunk)
-    return {"keyword_heading": heading, "keyword_body": body}
+    fields = keyword_fields(chunk)
+    # A question of the question bank has no keyword fields: the keyword leg's statistics stay the texts'.
+    return {"keyword_heading": fields[0], "keyword_body": fields[1]} if fields else {}
 
 
 class OpenSearchBuild:

@@ -14,6 +14,7 @@ from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
 from groundchat.search.named_text import LEAD, already_led, named_first
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source, named_source
+from groundchat.search.question_leg import QUESTION_LEG, QUESTION_WEIGHT, ROWS, question_leg
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
@@ -41,7 +42,8 @@ class SearchService:
         self.reranker = reranker or NoRerank()
         self.max_excerpts = max_excerpts
         self.max_excerpt_chars = max_excerpt_chars
-        self.weights = weights or {"bm25": 1.0, "vector": 1.0}
+        # A leg with no weight here counts 1 in fusion, so the question leg's is always set.
+        self.weights = {QUESTION_LEG: QUESTION_WEIGHT, **(weights or {"bm25": 1.0, "vector": 1.0})}
         self.expand = expand
 
     def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
@@ -55,7 +57,8 @@ class SearchService:
             "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
             "legs": {}, "timings_ms": timings,
         }
-        want = {"bm25", "vector"} if leg == "hybrid" else {leg}
+        # Hybrid also asks for the question bank's nearest questions, in the same request.
+        want = {"bm25", "vector", ROWS} if leg == "hybrid" else {leg}
 
         def unavailable(reason: str, detail: str) -> SearchResult:
             debug["error"] = detail
@@ -81,12 +84,17 @@ class SearchService:
             timings["embed"] = _ms(t)
         t = time.perf_counter()
         try:
-            legs = self.backend.legs(expanded, vector, CANDIDATES_PER_LEG, sources, want)
+            # Named, so the index's question rows (corpus/question_bank.py) are never a passage.
+            legs = self.backend.legs(expanded, vector, CANDIDATES_PER_LEG, sources or list(SOURCES), want)
         except EmbeddingModelMismatch as exc:
             return unavailable("embedding_model_mismatch", str(exc))
         except BackendUnavailable as exc:
             return unavailable(exc.reason, exc.detail)
         timings["legs"] = _ms(t)
+        # The nearest questions are not a leg: they lend their parts' likeness to the legs' passages.
+        question_rows = legs.pop(ROWS, [])
+        if question_rows:
+            legs[QUESTION_LEG] = question_leg(question_rows, legs)
         for name, hits in legs.items():
             debug["legs"][name] = _leg_debug(hits)
         t = time.perf_counter()
@@ -95,7 +103,7 @@ class SearchService:
         named = named_source(query) if leg == "hybrid" and not sources else None
         if named is not None and not already_led(fused, named, len(debug.get("exact", []))):
             t = time.perf_counter()
-            fused = self._named_text_first(query, expanded, vector, want, named, fused, debug)
+            fused = self._named_text_first(query, expanded, vector, want, named, fused, debug, question_rows)
             timings["named_text"] = _ms(t)
         t = time.perf_counter()
         try:
@@ -148,15 +156,18 @@ class SearchService:
         return fused
 
     def _named_text_first(self, query: str, expanded: str, vector: QueryVector | None, want: set[str],
-                          named: str, fused: list[LegHit], debug: dict[str, Any]) -> list[LegHit]:
+                          named: str, fused: list[LegHit], debug: dict[str, Any],
+                          question_rows: list[LegHit]) -> list[LegHit]:
         """The text the question names, searched on its own (with our docs): its first passages lead
         (search/named_text.py). If that search fails, the mixed list still serves."""
         scope = [named, "docs"]
         try:
-            own_legs = self.backend.legs(expanded, vector, CANDIDATES_PER_LEG, scope, want)
+            own_legs = self.backend.legs(expanded, vector, CANDIDATES_PER_LEG, scope, want - {ROWS})
         except (BackendUnavailable, EmbeddingModelMismatch) as exc:
             debug["named_text"] = {"source": named, "error": str(exc)}
             return fused
+        if question_rows:
+            own_legs[QUESTION_LEG] = question_leg(question_rows, own_legs)
         # Ranked without the exact path: the passages the question names by number already lead `fused`.
         own = self._ranked(query, own_legs, "hybrid", {"legs": {}})
         exact = len(debug.get("exact", []))
