@@ -59,6 +59,8 @@ class EmbeddedIndex:
         self._stamp: tuple[int, int] | None = None
         self._vectors: np.ndarray | None = None
         self._vector_rowids: np.ndarray | None = None
+        self._masks: dict[tuple[str, ...], np.ndarray] = {}
+        self._questions: dict[int, Chunk] | None = None
         self._meta: dict[str, str] = {}
 
     # -- opening -----------------------------------------------------------------------------
@@ -79,7 +81,7 @@ class EmbeddedIndex:
                 if self._conn is not None:
                     self._conn.close()
                 self._conn, self._stamp, self._meta = conn, stamp, meta
-                self._vectors = None
+                self._vectors, self._masks, self._questions = None, {}, None
             return self._conn
 
     def model_id(self) -> str | None:
@@ -102,10 +104,12 @@ class EmbeddedIndex:
         try:
             if "bm25" in want:
                 out["bm25"] = self._bm25(conn, query, k, sources)
-            if "vector" in want and vector is not None:
-                out["vector"] = self._knn(conn, vector, k, sources)
-            if ROWS in want and vector is not None:
-                out[ROWS] = self._knn(conn, vector, QUESTION_ROWS, [QUESTIONS])
+            if vector is not None and ("vector" in want or ROWS in want):
+                scores = self._scores(conn, vector)  # one scan serves the vector leg and the questions
+                if "vector" in want:
+                    out["vector"] = self._knn(conn, scores, k, sources)
+                if ROWS in want:
+                    out[ROWS] = self._nearest_questions(conn, scores)
         except sqlite3.Error as exc:
             raise BackendUnavailable("index_error", str(exc)) from exc
         return out
@@ -127,14 +131,21 @@ class EmbeddedIndex:
         # bm25() is lower-is-better; negated so every leg's score is higher-is-better.
         return [LegHit(_chunk(r), -float(r[9])) for r in conn.execute(sql, params)]
 
-    def _knn(self, conn: sqlite3.Connection, vector: QueryVector, k: int, sources: list[str] | None) -> list[LegHit]:
+    def _scores(self, conn: sqlite3.Connection, vector: QueryVector) -> np.ndarray:
+        """The query's cosine with every stored vector (all are unit length)."""
         index_model = self._meta.get("model_id", "")
         if vector.model_id != index_model:
             raise EmbeddingModelMismatch(index_model, vector.model_id)
-        matrix, rowids, row_sources = self._load_vectors(conn)
-        scores = matrix @ vector.vector.astype(np.float32)
+        matrix, _, _ = self._load_vectors(conn)
+        return matrix @ vector.vector.astype(np.float32)
+
+    def _knn(self, conn: sqlite3.Connection, scores: np.ndarray, k: int, sources: list[str] | None) -> list[LegHit]:
+        _, rowids, _ = self._load_vectors(conn)
         if sources:
-            scores = np.where(np.isin(row_sources, sources), scores, -np.inf)
+            mask = self._mask(conn, sources)
+            if mask.shape != scores.shape:  # the file was swapped between the scan and now
+                mask = np.isin(self._load_vectors(conn)[2], sources)
+            scores = np.where(mask, scores, -np.inf)
         top = np.argsort(-scores)[:k]
         top = [i for i in top if np.isfinite(scores[i])]
         if not top:
@@ -143,6 +154,28 @@ class EmbeddedIndex:
         rows = {r[9]: r for r in conn.execute(
             f"SELECT {_COLUMNS}, c.rowid FROM chunks c WHERE c.rowid IN ({','.join('?' * len(wanted))})", wanted)}
         return [LegHit(_chunk(rows[int(rowids[i])]), float(scores[i])) for i in top]
+
+    def _nearest_questions(self, conn: sqlite3.Connection, scores: np.ndarray) -> list[LegHit]:
+        """The question bank's `QUESTION_ROWS` nearest questions. The bank is small and read on every
+        search, so its rows are kept in memory (until the file changes) rather than read each time."""
+        _, rowids, _ = self._load_vectors(conn)
+        mask = self._mask(conn, [QUESTIONS])
+        if mask.shape != scores.shape or not mask.any():
+            return self._knn(conn, scores, QUESTION_ROWS, [QUESTIONS]) if mask.shape != scores.shape else []
+        if self._questions is None:
+            self._questions = {r[9]: _chunk(r) for r in conn.execute(
+                f"SELECT {_COLUMNS}, c.rowid FROM chunks c WHERE c.source = ?", (QUESTIONS,))}
+        positions = np.flatnonzero(mask)
+        nearest = positions[np.argsort(-scores[positions])[:QUESTION_ROWS]]
+        return [LegHit(self._questions[int(rowids[i])], float(scores[i])) for i in nearest]
+
+    def _mask(self, conn: sqlite3.Connection, sources: list[str]) -> np.ndarray:
+        """Which stored vectors belong to `sources`, kept per set of sources until the file changes."""
+        key = tuple(sorted(sources))
+        if key not in self._masks:
+            _, _, row_sources = self._load_vectors(conn)
+            self._masks[key] = np.isin(row_sources, list(key))
+        return self._masks[key]
 
     def _load_vectors(self, conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._vectors is None:
