@@ -28,6 +28,8 @@ FIFTH = REPO_ROOT / "tests" / "eval" / "users_words_fifth.jsonl"
 SIXTH = REPO_ROOT / "tests" / "eval" / "users_words_sixth.jsonl"
 # A seventh (40 WCAG, 80 EAA), written blind at the end of that stop; run once, never read.
 SEVENTH = REPO_ROOT / "tests" / "eval" / "users_words_seventh.jsonl"
+# An eighth (40 WCAG, 80 EAA), written blind before the question leg, run once after it; never read.
+EIGHTH = REPO_ROOT / "tests" / "eval" / "users_words_eighth.jsonl"
 
 
 @pytest.mark.parametrize(("path", "size"), [(QUESTIONS, 60), (HELDOUT, 40)])
@@ -96,14 +98,14 @@ def test_the_users_words_splits_are_disjoint_and_cover_every_criterion():
 
 @pytest.mark.parametrize(("path", "hit_slack", "mrr_slack"), [
     (USERS_TUNE, 0, MRR_NOISE), (USERS_VALIDATE, 0, MRR_NOISE), (SECOND_TUNE, 0, MRR_NOISE),
-    (USERS_REPORT, 0, MRR_NOISE), (SECOND_REPORT, 1, MRR_NOISE), (THIRD, 0, MRR_NOISE), (FOURTH, 0, MRR_NOISE),
-    (FIFTH, 0, MRR_NOISE), (SIXTH, 0, 0.02), (SEVENTH, 0, 0.02)])
+    (USERS_REPORT, 0, MRR_NOISE), (SECOND_REPORT, 0, MRR_NOISE), (THIRD, 0, MRR_NOISE), (FOURTH, 0, MRR_NOISE),
+    (FIFTH, 0, MRR_NOISE), (SIXTH, 0, MRR_NOISE), (SEVENTH, 0, MRR_NOISE), (EIGHTH, 0, MRR_NOISE)])
 def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hit_slack, mrr_slack):
-    # Three known gaps, held here so that they do not grow: on the second set's report half BM25 alone
-    # finds one WCAG question more in its first five (0.957 against 0.913, of 23); on the sixth set
-    # BM25 alone puts three more WCAG questions' criterion first (MRR 0.968 against 0.950, of 60); on
-    # the seventh, BM25's EAA MRR is 0.787 against 0.774 (of 80). The others hold within one question
-    # (docs/engineering/retrieval-eval.md).
+    # Every set holds within one question. Until the question leg there were three gaps, held at one
+    # question or 0.02 of MRR: on the second set's report half BM25 alone found one WCAG question more
+    # in its first five (0.957 against 0.913, of 23), on the sixth set it put three more WCAG
+    # questions' criterion first, and on the seventh its EAA MRR was 0.787 against 0.774. Hybrid is now
+    # 0.957, 0.975 against 0.968 and 0.814 against 0.781 (docs/engineering/retrieval-eval.md).
     questions = load_questions(path)
     fused = evaluate(real_search, questions, leg="hybrid")["per_source"]
     for leg in ("bm25", "vector"):
@@ -118,40 +120,43 @@ def test_in_users_words_hybrid_is_never_below_its_best_leg(real_search, path, hi
 
 def test_in_users_words_on_the_report_split(real_search):
     figures = evaluate(real_search, load_questions(USERS_REPORT), leg="hybrid")
-    # Floors under today's figures (0.964 hit@5, 0.888 MRR; WCAG 0.988 / 0.938, EAA 0.940 / 0.836;
-    # before the first five came from five articles or criteria, 0.946 / 0.863): a change that loses
-    # ground fails here.
-    assert figures["overall"]["hit@5"] >= 0.95
-    assert figures["overall"]["mrr"] >= 0.87
-    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.98 and figures["per_source"]["wcag22"]["mrr"] >= 0.92
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.93
-    assert figures["per_source"]["eaa"]["mrr"] >= 0.82
+    # Floors under today's figures (0.982 hit@5, 0.905 MRR; WCAG 0.988 / 0.956, EAA 0.976 / 0.854;
+    # before the question leg 0.964 / 0.888, EAA 0.940 / 0.836; before the first five came from five
+    # articles or criteria, 0.946 / 0.863): a change that loses ground fails here.
+    assert figures["overall"]["hit@5"] >= 0.97
+    assert figures["overall"]["mrr"] >= 0.89
+    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.98 and figures["per_source"]["wcag22"]["mrr"] >= 0.94
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.96
+    assert figures["per_source"]["eaa"]["mrr"] >= 0.84
 
 
 def test_in_users_words_on_the_second_sets_report_half(real_search):
     figures = evaluate(real_search, load_questions(SECOND_REPORT), leg="hybrid")
-    # Floors under today's figures (0.836 hit@5, 0.683 MRR in this index without our docs; 0.764 /
+    # Floors under today's figures (0.855 hit@5, 0.757 MRR in this index without our docs; before the
+    # question leg 0.836 / 0.683; 0.764 /
     # 0.628 before the first five came from five groups; as first run, 0.655 / 0.479): below the first report split's, which is the measure of how far users' own
     # words still are. The annex sections by their points cost it MRR (0.653 to 0.634 with the docs);
     # the step was decided on the decision sets (docs/engineering/retrieval-eval.md).
-    assert figures["overall"]["hit@5"] >= 0.82 and figures["overall"]["mrr"] >= 0.66
+    assert figures["overall"]["hit@5"] >= 0.84 and figures["overall"]["mrr"] >= 0.74
 
 
 def test_in_users_words_on_the_third_set(real_search):
     figures = evaluate(real_search, load_questions(THIRD), leg="hybrid")
-    # Floors under its figures (0.908 hit@5, 0.748 MRR; WCAG 0.950 / 0.839, EAA 0.867 / 0.657). Its
+    # Floors under its figures (0.925 hit@5, 0.789 MRR; WCAG 0.950 / 0.846, EAA 0.900 / 0.732; before
+    # the question leg 0.908 / 0.748, EAA 0.867 / 0.657). Its
     # misses were read once the sixth set was written, so it is tuning data since. Unread, before the
     # first five came from five groups: 0.825 / 0.700; as first run: 0.725 / 0.559.
-    assert figures["overall"]["hit@5"] >= 0.89 and figures["overall"]["mrr"] >= 0.73
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.85 and figures["per_source"]["wcag22"]["hit@5"] >= 0.93
+    assert figures["overall"]["hit@5"] >= 0.91 and figures["overall"]["mrr"] >= 0.77
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.88 and figures["per_source"]["wcag22"]["hit@5"] >= 0.93
 
 
 def test_in_users_words_on_the_fourth_set(real_search):
     figures = evaluate(real_search, load_questions(FOURTH), leg="hybrid")
-    # Floors under its figures (0.942 hit@5, 0.761 MRR; WCAG 0.983 / 0.863, EAA 0.900 / 0.660). Its
+    # Floors under its figures (0.942 hit@5, 0.803 MRR; WCAG 0.983 / 0.867, EAA 0.900 / 0.740; before
+    # the question leg 0.942 / 0.761, EAA 0.900 / 0.660). Its
     # misses were read once the sixth set was written, so it is tuning data since. Unread, before the
     # first five came from five groups: 0.867 / 0.713; as first run: 0.817 / 0.667.
-    assert figures["overall"]["hit@5"] >= 0.93 and figures["overall"]["mrr"] >= 0.74
+    assert figures["overall"]["hit@5"] >= 0.93 and figures["overall"]["mrr"] >= 0.78
     assert figures["per_source"]["eaa"]["hit@5"] >= 0.88 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96
 
 
@@ -163,14 +168,15 @@ def test_in_users_words_on_the_fourth_set(real_search):
 ROUTED_FLOORS = [
     # set, share searched, found in the first five: floors under today's figures, with the gate's
     # likeness margin (models/topic_neighbours.py) as the answerer weighs it
-    (USERS_TUNE, 0.99, 0.97), (USERS_VALIDATE, 0.99, 0.89), (SECOND_TUNE, 0.98, 0.94),
-    # 0.970 / 0.934, 0.982 / 0.782 (never read); 0.975 / 0.867, 0.950 / 0.875 (read since the sixth
-    # set); the previous stop's: 0.958 / 0.898, 0.927 / 0.727, 0.975 / 0.783, 0.933 / 0.800
-    (USERS_REPORT, 0.96, 0.92), (SECOND_REPORT, 0.97, 0.77), (THIRD, 0.97, 0.85), (FOURTH, 0.94, 0.86),
-    # 0.942 / 0.892 as first run, 0.950 / 0.917 at the previous stop, 0.967 / 0.942 now
-    (FIFTH, 0.96, 0.93),
-    # written after this stop's changes, run once: 0.958 / 0.942; the seventh 0.958 / 0.908
-    (SIXTH, 0.95, 0.93), (SEVENTH, 0.95, 0.89),
+    (USERS_TUNE, 0.99, 0.98), (USERS_VALIDATE, 0.99, 0.90), (SECOND_TUNE, 0.98, 0.94),
+    # 0.970 / 0.940, 0.982 / 0.800 (never read); 0.975 / 0.883, 0.950 / 0.867 (read since the sixth
+    # set); before the question leg: 0.970 / 0.934, 0.982 / 0.782, 0.975 / 0.867, 0.950 / 0.875
+    (USERS_REPORT, 0.96, 0.93), (SECOND_REPORT, 0.97, 0.78), (THIRD, 0.97, 0.87), (FOURTH, 0.94, 0.85),
+    # 0.942 / 0.892 as first run, 0.967 / 0.942 before the question leg, 0.967 / 0.958 now
+    (FIFTH, 0.96, 0.94),
+    # the sixth 0.958 / 0.950 (0.942 before the question leg), the seventh 0.958 / 0.917 (0.908), the
+    # eighth, written blind before the question leg and run once after it, 0.950 / 0.900
+    (SIXTH, 0.95, 0.94), (SEVENTH, 0.95, 0.90), (EIGHTH, 0.94, 0.89),
 ]
 
 
@@ -186,10 +192,11 @@ def test_the_offline_answerer_reaches_the_passage_through_its_router(real_search
 def test_in_users_words_on_the_fifth_set(real_search):
     assert len(load_questions(FIFTH)) == 120
     figures = evaluate(real_search, load_questions(FIFTH), leg="hybrid")
-    # Floors under its figures (0.983 hit@5, 0.914 MRR; WCAG 0.983 / 0.939, EAA 0.983 / 0.889); as
-    # first run 0.975 / 0.900, and the stop before it wrote it 0.967 / 0.887 (EAA 0.950 / 0.849).
-    assert figures["overall"]["hit@5"] >= 0.97 and figures["overall"]["mrr"] >= 0.90
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.95 and figures["per_source"]["wcag22"]["hit@5"] >= 0.96
+    # Floors under its figures (1.000 hit@5, 0.934 MRR; WCAG 1.000 / 0.946, EAA 1.000 / 0.921; before
+    # the question leg 0.983 / 0.914); as first run 0.975 / 0.900, and the stop before it wrote it
+    # 0.967 / 0.887 (EAA 0.950 / 0.849).
+    assert figures["overall"]["hit@5"] >= 0.98 and figures["overall"]["mrr"] >= 0.92
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.98 and figures["per_source"]["wcag22"]["hit@5"] >= 0.98
 
 
 def test_in_users_words_on_the_sixth_set(real_search):
@@ -199,11 +206,11 @@ def test_in_users_words_on_the_sixth_set(real_search):
                                         FOURTH, FIFTH) for q in load_questions(path)}
     assert not {q.q.lower() for q in questions} & earlier
     figures = evaluate(real_search, questions, leg="hybrid")
-    # Floors under its figures as first and only run (0.983 hit@5, 0.903 MRR; WCAG 1.000 / 0.950, EAA
-    # 0.967 / 0.856): both sources over the goal of 0.95 / 0.85 on this set.
-    assert figures["overall"]["hit@5"] >= 0.97 and figures["overall"]["mrr"] >= 0.89
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.95 and figures["per_source"]["wcag22"]["hit@5"] >= 0.98
-    assert figures["per_source"]["eaa"]["mrr"] >= 0.84 and figures["per_source"]["wcag22"]["mrr"] >= 0.93
+    # Floors under its figures (0.992 hit@5, 0.932 MRR; WCAG 1.000 / 0.975, EAA 0.983 / 0.890; as first
+    # run, before the question leg, 0.983 / 0.903): both sources over the goal of 0.95 / 0.85.
+    assert figures["overall"]["hit@5"] >= 0.98 and figures["overall"]["mrr"] >= 0.92
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.96 and figures["per_source"]["wcag22"]["hit@5"] >= 0.98
+    assert figures["per_source"]["eaa"]["mrr"] >= 0.87 and figures["per_source"]["wcag22"]["mrr"] >= 0.96
 
 
 def test_in_users_words_on_the_seventh_set(real_search):
@@ -213,7 +220,21 @@ def test_in_users_words_on_the_seventh_set(real_search):
                                         FOURTH, FIFTH, SIXTH) for q in load_questions(path)}
     assert not {q.q.lower() for q in questions} & earlier
     figures = evaluate(real_search, questions, leg="hybrid")
-    # Floors under its figures as first and only run (0.950 hit@5, 0.846 MRR; WCAG 1.000 / 0.988, EAA
-    # 0.925 / 0.775; the previous stop's code 0.933 / 0.836, EAA 0.900 / 0.762): the EAA under the goal.
-    assert figures["overall"]["hit@5"] >= 0.94 and figures["overall"]["mrr"] >= 0.83
+    # Floors under its figures (0.950 hit@5, 0.872 MRR; WCAG 1.000 / 0.988, EAA 0.925 / 0.814; as first
+    # run, before the question leg, 0.950 / 0.846, EAA 0.925 / 0.775): the EAA under the goal.
+    assert figures["overall"]["hit@5"] >= 0.94 and figures["overall"]["mrr"] >= 0.86
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.91 and figures["per_source"]["wcag22"]["hit@5"] >= 0.97
+
+
+def test_in_users_words_on_the_eighth_set(real_search):
+    questions = load_questions(EIGHTH)
+    assert len(questions) == 120 and sum(q.source == "eaa" for q in questions) == 80
+    earlier = {q.q.lower() for path in (USERS_TUNE, USERS_VALIDATE, USERS_REPORT, SECOND_TUNE, SECOND_REPORT, THIRD,
+                                        FOURTH, FIFTH, SIXTH, SEVENTH) for q in load_questions(path)}
+    assert not {q.q.lower() for q in questions} & earlier
+    figures = evaluate(real_search, questions, leg="hybrid")
+    # Floors under its figures as first and only run (0.950 hit@5, 0.838 MRR; WCAG 1.000 / 0.988, EAA
+    # 0.925 / 0.764). Written blind before the question leg was built; the code before it gives
+    # 0.933 / 0.785 (EAA 0.900 / 0.705).
+    assert figures["overall"]["hit@5"] >= 0.94 and figures["overall"]["mrr"] >= 0.82
     assert figures["per_source"]["eaa"]["hit@5"] >= 0.91 and figures["per_source"]["wcag22"]["hit@5"] >= 0.97
