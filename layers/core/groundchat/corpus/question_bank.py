@@ -1,10 +1,11 @@
-"""The questions each part of the European Accessibility Act answers, in the words people ask them.
+"""The questions each part of the two texts answers, in the words people ask them.
 
 A question in users' words ("we're 8 people with €1.5m turnover: are we micro?") is more like
 another question than like the Act's text ("enterprise which employs fewer than 10 persons"), and
 more like one question than like a note that lists twenty situations at once: a passage's single
 vector averages everything it says. So each article, Article 3 definition, annex section and
-recital has a few questions of its own (3 to 8), each embedded on its own. The search reads which
+recital of the Act has a few questions of its own (2 to 8), and each WCAG success criterion seven,
+each embedded on its own. The search reads which
 part's questions are nearest to a new question and counts that as evidence for the part's passages
 (search/question_leg.py).
 
@@ -14,7 +15,7 @@ they are not in `SOURCES`. Each is a chunk whose section is the part it answers 
 "Article 3(23)", "Annex I Section IV", "Annex II", "Recital 41"), and whose `answers` names that
 part's source.
 
-The questions (questions/*.json, one file per source) were written from the Act, in users' words,
+The questions (questions/*.json, one file per source) were written from the texts, in users' words,
 apart from every evaluation set; tests/corpus/test_question_bank.py checks that none is in an
 evaluation set and that none repeats the Act's wording.
 """

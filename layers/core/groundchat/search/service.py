@@ -114,7 +114,17 @@ class SearchService:
         ranked = spread(ranked, named=len(debug.get("exact", [])))
         debug["distinct_first"], debug["per_group"] = DISTINCT_FIRST, PER_GROUP
         timings["rerank"] = _ms(t)
-        kept, dropped_passages = ranked[:limit], max(0, len(fused) - limit)
+        passages, dropped_chars = self._excerpts(ranked[:limit])
+        dropped_passages = max(0, len(fused) - limit)
+        timings["total"] = _ms(started)
+        return SearchResult(
+            outcome="hit" if passages else "empty", query=query, passages=passages,
+            freshness=_freshness(passages), dropped={"passages": dropped_passages, "chars": dropped_chars},
+            debug=debug,
+        )
+
+    def _excerpts(self, kept: list[LegHit]) -> tuple[list[Passage], int]:
+        """The passages as served, each cut at our ceiling, and how many characters were cut."""
         passages, dropped_chars = [], 0
         for hit in kept:
             text = hit.chunk.text
@@ -125,12 +135,7 @@ class SearchService:
             c = hit.chunk
             passages.append(Passage(ref=c.ref, source=c.source, section=c.section, title=c.title, url=c.url,
                                     text=text, updated_at=c.updated_at, score=round(hit.score, 6), truncated=cut))
-        timings["total"] = _ms(started)
-        return SearchResult(
-            outcome="hit" if passages else "empty", query=query, passages=passages,
-            freshness=_freshness(passages), dropped={"passages": dropped_passages, "chars": dropped_chars},
-            debug=debug,
-        )
+        return passages, dropped_chars
 
     def _fused(self, query: str, legs: dict[str, list[LegHit]], leg: Leg, sources: list[str] | None,
                debug: dict[str, Any]) -> list[LegHit]:
