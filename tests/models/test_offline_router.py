@@ -50,8 +50,7 @@ SIXTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_sixth.jsonl")
     # How the benchmark works is in the docs, even when a context is named.
     ("what exactly does the guidelines-axe level give the agent", "search_docs",
      {"query": "what exactly does the guidelines-axe level give the agent", "source": "docs"}),
-    ("do pre-recorded videos need captions", "search_docs",
-     {"query": "do pre-recorded videos need captions", "source": "wcag22"}),
+    ("do pre-recorded videos need captions", "search_docs", {"query": "do pre-recorded videos need captions"}),
     # Runs named by the problem they had, in everyday words and either spelling.
     ("blog article runs that failed colour contrast", "list_runs", {"task": "blog-article", "rule": "color-contrast"}),
     ("which runs in round 2 had missing form labels", "list_runs", {"label": "round-2", "rule": "label"}),
@@ -184,16 +183,21 @@ def test_on_the_second_set_the_router_picks_the_tool_and_its_arguments(topic_mar
     assert not {c.q.lower() for c in SECOND} & earlier
     tune = score([c for c in SECOND if c.split == "tune"], FACETS, RULES, topic_margin)
     assert tune["tool"] >= 0.96 and tune["tool_and_args"] >= 0.92
-    # Floors under the report half's figures (tool 0.84, tool and arguments 0.76), never read.
+    # Floors under the report half's figures (tool 0.84, tool and arguments 0.68), never read. It was
+    # 0.76 while web content in everyday words searched WCAG alone: two of its lines label such a
+    # question with WCAG, and both texts are searched now (the passage is found for more of the
+    # set's questions: tests/eval/test_retrieval.py, ROUTED_FLOORS).
     report = score([c for c in SECOND if c.split == "report"], FACETS, RULES, topic_margin)
-    assert report["tool"] >= 0.84 and report["tool_and_args"] >= 0.76
+    assert report["tool"] >= 0.84 and report["tool_and_args"] >= 0.66
 
 
 def test_on_the_third_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
     assert len(THIRD) == 50 and {c.split for c in THIRD} == {"tune", "report"}
     assert not {c.q.lower() for c in THIRD} & {c.q.lower() for c in [*CASES, *VALIDATE, *SECOND]}
     tune = score([c for c in THIRD if c.split == "tune"], FACETS, RULES, topic_margin)
-    assert tune["tool"] >= 0.96 and tune["tool_and_args"] >= 0.92
+    # 0.889 with arguments: one line labels a web content question with WCAG, which both texts answer
+    # a search of now (0.926 before).
+    assert tune["tool"] >= 0.96 and tune["tool_and_args"] >= 0.88
     # Floors under the report half's figures (tool 0.826, tool and arguments 0.652), never read.
     report = score([c for c in THIRD if c.split == "report"], FACETS, RULES, topic_margin)
     assert report["tool"] >= 0.82 and report["tool_and_args"] >= 0.65
@@ -232,10 +236,21 @@ def test_a_question_about_buying_a_device_is_not_about_its_accessibility():
     assert route("best phone for a blind user under 300 euros?", TOOLS, FACETS, RULES).calls != []
 
 
-def test_web_content_in_everyday_words_is_searched_in_wcag_unless_a_business_duty_is_asked_too():
-    assert route("do our videos need captions?", TOOLS, FACETS, RULES).calls[0][1].get("source") == "wcag22"
-    mixed = route("must our bank's app work with a screen reader by law?", TOOLS, FACETS, RULES).calls[0]
-    assert mixed == ("search_docs", {"query": "must our bank's app work with a screen reader by law?"})
+@pytest.mark.parametrize("question", [
+    "do our videos need captions?",
+    "must our bank's app work with a screen reader by law?",
+    # Web content words, and the Act's: a guess at WCAG alone would lose it.
+    "a blind viewer says the programme guide on the TV box we sell never reads out, what now?",
+])
+def test_a_question_that_names_neither_text_searches_both(question):
+    assert route(question, TOOLS, FACETS, RULES).calls == [("search_docs", {"query": question})]
+
+
+def test_a_question_that_names_a_text_searches_that_text():
+    assert route("what does WCAG say about captions?", TOOLS, FACETS, RULES).calls == [
+        ("search_docs", {"query": "what does WCAG say about captions?", "source": "wcag22"})]
+    assert route("what does the EAA say about captions?", TOOLS, FACETS, RULES).calls == [
+        ("search_docs", {"query": "what does the EAA say about captions?", "source": "eaa"})]
 
 
 @pytest.mark.parametrize("question", ["hi, what can you do?", "Hello!", "what can I ask?", "help"])
@@ -335,7 +350,7 @@ async def test_which_run_had_the_most_violations_is_answered_from_the_sample_end
 def test_a_check_asked_of_a_page_brings_the_rule_and_the_texts():
     assert route("does the contrast check apply to our logo?", TOOLS, FACETS, RULES).calls == [
         ("explain_rule", {"rule_id": "color-contrast"}),
-        ("search_docs", {"query": "does the contrast check apply to our logo?", "source": "wcag22"})]
+        ("search_docs", {"query": "does the contrast check apply to our logo?"})]
     # Asked of the benchmark's checker, the rule alone.
     assert route("which axe rule checks colour contrast?", TOOLS, FACETS, RULES).calls == [
         ("explain_rule", {"rule_id": "color-contrast"})]
