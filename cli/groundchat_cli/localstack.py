@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import sys
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -522,6 +523,7 @@ def _serve(port: int | None, reset_state: bool) -> int:
     stack = Stack(port=port, url=url, dynamodb_endpoint=endpoint, pid=os.getpid(), table_prefix=settings.table_prefix,
                   state=str(local.log_path) if local else None)
     write_stack_file(settings, stack)
+    warming = None
     try:
         prepare(settings)
         from groundchat.store.dynamo import Dynamo
@@ -536,30 +538,33 @@ def _serve(port: int | None, reset_state: bool) -> int:
         start_local_sweeps(Dynamo(current), images=images, retention_days=current.retention_days)
         from groundchat_cli.local_app import combined_app
 
-        _warm_the_offline_gate(current)
+        warming = _warm_the_offline_gate(current)
         print(f"groundchat on {url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
         uvicorn.run(combined_app(), host="127.0.0.1", port=port, log_level="info")
     finally:
+        if warming is not None:
+            # A Ctrl-C while the model still loads: the interpreter must not finish under the model's
+            # own threads (onnxruntime aborts the process, exit code -6), so the loading ends first.
+            warming.join(timeout=60)
         remove_stack_file(settings, port)
         if local is not None:
             local.stop()
     return 0
 
 
-def _warm_the_offline_gate(settings: Settings) -> None:
+def _warm_the_offline_gate(settings: Settings) -> threading.Thread | None:
     """The offline answerer's gate (models/topic_neighbours.py) loads its model and embeds its examples
     on the first question, about a second; a background thread does it while the server starts, so the
-    first question does not wait. A failure here is the answerer's to report when it asks."""
-    import threading
-
+    first question does not wait. A failure here is the answerer's to report when it asks. Returns the
+    thread, which the server joins before it exits."""
     from groundchat.models.adapters import parse_model_setting
     from groundchat.models.topic_neighbours import local_topic_neighbours
 
     if parse_model_setting(settings.model)[0] != "offline":
-        return
+        return None
     judge = local_topic_neighbours(settings.embedding_model)
     if judge is None:
-        return
+        return None
 
     def warm() -> None:
         try:
@@ -567,4 +572,6 @@ def _warm_the_offline_gate(settings: Settings) -> None:
         except Exception:  # the first question logs it, and the word lists decide alone
             pass
 
-    threading.Thread(target=warm, name="warm-offline-gate", daemon=True).start()
+    thread = threading.Thread(target=warm, name="warm-offline-gate", daemon=True)
+    thread.start()
+    return thread

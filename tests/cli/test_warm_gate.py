@@ -25,3 +25,12 @@ def test_with_a_model_configured_nothing_is_loaded(settings):
     before = len(_warming())
     _warm_the_offline_gate(settings.model_copy(update={"model": "bedrock:some-model"}))
     assert len(_warming()) == before
+
+
+def test_the_warming_thread_is_handed_back_so_a_stop_can_wait_for_it(settings):
+    # Stopped while the model loads, the process used to end under onnxruntime's threads and abort.
+    thread = _warm_the_offline_gate(settings)
+    assert isinstance(thread, threading.Thread) and thread.name == "warm-offline-gate"
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert _warm_the_offline_gate(settings.model_copy(update={"model": "bedrock:some-model"})) is None
