@@ -105,3 +105,26 @@ def test_with_the_real_bank_a_situation_reaches_its_article_first(real_search):
     result = real_search.search(question, k=5)
     assert result.passages[0].section.startswith(("Article 17", "Article 18"))
     assert result.debug["legs"]["questions"]["hits"] > 0
+
+
+def test_a_new_index_swapped_in_brings_its_own_questions(tmp_path):
+    # The embedded index keeps the question rows in memory; an ingest that swaps a new file in must
+    # not leave the served search reading the old file's questions.
+    embedder = WordHashEmbedder()
+    path = tmp_path / "index.sqlite"
+
+    def build(part):
+        chunks = [make_chunk(source="eaa", section=s, title=s, text=f"text of {s} about kiosks", url="u")
+                  for s in ("Article 4(1)", "Article 7(1)")]
+        chunks.append(make_chunk(source=QUESTIONS, section=part, title=part, text="must our kiosk talk",
+                                 url="", meta={"answers": "eaa"}))
+        store = EmbeddedStore(path).begin(model_id=embedder.model_id, dimension=embedder.dimension)
+        store.add(chunks, embedder.embed([c.text for c in chunks]))
+        store.commit({"source_hashes": "{}"})
+
+    build("Article 4")
+    index = EmbeddedIndex(path)
+    vector = embedder.embed_query("must our kiosk talk")
+    assert [r.chunk.section for r in index.legs("", vector, 5, None, {"question_rows"})["question_rows"]] == ["Article 4"]
+    build("Article 7")  # written beside it and moved over it: a new file
+    assert [r.chunk.section for r in index.legs("", vector, 5, None, {"question_rows"})["question_rows"]] == ["Article 7"]

@@ -162,12 +162,14 @@ class EmbeddedIndex:
         mask = self._mask(conn, [QUESTIONS])
         if mask.shape != scores.shape or not mask.any():
             return self._knn(conn, scores, QUESTION_ROWS, [QUESTIONS]) if mask.shape != scores.shape else []
-        if self._questions is None:
-            self._questions = {r[9]: _chunk(r) for r in conn.execute(
+        questions = self._questions  # read once: a swap to a new file may reset it meanwhile
+        if questions is None:
+            questions = {r[9]: _chunk(r) for r in conn.execute(
                 f"SELECT {_COLUMNS}, c.rowid FROM chunks c WHERE c.source = ?", (QUESTIONS,))}
+            self._questions = questions
         positions = np.flatnonzero(mask)
         nearest = positions[np.argsort(-scores[positions])[:QUESTION_ROWS]]
-        return [LegHit(self._questions[int(rowids[i])], float(scores[i])) for i in nearest]
+        return [LegHit(questions[int(rowids[i])], float(scores[i])) for i in nearest if int(rowids[i]) in questions]
 
     def _mask(self, conn: sqlite3.Connection, sources: list[str]) -> np.ndarray:
         """Which stored vectors belong to `sources`, kept per set of sources until the file changes."""
