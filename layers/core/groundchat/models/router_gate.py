@@ -14,9 +14,9 @@ from groundchat.models.router_topics import asks_only_a_price, speaks_of_the_tex
 
 # What opens the gate alone: the benchmark's words, accessibility's and the Act's. A price opens it
 # only when the question names nothing else (models/router_topics.py: "the cheapest flight" is not
-# ours). Words of devices and media ("phone", "font", "keyboard", "photos", "website") open it only as models/router_topics.py
-# says: beside another such word or a question about what a site's users need; alone they are as often
-# a question about a gaming keyboard or a wedding invitation's font.
+# ours). Words of devices and media ("phone", "font", "keyboard", "photos", "website") open it only
+# as models/router_topics.py says: beside another such word or a question about what a site's users
+# need; alone they are as often a question about a gaming keyboard or a wedding invitation's font.
 DOMAIN = re.compile(
     r"access|a11y|wcag|\beaa\b|directive|\baxe\b|\brules?\b|\bruns?\b|\bmodels?\b|context|agents?|violat|"
     r"benchmark|criteri|contrast|screen ?reader|focus|\balt\b|aria|\bhtml\b|"

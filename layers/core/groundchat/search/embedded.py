@@ -27,6 +27,9 @@ from groundchat.search.query_text import terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
 
+# The stored vectors, their rowids and their sources, row for row.
+_Stored = tuple[np.ndarray, np.ndarray, np.ndarray]
+
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE chunks (
@@ -105,11 +108,13 @@ class EmbeddedIndex:
             if "bm25" in want:
                 out["bm25"] = self._bm25(conn, query, k, sources)
             if vector is not None and ("vector" in want or ROWS in want):
-                scores = self._scores(conn, vector)  # one scan serves the vector leg and the questions
+                # One snapshot of the stored vectors and one scan serve the vector leg and the questions.
+                stored = self._load_vectors(conn)
+                scores = self._scores(stored[0], vector)
                 if "vector" in want:
-                    out["vector"] = self._knn(conn, scores, k, sources)
+                    out["vector"] = self._knn(conn, stored, scores, k, sources)
                 if ROWS in want:
-                    out[ROWS] = self._nearest_questions(conn, scores)
+                    out[ROWS] = self._nearest_questions(conn, stored, scores)
         except sqlite3.Error as exc:
             raise BackendUnavailable("index_error", str(exc)) from exc
         return out
@@ -131,21 +136,18 @@ class EmbeddedIndex:
         # bm25() is lower-is-better; negated so every leg's score is higher-is-better.
         return [LegHit(_chunk(r), -float(r[9])) for r in conn.execute(sql, params)]
 
-    def _scores(self, conn: sqlite3.Connection, vector: QueryVector) -> np.ndarray:
+    def _scores(self, matrix: np.ndarray, vector: QueryVector) -> np.ndarray:
         """The query's cosine with every stored vector (all are unit length)."""
         index_model = self._meta.get("model_id", "")
         if vector.model_id != index_model:
             raise EmbeddingModelMismatch(index_model, vector.model_id)
-        matrix, _, _ = self._load_vectors(conn)
         return matrix @ vector.vector.astype(np.float32)
 
-    def _knn(self, conn: sqlite3.Connection, scores: np.ndarray, k: int, sources: list[str] | None) -> list[LegHit]:
-        _, rowids, _ = self._load_vectors(conn)
+    def _knn(self, conn: sqlite3.Connection, stored: _Stored, scores: np.ndarray, k: int,
+             sources: list[str] | None) -> list[LegHit]:
+        _, rowids, row_sources = stored
         if sources:
-            mask = self._mask(conn, sources)
-            if mask.shape != scores.shape:  # the file was swapped between the scan and now
-                mask = np.isin(self._load_vectors(conn)[2], sources)
-            scores = np.where(mask, scores, -np.inf)
+            scores = np.where(self._mask(row_sources, sources), scores, -np.inf)
         top = np.argsort(-scores)[:k]
         top = [i for i in top if np.isfinite(scores[i])]
         if not top:
@@ -155,31 +157,31 @@ class EmbeddedIndex:
             f"SELECT {_COLUMNS}, c.rowid FROM chunks c WHERE c.rowid IN ({','.join('?' * len(wanted))})", wanted)}
         return [LegHit(_chunk(rows[int(rowids[i])]), float(scores[i])) for i in top]
 
-    def _nearest_questions(self, conn: sqlite3.Connection, scores: np.ndarray) -> list[LegHit]:
+    def _nearest_questions(self, conn: sqlite3.Connection, stored: _Stored, scores: np.ndarray) -> list[LegHit]:
         """The question bank's `QUESTION_ROWS` nearest questions. The bank is small and read on every
         search, so its rows are kept in memory (until the file changes) rather than read each time."""
-        _, rowids, _ = self._load_vectors(conn)
-        mask = self._mask(conn, [QUESTIONS])
-        if mask.shape != scores.shape or not mask.any():
-            return self._knn(conn, scores, QUESTION_ROWS, [QUESTIONS]) if mask.shape != scores.shape else []
+        _, rowids, row_sources = stored
+        positions = np.flatnonzero(self._mask(row_sources, [QUESTIONS]))
+        if not positions.size:
+            return []
         questions = self._questions  # read once: a swap to a new file may reset it meanwhile
         if questions is None:
             questions = {r[9]: _chunk(r) for r in conn.execute(
                 f"SELECT {_COLUMNS}, c.rowid FROM chunks c WHERE c.source = ?", (QUESTIONS,))}
             self._questions = questions
-        positions = np.flatnonzero(mask)
         nearest = positions[np.argsort(-scores[positions])[:QUESTION_ROWS]]
         return [LegHit(questions[int(rowids[i])], float(scores[i])) for i in nearest if int(rowids[i]) in questions]
 
-    def _mask(self, conn: sqlite3.Connection, sources: list[str]) -> np.ndarray:
-        """Which stored vectors belong to `sources`, kept per set of sources until the file changes."""
+    def _mask(self, row_sources: np.ndarray, sources: list[str]) -> np.ndarray:
+        """Which stored vectors belong to `sources`, kept per set of sources until the file changes (a
+        mask of another file's length, cached by a search that ran across a swap, is made again)."""
         key = tuple(sorted(sources))
-        if key not in self._masks:
-            _, _, row_sources = self._load_vectors(conn)
-            self._masks[key] = np.isin(row_sources, list(key))
-        return self._masks[key]
+        mask = self._masks.get(key)
+        if mask is None or mask.shape != row_sources.shape:
+            mask = self._masks[key] = np.isin(row_sources, list(key))
+        return mask
 
-    def _load_vectors(self, conn: sqlite3.Connection) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _load_vectors(self, conn: sqlite3.Connection) -> _Stored:
         if self._vectors is None:
             rows = conn.execute("SELECT rowid, source, vector FROM chunks ORDER BY rowid").fetchall()
             dim = int(self._meta.get("dimension", "0"))

@@ -1,5 +1,6 @@
-"""The OpenSearch backend: both legs (and the question bank's nearest questions) in one `_msearch`, documents loaded with `helpers.bulk` into a
-new index created from the index template, then the alias swapped in one request.
+"""The OpenSearch backend: both legs (and the question bank's nearest questions) in one `_msearch`,
+documents loaded with `helpers.bulk` into a new index created from the index template, then the
+alias swapped in one request.
 
 The template is package data (`opensearch_template.json` beside this module), so it is there inside
 a Lambda; `infra/opensearch/index-template.json` is the deployable copy, kept identical by a test.
@@ -65,14 +66,14 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
                 "filter": filters,
             }},
         }]
+    floats = [float(x) for x in vector.vector] if vector is not None else []
     if "vector" in want and vector is not None:
-        knn: dict[str, Any] = {"vector": [float(x) for x in vector.vector], "k": k}
+        knn: dict[str, Any] = {"vector": floats, "k": k}
         if filters:
             knn["filter"] = {"bool": {"filter": filters}}
         lines += [{}, {"size": k, "_source": _FIELDS, "query": {"knn": {"embedding": knn}}}]
     if ROWS in want and vector is not None:
-        rows = {"vector": [float(x) for x in vector.vector], "k": QUESTION_ROWS,
-                "filter": {"bool": {"filter": [{"terms": {"source": [QUESTIONS]}}]}}}
+        rows = {"vector": floats, "k": QUESTION_ROWS, "filter": {"bool": {"filter": [{"terms": {"source": [QUESTIONS]}}]}}}
         lines += [{}, {"size": QUESTION_ROWS, "_source": _FIELDS, "query": {"knn": {"embedding": rows}}}]
     return lines
 
