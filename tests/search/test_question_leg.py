@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from groundchat.corpus.chunk import QUESTIONS, make_chunk
 from groundchat.search.embedded import EmbeddedIndex, EmbeddedStore
-from groundchat.search.question_leg import part_scores, parts_of, question_leg
+from groundchat.search.question_leg import QUESTION_WEIGHT, part_scores, parts_of, question_leg
+from groundchat.search.question_words import WORDS_WEIGHT
 from groundchat.search.service import SearchService
 from groundchat.search.types import LegHit
 from tests.corpus_support import WordHashEmbedder
@@ -36,6 +37,16 @@ def test_a_part_scores_its_nearest_question_and_only_the_nearest_parts_count():
     assert part_scores([]) == {}
 
 
+def test_the_words_a_part_shares_add_to_its_likeness_but_never_bring_a_part():
+    rows = [_row("Article 4", 0.80), _row("Article 3(22)", 0.70), _row("Recital 41", 0.65)]
+    # Article 3(22)'s questions share the question's telling word; Article 9's too, but no vector found it.
+    words = {"Article 3(22)": 1.0, "Recital 41": 0.25, "Article 9": 0.9}
+    scores = part_scores(rows, words)
+    assert scores == {"Article 3(22)": 0.70 + WORDS_WEIGHT, "Article 4": 0.80, "Recital 41": 0.65 + WORDS_WEIGHT * 0.25}
+    assert max(scores, key=scores.get) == "Article 3(22)"
+    assert part_scores(rows, {}) == part_scores(rows) == {"Article 4": 0.80, "Article 3(22)": 0.70, "Recital 41": 0.65}
+
+
 def test_only_the_source_of_the_nearest_question_lends():
     rows = [_row("2.4.7", 0.9, answers="wcag22"), _row("Annex I Section I", 0.85), _row("2.4.13", 0.8, answers="wcag22")]
     assert part_scores(rows) == {"2.4.7": 0.9, "2.4.13": 0.8}
@@ -49,11 +60,11 @@ def test_the_leg_lends_to_the_candidates_of_the_nearest_parts_and_brings_nothing
     candidates = {"vector": [LegHit(recital, 0.9), LegHit(article_31, 0.8)],
                   "bm25": [LegHit(article_4, 12.0), LegHit(article_31, 9.0), LegHit(annex, 3.0)]}
     rows = [_row("Article 4", 0.8), _row("Annex II", 0.75), _row("Article 31", 0.6), _row("Article 7", 0.95)]
-    leg = question_leg(rows, candidates)
+    leg = question_leg(part_scores(rows), candidates)
     # Article 7 is nearest but no leg found it; Recital 20 was found but no question is like it.
     assert [(h.chunk.section, h.score) for h in leg] == [
         ("Article 4(5)", 0.8), ("Annex II Section I, point 1(a)", 0.75), ("Article 31(2)", 0.6)]
-    assert question_leg([], candidates) == []
+    assert question_leg({}, candidates) == []
 
 
 def _index(tmp_path, embedder):
@@ -80,7 +91,7 @@ def test_a_question_row_is_never_a_passage_even_asked_word_for_word(tmp_path):
     result = service.search(asked)
     assert result.passages[0].section == "Article 3(23)"
     assert result.debug["legs"]["questions"]["hits"] == 1
-    assert result.debug["weights"]["questions"] == 0.5
+    assert result.debug["weights"]["questions"] == QUESTION_WEIGHT == 1.0
 
 
 def test_an_index_without_questions_searches_as_before(tmp_path):

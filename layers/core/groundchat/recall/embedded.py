@@ -17,7 +17,7 @@ import numpy as np
 
 from groundchat.recall.entries import RecallEntry, RecallHit
 from groundchat.search.embeddings import Embedder
-from groundchat.search.query_text import terms
+from groundchat.search.query_text import fts_match, terms
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -110,7 +110,7 @@ class EmbeddedRecallIndex:
         found = terms(query)
         if not found:
             return []
-        match = " OR ".join('"' + w.replace('"', "") + '"' for w in found)
+        match = fts_match(found)
         sql = ("SELECT e.rowid FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid "
                "WHERE entries_fts MATCH ? AND e.owner = ? ORDER BY bm25(entries_fts, 2.0, 1.0) LIMIT ?")
         return [r[0] for r in db.execute(sql, (match, owner, k))]

@@ -23,7 +23,7 @@ import numpy as np
 from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
-from groundchat.search.query_text import terms
+from groundchat.search.query_text import fts_match, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
 
@@ -123,8 +123,7 @@ class EmbeddedIndex:
         words = terms(query)
         if not words:
             return []
-        # Each term quoted so FTS5 syntax in a question is text; OR so one rare word can match.
-        match = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+        match = fts_match(words)
         sql = (f"SELECT {_COLUMNS}, bm25(chunks_fts, 3.0, 2.0, 1.0) AS rank FROM chunks_fts "
                "JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?")
         params: list[Any] = [match]

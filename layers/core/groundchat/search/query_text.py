@@ -26,6 +26,12 @@ def terms(query: str) -> list[str]:
     return words or _words(query, STOPWORDS)
 
 
+def fts_match(words: list[str]) -> str:
+    """An SQLite FTS5 query for any of the words: each quoted, so FTS5 syntax in a question is text,
+    and joined by OR, so one rare word can match."""
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+
+
 def _words(query: str, drop: frozenset[str]) -> list[str]:
     seen: list[str] = []
     for term in _TERM.findall(query.lower()):

@@ -7,20 +7,27 @@ passages among the candidates the other two legs found. A part none of them foun
 leg reorders what the search already has, it does not bring a passage on the strength of a question
 alone.
 
-Decided on the tune, validation, second tune, third and fourth sets (docs/engineering/retrieval-eval.md):
-fused at `QUESTION_WEIGHT`, the EAA's MRR rose from 0.694 to 0.751 on validation and from 0.658 to
-0.732 on the third set, and WCAG's from 0.915 to 0.933 and 0.839 to 0.846. A weight of 1 lost WCAG
-questions to the Act's passages; lending to both sources at once lost the Act's questions to WCAG's.
+A part's likeness also counts the words its questions share with the new one
+(search/question_words.py).
+
+Decided on the tune, validation, second tune, third and fourth sets (docs/engineering/retrieval-eval.md).
+By vectors alone, fused at 0.5, the EAA's MRR rose from 0.694 to 0.751 on validation and from 0.658
+to 0.732 on the third set; a weight of 1 then lost WCAG questions to the Act's passages. With the
+words the parts are ranked better, and at `QUESTION_WEIGHT` 1 the EAA's MRR is 0.806 and 0.787 and
+WCAG's rose too. Lending to both sources at once lost the Act's questions to WCAG's.
 """
 from __future__ import annotations
 
+from typing import Mapping
+
 from groundchat.corpus.chunk import whole_section
+from groundchat.search.question_words import WORDS_WEIGHT
 from groundchat.search.types import LegHit
 
 QUESTION_LEG = "questions"
 # What a backend calls the nearest questions when asked for them with the legs (in one request).
 ROWS = "question_rows"
-QUESTION_WEIGHT = 0.5
+QUESTION_WEIGHT = 1.0
 # Question rows the vector search returns: enough that the parts ranked up to `PARTS` each have
 # their nearest question among them (a part has 2 to 8).
 QUESTION_ROWS = 120
@@ -37,24 +44,28 @@ def parts_of(section: str) -> set[str]:
     return parts
 
 
-def part_scores(question_rows: list[LegHit], parts: int = PARTS) -> dict[str, float]:
-    """Of the `parts` parts nearest the question (each scored by its nearest question), those of the
-    source whose part is nearest: a question most like a WCAG criterion's lends nothing to the Act's
-    passages (the Act's annexes and WCAG share words for captions, links and forms), and the reverse."""
+def part_scores(question_rows: list[LegHit], words: Mapping[str, float] | None = None,
+                parts: int = PARTS) -> dict[str, float]:
+    """Of the `parts` parts nearest the question, those of the source whose part is nearest: a
+    question most like a WCAG criterion's lends nothing to the Act's passages (the Act's annexes and
+    WCAG share words for captions, links and forms), and the reverse. A part scores its nearest
+    question's likeness, plus `WORDS_WEIGHT` × its share of the words (`words`, 1 for the best part)."""
     best: dict[str, float] = {}
     source_of: dict[str, str] = {}
     for row in question_rows:
         part = row.chunk.section
         best[part] = max(best.get(part, row.score), row.score)
         source_of[part] = row.chunk.meta.get("answers", "")
+    for part, share in (words or {}).items():
+        if part in best:
+            best[part] += WORDS_WEIGHT * share
     nearest = sorted(best, key=lambda part: -best[part])[:parts]
     return {part: best[part] for part in nearest if source_of[part] == source_of[nearest[0]]}
 
 
-def question_leg(question_rows: list[LegHit], candidates: dict[str, list[LegHit]]) -> list[LegHit]:
-    """The candidates (vector leg first, then BM25) whose part is among the nearest, best part first;
-    each scores its part's score (its best part's, if it belongs to more than one)."""
-    scores = part_scores(question_rows)
+def question_leg(scores: Mapping[str, float], candidates: dict[str, list[LegHit]]) -> list[LegHit]:
+    """The candidates (vector leg first, then BM25) whose part is among the nearest (`part_scores`),
+    best part first; each scores its part's score (its best part's, if it belongs to more than one)."""
     if not scores:
         return []
     seen: set[str] = set()

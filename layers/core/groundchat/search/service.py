@@ -14,7 +14,8 @@ from groundchat.search.exact import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
 from groundchat.search.named_text import LEAD, already_led, named_first
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source, named_source
-from groundchat.search.question_leg import QUESTION_LEG, QUESTION_WEIGHT, ROWS, question_leg
+from groundchat.search.question_leg import QUESTION_LEG, QUESTION_WEIGHT, ROWS, part_scores, question_leg
+from groundchat.search.question_words import QuestionWords, bank_words
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
@@ -36,7 +37,8 @@ class Backend(Protocol):
 class SearchService:
     def __init__(self, backend: Backend, embedder: Embedder, *, reranker: Reranker | None = None,
                  max_excerpts: int = 8, max_excerpt_chars: int = 1200,
-                 weights: dict[str, float] | None = None, expand: bool = True) -> None:
+                 weights: dict[str, float] | None = None, expand: bool = True,
+                 question_words: QuestionWords | None = None) -> None:
         self.backend = backend
         self.embedder = embedder
         self.reranker = reranker or NoRerank()
@@ -45,6 +47,7 @@ class SearchService:
         # A leg with no weight here counts 1 in fusion, so the question leg's is always set.
         self.weights = {QUESTION_LEG: QUESTION_WEIGHT, **(weights or {"bm25": 1.0, "vector": 1.0})}
         self.expand = expand
+        self.question_words = question_words or bank_words()
 
     def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
                leg: Leg = "hybrid") -> SearchResult:
@@ -92,9 +95,13 @@ class SearchService:
             return unavailable(exc.reason, exc.detail)
         timings["legs"] = _ms(t)
         # The nearest questions are not a leg: they lend their parts' likeness to the legs' passages.
+        # The bank's words are matched against the question as asked: the bank is in users' words.
         question_rows = legs.pop(ROWS, [])
-        if question_rows:
-            legs[QUESTION_LEG] = question_leg(question_rows, legs)
+        words = self.question_words.scores(query) if question_rows else {}
+        debug["question_words"] = sorted(words, key=lambda part: -words[part])[:5]
+        parts = part_scores(question_rows, words)
+        if parts:
+            legs[QUESTION_LEG] = question_leg(parts, legs)
         for name, hits in legs.items():
             debug["legs"][name] = _leg_debug(hits)
         t = time.perf_counter()
@@ -103,7 +110,7 @@ class SearchService:
         named = named_source(query) if leg == "hybrid" and not sources else None
         if named is not None and not already_led(fused, named, len(debug.get("exact", []))):
             t = time.perf_counter()
-            fused = self._named_text_first(query, expanded, vector, want, named, fused, debug, question_rows)
+            fused = self._named_text_first(query, expanded, vector, want, named, fused, debug, parts)
             timings["named_text"] = _ms(t)
         t = time.perf_counter()
         try:
@@ -162,7 +169,7 @@ class SearchService:
 
     def _named_text_first(self, query: str, expanded: str, vector: QueryVector | None, want: set[str],
                           named: str, fused: list[LegHit], debug: dict[str, Any],
-                          question_rows: list[LegHit]) -> list[LegHit]:
+                          parts: dict[str, float]) -> list[LegHit]:
         """The text the question names, searched on its own (with our docs): its first passages lead
         (search/named_text.py). If that search fails, the mixed list still serves."""
         scope = [named, "docs"]
@@ -171,8 +178,8 @@ class SearchService:
         except (BackendUnavailable, EmbeddingModelMismatch) as exc:
             debug["named_text"] = {"source": named, "error": str(exc)}
             return fused
-        if question_rows:
-            own_legs[QUESTION_LEG] = question_leg(question_rows, own_legs)
+        if parts:
+            own_legs[QUESTION_LEG] = question_leg(parts, own_legs)
         # Ranked without the exact path: the passages the question names by number already lead `fused`.
         own = self._ranked(query, own_legs, "hybrid", {"legs": {}})
         exact = len(debug.get("exact", []))
