@@ -80,3 +80,15 @@ def test_the_package_bank_is_read_once_and_names_the_parts_the_index_holds():
     assert max(scores, key=scores.get) == "Article 3(22)"
     scores = words.scores("the focus outline vanished when I press tab")
     assert scores["2.4.7"] == 1.0
+
+
+def test_a_failing_match_loses_the_boost_not_the_search(caplog):
+    words = QuestionWords(BANK)
+
+    class Broken:
+        def execute(self, *args):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+    words._db = Broken()  # type: ignore[assignment]
+    assert words.scores("am I a consumer") == {}
+    assert "database disk image is malformed" in caplog.text

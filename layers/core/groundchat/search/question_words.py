@@ -55,9 +55,13 @@ class QuestionWords:
         words = terms(query)
         if self._db is None or not words:
             return {}
-        with self._lock:
-            rows = self._db.execute("SELECT part, bm25(questions) FROM questions WHERE questions MATCH ? "
-                                    "ORDER BY bm25(questions) LIMIT ?", (fts_match(words), MATCH_ROWS)).fetchall()
+        try:
+            with self._lock:
+                rows = self._db.execute("SELECT part, bm25(questions) FROM questions WHERE questions MATCH ? "
+                                        "ORDER BY bm25(questions) LIMIT ?", (fts_match(words), MATCH_ROWS)).fetchall()
+        except sqlite3.Error as exc:  # a boost lost, never a search: the leg goes on by vectors
+            log.warning("question words not matched: %s", exc)
+            return {}
         best: dict[str, float] = {}
         for part, rank in rows:
             best[part] = max(best.get(part, 0.0), -rank)  # bm25() is lower-is-better
