@@ -28,6 +28,8 @@ FOURTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_fourth.jsonl"
 FIFTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_fifth.jsonl")
 # Written after the gate learned likeness (models/topic_neighbours.py); run once, never read.
 SIXTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_sixth.jsonl")
+# Written blind after the sixth, split by hash ("seventh-1|"): the tune half was read, the report half never.
+SEVENTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_seventh.jsonl")
 
 
 @pytest.mark.parametrize(("question", "tool", "args"), [
@@ -69,6 +71,19 @@ SIXTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_sixth.jsonl")
     # What a result means is in the docs.
     ("if axe finds 0 violations does that mean the page is accessible?", "search_docs",
      {"query": "if axe finds 0 violations does that mean the page is accessible?", "source": "docs"}),
+    # A label's number as a word or an ordinal; runs ranked with words between; "zero context".
+    ("what breaks most in the second round", "top_rules", {"label": "round-2"}),
+    ("round three runs for cedar", "list_runs", {"model": "cedar-mini", "label": "round-3"}),
+    ("the cleanest checkout flow runs", "list_runs", {"task": "checkout-flow", "order": "fewest_violations"}),
+    ("with zero context, what goes wrong most", "top_rules", {"context": "none"}),
+    ("which axe rule flags links with no accessible name", "explain_rule", {"rule_id": "link-name"}),
+    # What a term means here, and how a figure is worked out, are the docs'.
+    ("what does failed mean here", "search_docs", {"query": "what does failed mean here", "source": "docs"}),
+    ("how are the violations counted", "search_docs", {"query": "how are the violations counted", "source": "docs"}),
+    ("checklist or guidelines, what's the difference in what the agent is given?", "search_docs",
+     {"query": "checklist or guidelines, what's the difference in what the agent is given?", "source": "docs"}),
+    # An average is still a figure.
+    ("what's the mean cost of a dune-code run", "compare_contexts", {"model": "dune-code"}),
 ])
 def test_users_words_reach_the_right_tool_with_the_datas_spelling(question, tool, args):
     assert route(question, TOOLS, FACETS, RULES).calls[0] == (tool, args)
@@ -142,9 +157,17 @@ def test_a_run_id_or_a_run_cost_is_not_an_order_to_run():
     assert route("run the numbers for cedar-mini", TOOLS, FACETS, RULES).calls == [("compare_contexts", {"model": "cedar-mini"})]
 
 
-def test_a_request_to_write_something_is_refused_even_on_topic():
-    plan = route("write me a haiku about screen readers", TOOLS, FACETS, RULES)
+@pytest.mark.parametrize("question", ["write me a haiku about screen readers",
+                                      "refactor our navbar component so it passes axe",
+                                      "fix my checkout markup for screen readers"])
+def test_a_request_to_write_something_is_refused_even_on_topic(question):
+    plan = route(question, TOOLS, FACETS, RULES)
     assert plan.calls == [] and plan.refusal == REFUSAL
+
+
+def test_a_question_on_how_to_fix_something_is_still_answered():
+    assert route("fix the contrast on our buttons: what ratio do we need?", TOOLS, FACETS, RULES).calls[0][0] == "search_docs"
+    assert route("how do I fix missing form labels", TOOLS, FACETS, RULES).calls[0][0] in ("search_docs", "explain_rule")
 
 
 async def test_the_answerer_refuses_off_topic_in_words_and_calls_nothing():
@@ -165,9 +188,10 @@ def test_the_router_eval_is_split_and_large_enough():
 
 def test_on_the_report_split_the_router_picks_the_tool_and_its_arguments(topic_margin):
     figures = score([c for c in CASES if c.split == "report"], FACETS, RULES, topic_margin)
-    # Floors under the reported figures (tool 0.936, tool and arguments 0.894), never tuned on.
-    assert figures["tool"] >= 0.93
-    assert figures["tool_and_args"] >= 0.87
+    # Floors under the reported figures (tool 0.957, tool and arguments 0.894; 0.936 / 0.872 before
+    # the seventh set's tune half was read), never tuned on.
+    assert figures["tool"] >= 0.95
+    assert figures["tool_and_args"] >= 0.89
 
 
 def test_on_the_validation_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
@@ -187,8 +211,9 @@ def test_on_the_second_set_the_router_picks_the_tool_and_its_arguments(topic_mar
     # 0.76 while web content in everyday words searched WCAG alone: two of its lines label such a
     # question with WCAG, and both texts are searched now (the passage is found for more of the
     # set's questions: tests/eval/test_retrieval.py, ROUTED_FLOORS).
+    # Since the seventh set's tune half was read: 0.88 / 0.76.
     report = score([c for c in SECOND if c.split == "report"], FACETS, RULES, topic_margin)
-    assert report["tool"] >= 0.84 and report["tool_and_args"] >= 0.66
+    assert report["tool"] >= 0.88 and report["tool_and_args"] >= 0.74
 
 
 def test_on_the_third_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
@@ -209,8 +234,9 @@ def test_on_the_fourth_set_the_router_picks_the_tool_and_its_arguments(topic_mar
     assert not {c.q.lower() for c in FOURTH} & {c.q.lower() for c in [*CASES, *VALIDATE, *SECOND, *THIRD]}
     # Floors under its figures (tool 0.878, tool and arguments 0.755; as first run 0.878 / 0.776: one
     # question now also gets the run list's outcome, which did not exist when its label was written).
+    # Since the seventh set's tune half was read: 0.898 / 0.776.
     figures = score(FOURTH, FACETS, RULES, topic_margin)
-    assert figures["tool"] >= 0.86 and figures["tool_and_args"] >= 0.73
+    assert figures["tool"] >= 0.88 and figures["tool_and_args"] >= 0.76
 
 
 def test_on_the_fifth_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
@@ -218,8 +244,9 @@ def test_on_the_fifth_set_the_router_picks_the_tool_and_its_arguments(topic_marg
     assert not {c.q.lower() for c in FIFTH} & {c.q.lower() for c in [*CASES, *VALIDATE, *SECOND, *THIRD, *FOURTH]}
     # Floors under its figures as first run (tool 0.94, tool and arguments 0.84; the previous stop's
     # router: 0.90 / 0.82). After the gate learned everyday device words: 0.96 / 0.86.
+    # Since the seventh set's tune half was read: 0.98 / 0.92.
     figures = score(FIFTH, FACETS, RULES, topic_margin)
-    assert figures["tool"] >= 0.92 and figures["tool_and_args"] >= 0.82
+    assert figures["tool"] >= 0.96 and figures["tool_and_args"] >= 0.90
 
 
 def test_on_the_sixth_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
@@ -230,6 +257,23 @@ def test_on_the_sixth_set_the_router_picks_the_tool_and_its_arguments(topic_marg
     # with the word lists alone).
     figures = score(SIXTH, FACETS, RULES, topic_margin)
     assert figures["tool"] >= 0.93 and figures["tool_and_args"] >= 0.82
+
+
+def test_on_the_seventh_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
+    # 100 written; three were word for word questions of earlier sets, and were dropped.
+    assert len(SEVENTH) == 97 and {c.split for c in SEVENTH} == {"tune", "report"}
+    earlier = [*CASES, *VALIDATE, *SECOND, *THIRD, *FOURTH, *FIFTH, *SIXTH]
+    assert not {c.q.lower() for c in SEVENTH} & {c.q.lower() for c in earlier}
+    # The tune half as first run: tool 0.844, with arguments 0.800; its nine misses taught a label's
+    # number as an ordinal ("the 3rd round"), "cleanest" with words before "runs", "zero context",
+    # rules asked by what a button or link lacks, what a term means and how a figure is worked out
+    # (the docs'), and a request to rewrite code (refused).
+    tune = score([c for c in SEVENTH if c.split == "tune"], FACETS, RULES, topic_margin)
+    assert tune["tool"] >= 0.97 and tune["tool_and_args"] >= 0.97
+    # Floors under the report half's figures (tool 1.000, tool and arguments 0.923; as first run, before
+    # the tune half was read, 0.981 / 0.885), never read.
+    report = score([c for c in SEVENTH if c.split == "report"], FACETS, RULES, topic_margin)
+    assert report["tool"] >= 0.98 and report["tool_and_args"] >= 0.90
 
 
 def test_a_question_about_buying_a_device_is_not_about_its_accessibility():

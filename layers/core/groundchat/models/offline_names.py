@@ -6,7 +6,8 @@ and labels, whatever they are), so nothing here lists them; what is fixed is how
 written:
 
 - whole, with its parts joined by hyphens, spaces or nothing ("sign up form", "signup form",
-  "round 2"), and in the plural ("product grids");
+  "round 2"), and in the plural ("product grids"); a number in it as a word ("round two") or as an
+  ordinal before the rest ("the 2nd round", "the second round");
 - by one of its parts that no other name has ("cedar" for `cedar-mini`, "checkout" for
   `checkout-flow`), unless that part is an everyday word in questions about the benchmark
   ("axe", "form", "small", "code");
@@ -37,6 +38,12 @@ _SAYS = {"big": "large", "bigger": "large", "biggest": "large", "larger": "large
 _NAME_NOUNS = frozenset({"one", "context", "level", "tool", "variant", "version", "setting", "model", "task"})
 
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
+# A number in a name as people write it: "round two", "the 2nd round", "the second round".
+_CARDINALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_ORDINAL = {**{w: str(i) for i, w in enumerate(_ORDINALS, 1)},
+            **{f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}": str(i) for i in range(1, 11)}}
+_NUMBER = {**{w: str(i) for i, w in enumerate(_CARDINALS, 1)}, **_ORDINAL}
 
 
 def parts(name: str) -> list[str]:
@@ -70,7 +77,8 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
     widest = max((len(parts(n)) for n in names), default=0) + 1
     matches = [(name, start, start + size) for start in range(len(tokens))
                for size in range(1, min(widest, len(tokens) - start) + 1)
-               for name in _spelled(by_joined, "".join(tokens[start:start + size]))]
+               for written in _written(tokens[start:start + size])
+               for name in _spelled(by_joined, written)]
     for name, start, end in sorted(matches, key=lambda m: (-len(parts(m[0])), m[1])):
         take(name, start, end)
     if whole_only:
@@ -89,6 +97,17 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
             if told:
                 take(told, i, i + 1)
     return sorted(found, key=found.__getitem__)
+
+
+def _written(window: list[str]) -> list[str]:
+    """The ways a window of words may spell a name, joined: as written, with its numbers as digits
+    ("round two" -> "round2") and, for an ordinal and one word, the other way round ("2nd round")."""
+    out = ["".join(window)]
+    if any(w in _NUMBER for w in window):
+        out.append("".join(_NUMBER.get(w, w) for w in window))
+        if len(window) == 2 and window[0] in _ORDINAL:
+            out.append(window[1] + _ORDINAL[window[0]])
+    return out
 
 
 def _singular(spellings: dict[str, list[str]], written: str) -> str:

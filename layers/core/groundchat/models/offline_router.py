@@ -39,8 +39,10 @@ EVERYDAY_RULES: list[tuple[str, str]] = [
     (r"contrast", "color-contrast"),
     (r"\blang(?:uage)? attribute|\bhtml lang\b|page language", "html-has-lang"),
     (r"(?:form|input|field)s? (?:without |missing )?labels?|\blabels? (?:on|for) (?:form|input)", "label"),
-    (r"link text|empty links?|links? without (?:text|a name)|link names?", "link-name"),
-    (r"empty buttons?|buttons? without (?:text|a name)|button names?", "button-name"),
+    (r"link text|empty links?|links? (?:that (?:have|has) |with )?(?:no|without(?: an?)?) (?:accessible )?(?:text|name)|"
+     r"link names?", "link-name"),
+    (r"empty buttons?|buttons? (?:that (?:have|has) |with )?(?:no|without(?: an?)?) (?:accessible )?(?:text|name|label)|"
+     r"button names?", "button-name"),
     (r"heading order|skipped headings?|heading levels?", "heading-order"),
     (r"landmarks?|content outside (?:a )?region", "region"),
     (r"page titles?|document titles?|<title>", "document-title"),
@@ -69,7 +71,11 @@ _SHOPPING = re.compile(r"\b(?:good|best|cheap\w*|decent|recommend\w*)\b.{0,30}\b
 _ACCESSIBILITY = re.compile(r"access|a11y|disab|blind|deaf|screen ?reader|impair|wcag|\beaa\b|the act\b", re.I)
 # Asked to write something: a haiku about screen readers is still not a question the data answers.
 _WRITE_SOMETHING = re.compile(r"\b(?:write|compose|make up|generate)\b.{0,20}\b(?:poem|haiku|story|song|joke|"
-                              r"limerick|essay|rap|lyrics|sonnet)s?\b", re.I)
+                              r"limerick|essay|rap|lyrics|sonnet)s?\b"
+                              # or code: "rewrite my signup component so it passes axe", "fix our navbar's html"
+                              r"|^\s*(?:please\s+|can you\s+|could you\s+)?(?:re-?write|refactor|write|generate|code|fix|patch)\s+"
+                              r"(?:my|our|this|the|a|an|me a)\b.{0,40}\b(?:components?|code|markup|html|css|jsx|"
+                              r"functions?|snippets?|templates?|navbar|widgets?)\b", re.I)
 _WRONG = re.compile(r"wrong|mistake|most (?:com+on|frequent|often)|frequent|problems|failures|slip through|"
                     r"broken most|breaks? most|fail(?:s|ing)? most|top rules|rules? (?:are |get )?(?:broken|violated|failed)|"
                     r"errors|issues|trips? up|\b(?:top|worst|most \w+)(?: \d+)?(?: \w+)? (?:rules|violations)\b|"
@@ -100,10 +106,16 @@ _WCAG_TOPIC = re.compile(r"captions?|captoins?|subtitles?|transcripts?|audio des
                          r"passwords?|captcha|log ?in|every page|same place", re.I)
 # How the benchmark works, asked as such: a definition, a reason or a how-to, not a figure.
 _ABOUT_THE_BENCHMARK = re.compile(
-    r"^\s*(?:what'?s|what is) the difference\b|\bwhat (?:exactly )?(?:does|do) (?:the |a )?[\w-]+ "
-    r"(?:level|context|task|label|round)s? (?:give|include|contain|mean|add)\b|^\s*why (?:count|measure|use|do you|do we|"
+    r"\b(?:what'?s|what is) the difference\b|\bwhat (?:exactly )?(?:does|do) (?:the |a )?[\w-]+ "
+    r"(?:level|context|task|label|round)s? (?:give|include|contain|mean|add)\b|"
+    # "what's actually in the checklist context level?", "what does timeout mean in this benchmark"
+    r"\bwhat'?s (?:actually |exactly )?in (?:the |a )?[\w-]+ (?:context|level|context level|task)\b|"
+    r"\bwhat (?:does|do) [\"'\w -]{1,30} mean (?:in|for|here|on)\b|^\s*why (?:count|measure|use|do you|do we|"
     r"does the benchmark|is it|are (?:runs|violations)|do (?:runs|agents|models))\b|\bhow (?:do|can|should) (?:i|we|you) "
     r"(?:import|add|load|upload|bring)\b", re.I)
+# How a figure is worked out, which the docs say, not the figure: "how is the cost of a run calculated".
+_HOW_IT_IS_WORKED_OUT = re.compile(r"\bhow (?:is|are|was|were|do you|does it) [\w ]{0,30}\b(?:calculated|computed|"
+                                   r"worked out|measured|graded|scored|counted)\b", re.I)
 # "What is a failed run vs a timed out run?": two of the benchmark's terms set side by side, not two names.
 _WHAT_IS_X_VS_Y = re.compile(r"^\s*(?:what'?s|what is|what are)\b.{0,60}\b(?:vs\.?|versus)\b", re.I)
 # What a result means, not a figure: "if axe finds 0 violations, is the page accessible?"
@@ -144,14 +156,16 @@ def _nameable(facets: Facets) -> Facets:
 
 def _filters(q: str, facets: Facets) -> dict[str, str]:
     out = pinned(q, _nameable(facets))
-    if re.search(r"\b(?:no|without(?: any)?) context\b|\bcontext (?:of )?none\b|\bnone context\b", q):
+    if re.search(r"\b(?:no|zero|without(?: any)?) context\b|\bcontext (?:of )?none\b|\bnone context\b", q):
         out["context"] = "none"
     return out
 
 
 def _limit(q: str) -> int | None:
     for words, number in _NUMBER_WORDS.items():
-        if re.search(rf"\b{words}\b", q):
+        # counting results, as the digits below: "three runs", "top three", never "round three"
+        if re.search(rf"\b(?:top|first|last|latest|recent|newest|show(?: me)?|list|give me) {words}\b|"
+                     rf"(?<!round )\b{words} (?:\w+ ){{0,3}}(?:runs|rules|results|items|problems|failures|violations)\b", q):
             return number
     m = _LIMIT.search(q)
     number = int(m.group(1) or m.group(2)) if m else 0
@@ -239,10 +253,12 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         return [("search_docs", {"query": question[:500], "source": docs_source})]
     if asks_the_texts(q, filters):
         return [_texts_search(question)]
-    asks_a_figure = re.search(r"how many|how much|average|\bmean\b|cheapest|\btotal\b|\bspen[dt]\b|\bcosts?\b", q)
+    # "mean" as an average ("the mean cost"), not as "what does X mean"
+    asks_a_figure = re.search(r"how many|how much|average|\bmean (?:cost|violations?|number|count|rate|tokens?)\b|"
+                              r"cheapest|\btotal\b|\bspen[dt]\b|\bcosts?\b", q)
     sets_terms_side_by_side = _WHAT_IS_X_VS_Y.search(q) and not find_names(q, [v for vs in facets.values() for v in vs])
     explains_terms = _ABOUT_THE_BENCHMARK.search(q) or sets_terms_side_by_side
-    if _RESULT_MEANING.search(q) or (explains_terms and not asks_a_figure):
+    if _RESULT_MEANING.search(q) or _HOW_IT_IS_WORKED_OUT.search(q) or (explains_terms and not asks_a_figure):
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WRONG.search(q) and not _COMPARE_ONLY.search(q):
         return [("top_rules", {**filters, **_limited(q)})]
