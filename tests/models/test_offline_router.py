@@ -260,11 +260,12 @@ def test_on_the_sixth_set_the_router_picks_the_tool_and_its_arguments(topic_marg
 
 
 def test_on_the_seventh_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
-    # 100 written; three were word for word questions of earlier sets, and were dropped.
-    assert len(SEVENTH) == 97 and {c.split for c in SEVENTH} == {"tune", "report"}
+    # 100 written; three were word for word questions of earlier sets and one an example the gate
+    # ships (models/topic_examples.json), and were dropped.
+    assert len(SEVENTH) == 96 and {c.split for c in SEVENTH} == {"tune", "report"}
     earlier = [*CASES, *VALIDATE, *SECOND, *THIRD, *FOURTH, *FIFTH, *SIXTH]
     assert not {c.q.lower() for c in SEVENTH} & {c.q.lower() for c in earlier}
-    # The tune half as first run: tool 0.844, with arguments 0.800; its nine misses taught a label's
+    # The tune half as first run: tool 0.841, with arguments 0.795; its nine misses taught a label's
     # number as an ordinal ("the 3rd round"), "cleanest" with words before "runs", "zero context",
     # rules asked by what a button or link lacks, what a term means and how a figure is worked out
     # (the docs'), and a request to rewrite code (refused).
