@@ -92,3 +92,15 @@ def test_a_failing_match_loses_the_boost_not_the_search(caplog):
     words._db = Broken()  # type: ignore[assignment]
     assert words.scores("am I a consumer") == {}
     assert "database disk image is malformed" in caplog.text
+
+
+def test_a_bank_that_cannot_be_read_leaves_the_words_empty_and_says_why(monkeypatch, tmp_path, caplog):
+    (tmp_path / "eaa.json").write_text('{"Article 4": "not a list"}', encoding="utf-8")
+    monkeypatch.setattr(question_words, "bank_dir", lambda: tmp_path)
+    bank_words.cache_clear()
+    try:
+        words = bank_words()
+        assert words.scores("am I a consumer") == {}
+        assert "eaa.json" in caplog.text
+    finally:
+        bank_words.cache_clear()

@@ -71,8 +71,14 @@ class QuestionWords:
 
 @lru_cache(maxsize=1)
 def bank_words() -> QuestionWords:
-    """The words of the bank this package ships, read once per process."""
-    return QuestionWords({path.stem: read_bank(path) for path in source_files(bank_dir())})
+    """The words of the bank this package ships, read once per process. A bank that cannot be read
+    (the ingest refuses it too) leaves the leg its vectors: the search still serves."""
+    try:
+        bank = {path.stem: read_bank(path) for path in source_files(bank_dir())}
+    except (OSError, ValueError) as exc:
+        log.warning("question words unavailable: %s", exc)
+        bank = {}
+    return QuestionWords(bank)
 
 
 __all__ = ["MATCH_ROWS", "QuestionWords", "WORDS_WEIGHT", "bank_words"]
