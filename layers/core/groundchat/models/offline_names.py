@@ -41,8 +41,9 @@ _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 # A number in a name as people write it: "round two", "the 2nd round", "the second round".
 _CARDINALS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_SUFFIXES = {1: "st", 2: "nd", 3: "rd"}  # then "th"
 _ORDINAL = {**{w: str(i) for i, w in enumerate(_ORDINALS, 1)},
-            **{f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}": str(i) for i in range(1, 11)}}
+            **{f"{i}{_SUFFIXES.get(i, 'th')}": str(i) for i in range(1, 11)}}
 _NUMBER = {**{w: str(i) for i, w in enumerate(_CARDINALS, 1)}, **_ORDINAL}
 
 

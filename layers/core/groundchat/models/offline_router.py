@@ -27,11 +27,14 @@ from groundchat.search.vocabulary import in_american_spelling
 Facets = dict[str, list[str]]
 
 RUN_ID = re.compile(r"\brun[-_][A-Za-z0-9][A-Za-z0-9_-]{3,}\b", re.I)
-_NUMBER_WORDS = {"three": 3, "five": 5, "ten": 10, "twenty": 20, "top three": 3, "top five": 5, "top ten": 10}
 # A number is a limit only where it counts results ("top 5", "last 3", "10 runs"), never in a name
-# ("round 3") or an amount ("17%").
-_LIMIT = re.compile(r"\b(?:top|first|last|latest|recent|newest|show(?: me)?|list|give me)\s+(\d{1,3})\b(?!\s*%)"
-                    r"|(?<![\w-])(\d{1,3})\s+(?:\w+\s+)?(?:runs|rules|results|items|problems|failures|violations)\b")
+# ("round 3") or an amount ("17%"): after these words, or before what is counted.
+_COUNTED_AFTER = r"(?:top|first|last|latest|recent|newest|show(?: me)?|list|give me)"
+_COUNTED = r"(?:runs|rules|results|items|problems|failures|violations)"
+_LIMIT = re.compile(rf"\b{_COUNTED_AFTER}\s+(\d{{1,3}})\b(?!\s*%)|(?<![\w-])(\d{{1,3}})\s+(?:\w+\s+)?{_COUNTED}\b")
+# The same in words ("top three", "five most common problems"), never "round three".
+_LIMIT_IN_WORDS = [(re.compile(rf"\b{_COUNTED_AFTER} {word}\b|(?<!round )\b{word} (?:\w+ ){{0,3}}{_COUNTED}\b"), number)
+                   for word, number in {"three": 3, "five": 5, "ten": 10, "twenty": 20}.items()]
 
 # What people call the problems axe names by rule id, for "which axe rule covers …".
 EVERYDAY_RULES: list[tuple[str, str]] = [
@@ -162,10 +165,8 @@ def _filters(q: str, facets: Facets) -> dict[str, str]:
 
 
 def _limit(q: str) -> int | None:
-    for words, number in _NUMBER_WORDS.items():
-        # counting results, as the digits below: "three runs", "top three", never "round three"
-        if re.search(rf"\b(?:top|first|last|latest|recent|newest|show(?: me)?|list|give me) {words}\b|"
-                     rf"(?<!round )\b{words} (?:\w+ ){{0,3}}(?:runs|rules|results|items|problems|failures|violations)\b", q):
+    for counted, number in _LIMIT_IN_WORDS:
+        if counted.search(q):
             return number
     m = _LIMIT.search(q)
     number = int(m.group(1) or m.group(2)) if m else 0

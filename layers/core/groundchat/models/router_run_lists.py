@@ -13,11 +13,11 @@ from typing import Any
 # order. A model or context ranked so ("which model has the most violations") is a mean per model ×
 # context (compare_contexts); the rules broken most are top_rules.
 MOST_VIOLATIONS = re.compile(
-    r"\b(?:worst|dirtiest)\s+(?:\d+\s+)?runs?\b|\bdirtiest\s+(?:[\w-]+\s+){1,4}runs?\b"
+    r"\bworst\s+(?:\d+\s+)?runs?\b|\bdirtiest\s+(?:[\w-]+\s+){0,4}runs?\b"
     r"|\bruns?\b[^.?!]{0,40}?\b(?:the )?(?:most|highest number of|largest number of) (?:axe )?violations\b"
     r"|\bruns?\s+(?:ranked |sorted |ordered )?by (?:(?:the )?most )?(?:axe )?violations\b", re.I)
 FEWEST_VIOLATIONS = re.compile(
-    r"\b(?:cleanest|best)\s+(?:\d+\s+)?runs?\b|\bcleanest\s+(?:[\w-]+\s+){1,4}runs?\b"
+    r"\bbest\s+(?:\d+\s+)?runs?\b|\bcleanest\s+(?:[\w-]+\s+){0,4}runs?\b"
     r"|\bruns?\b[^.?!]{0,40}?\b(?:the )?(?:fewest|least|lowest number of) (?:axe )?violations\b"
     r"|\bruns?\s+(?:ranked |sorted |ordered )?by (?:the )?(?:fewest|least) (?:axe )?violations\b", re.I)
 # One run asked for: "which run", "the worst run".

@@ -47,7 +47,8 @@ class SearchService:
         # A leg with no weight here counts 1 in fusion, so the question leg's is always set.
         self.weights = {QUESTION_LEG: QUESTION_WEIGHT, **(weights or {"bm25": 1.0, "vector": 1.0})}
         self.expand = expand
-        self.question_words = question_words or bank_words()
+        # The package's bank words unless given; read on the first hybrid search, not at start-up.
+        self._question_words = question_words
 
     def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
                leg: Leg = "hybrid") -> SearchResult:
@@ -97,7 +98,7 @@ class SearchService:
         # The nearest questions are not a leg: they lend their parts' likeness to the legs' passages.
         # The bank's words are matched against the question as asked: the bank is in users' words.
         question_rows = legs.pop(ROWS, [])
-        words = self.question_words.scores(query) if question_rows else {}
+        words = (self._question_words or bank_words()).scores(query) if question_rows else {}
         debug["question_words"] = sorted(words, key=lambda part: -words[part])[:5]
         parts = part_scores(question_rows, words)
         if parts:
