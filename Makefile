@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test install clean bench package deploy browser-deps
+.PHONY: lambda-tools run test install clean bench package deploy browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,14 @@ browser-deps:
 	  else echo "chromium is not installed and this is not root: the browser tests will skip"; fi; }
 
 # One test worker per core, a test file to each (its module fixtures are built once).
-test: $(STAMP) browser-deps
+test: $(STAMP) browser-deps lambda-tools
 	$(BIN)/python -m pytest -q -ra -n auto --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
+
+# The real Lambda Web Adapter and runtime interface emulator (cargo, go) and Lambda's Python
+# packages, built once into a cache outside the clone; says in one line what it cannot build.
+lambda-tools: $(STAMP)
+	$(BIN)/python -m groundchat_testkit.lambda_tools
 
 bench: $(STAMP)
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done

@@ -1,0 +1,156 @@
+"""The real Lambda pieces a local Lambda runs, built once into a cache outside the clone.
+
+    python -m groundchat_testkit.lambda_tools          build what is missing, say what cannot be built
+
+- the AWS Lambda Web Adapter (crate `lambda_web_adapter`, binary `lambda-adapter`: what the
+  adapter layer ships as /opt/extensions/lambda-adapter), by cargo;
+- the AWS Lambda Runtime Interface Emulator (Go module, `cmd/aws-lambda-rie`), by go;
+- for Lambda's Python (3.12): the layer's requirements as Lambda-platform wheels and the runtime
+  interface client (`awslambdaric`, what /var/runtime holds in the managed runtime), by pip.
+
+Versions are pinned here and nowhere else; each lands in its own directory named after its version,
+so a new pin builds beside the old one and a present one is reused. The cache is
+$GROUNDCHAT_LAMBDA_TOOLS, else ${XDG_CACHE_HOME:-~/.cache}/groundchat/lambda-tools.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ADAPTER_CRATE = "lambda_web_adapter"
+ADAPTER_VERSION = "0.9.1"
+RIE_MODULE = "github.com/aws/aws-lambda-runtime-interface-emulator"
+# The emulator has no tagged release on the Go proxy newer than this pseudo-version.
+RIE_VERSION = "v0.0.0-20261030222936-bef5c4ba774d"
+RIC_VERSION = "4.2.2"
+LAMBDA_PYTHON_VERSION = (3, 12)
+REPO = Path(__file__).resolve().parents[2]
+LAYER_REQUIREMENTS = REPO / "layers" / "core" / "requirements.txt"
+# As infra/package.py installs the layer: the wheels Lambda's Amazon Linux runs.
+PLATFORM_TAGS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
+
+
+def cache_root() -> Path:
+    if os.environ.get("GROUNDCHAT_LAMBDA_TOOLS"):
+        return Path(os.environ["GROUNDCHAT_LAMBDA_TOOLS"])
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "groundchat" / "lambda-tools"
+
+
+def adapter_binary() -> Path:
+    return cache_root() / f"lambda-web-adapter-{ADAPTER_VERSION}" / "bin" / "lambda-adapter"
+
+
+def rie_binary() -> Path:
+    return cache_root() / f"aws-lambda-rie-{RIE_VERSION}" / "aws-lambda-rie"
+
+
+def lambda_python() -> str | None:
+    """An interpreter of Lambda's Python version: $LAMBDA_PYTHON, python3.12 on the PATH, or one
+    a version manager already has installed (never installed here)."""
+    candidates = [os.environ.get("LAMBDA_PYTHON"), shutil.which("python3.12"),
+                  *sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.12*/bin/python3.12")))]
+    for candidate in filter(None, candidates):
+        try:
+            out = subprocess.run([candidate, "-c", "import sys; print(*sys.version_info[:2])"],
+                                 capture_output=True, text=True, timeout=30, check=True).stdout.split()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if tuple(map(int, out)) == LAMBDA_PYTHON_VERSION:
+            return candidate
+    return None
+
+
+def _requirements_key() -> str:
+    return hashlib.sha256(LAYER_REQUIREMENTS.read_bytes()).hexdigest()[:12]
+
+
+def layer_dependencies() -> Path:
+    """The layer's requirements for Lambda's platform (a `python/` tree, as in the layer's zip)."""
+    return cache_root() / f"layer-deps-py312-{_requirements_key()}" / "python"
+
+
+def runtime_client() -> Path:
+    """What the managed runtime's /var/runtime holds for us: the runtime interface client."""
+    return cache_root() / f"awslambdaric-{RIC_VERSION}-py312"
+
+
+@dataclass(frozen=True)
+class Tools:
+    adapter: Path | None
+    rie: Path | None
+    python: str | None
+    layer_deps: Path | None
+    runtime_client: Path | None
+
+    @property
+    def missing(self) -> list[str]:
+        names = {"adapter": "the Lambda Web Adapter", "rie": "the runtime interface emulator",
+                 "python": "a Python 3.12", "layer_deps": "the layer's dependencies for Python 3.12",
+                 "runtime_client": "awslambdaric for Python 3.12"}
+        return [text for key, text in names.items() if getattr(self, key) is None]
+
+
+def present() -> Tools:
+    """What is built, without building anything."""
+    def exists(path: Path) -> Path | None:
+        return path if path.exists() else None
+
+    return Tools(exists(adapter_binary()), exists(rie_binary()), lambda_python(),
+                 exists(layer_dependencies() / ".complete") and layer_dependencies(),
+                 exists(runtime_client() / ".complete") and runtime_client())
+
+
+def _pip_for_lambda(target: Path, requirements: list[str]) -> None:
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    platform_args = [arg for tag in PLATFORM_TAGS for arg in ("--platform", tag)]
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--target", str(tmp), *platform_args, "--implementation", "cp", "--python-version", "3.12",
+                    "--only-binary=:all:", "--no-compile", "--no-warn-conflicts", *requirements], check=True)
+    python = lambda_python()
+    if python:  # bytecode beside the modules, as infra/package.py ships it (read-only /opt in Lambda)
+        subprocess.run([python, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash",
+                        str(tmp)], check=True)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    (target / ".complete").touch()
+
+
+def build() -> Tools:
+    """Builds what is missing and prints one line for each piece that cannot be built here."""
+    if not adapter_binary().exists():
+        if shutil.which("cargo"):
+            subprocess.run(["cargo", "install", ADAPTER_CRATE, "--version", ADAPTER_VERSION, "--locked",
+                            "--root", str(adapter_binary().parent.parent)], check=True)
+        else:
+            print(f"lambda-tools: install Rust (cargo) to build the Lambda Web Adapter {ADAPTER_VERSION}; "
+                  "the Lambda-shaped tests skip without it")
+    if not rie_binary().exists():
+        if shutil.which("go"):
+            env = {**os.environ, "GOBIN": str(rie_binary().parent)}
+            subprocess.run(["go", "install", f"{RIE_MODULE}/cmd/aws-lambda-rie@{RIE_VERSION}"], check=True, env=env)
+        else:
+            print("lambda-tools: install Go to build the Lambda runtime interface emulator; "
+                  "the Lambda-shaped tests skip without it")
+    if lambda_python() is None:
+        print("lambda-tools: no Python 3.12 here (set LAMBDA_PYTHON): the local Lambda runs the packaged "
+              "code under this interpreter instead")
+    if not (layer_dependencies() / ".complete").exists():
+        layer_dependencies().parent.mkdir(parents=True, exist_ok=True)
+        _pip_for_lambda(layer_dependencies(), ["--requirement", str(LAYER_REQUIREMENTS)])
+    if not (runtime_client() / ".complete").exists():
+        runtime_client().parent.mkdir(parents=True, exist_ok=True)
+        _pip_for_lambda(runtime_client(), [f"awslambdaric=={RIC_VERSION}"])
+    return present()
+
+
+if __name__ == "__main__":
+    tools = build()
+    print(f"lambda-tools in {cache_root()}: " + ("all present" if not tools.missing else "missing " + ", ".join(tools.missing)))
