@@ -47,6 +47,11 @@ def adapter_binary() -> Path:
     return cache_root() / f"lambda-web-adapter-{ADAPTER_VERSION}" / "bin" / "lambda-adapter"
 
 
+def adapter_layer_bootstrap() -> Path:
+    """The layer's /opt/bootstrap (the exec wrapper), taken from the crate's own `layer/` folder."""
+    return cache_root() / f"lambda-web-adapter-{ADAPTER_VERSION}" / "layer" / "bootstrap"
+
+
 def rie_binary() -> Path:
     return cache_root() / f"aws-lambda-rie-{RIE_VERSION}" / "aws-lambda-rie"
 
@@ -102,7 +107,7 @@ def present() -> Tools:
     def exists(path: Path) -> Path | None:
         return path if path.exists() else None
 
-    return Tools(exists(adapter_binary()), exists(rie_binary()), lambda_python(),
+    return Tools(exists(adapter_layer_bootstrap()) and exists(adapter_binary()), exists(rie_binary()), lambda_python(),
                  exists(layer_dependencies() / ".complete") and layer_dependencies(),
                  exists(runtime_client() / ".complete") and runtime_client())
 
@@ -132,6 +137,13 @@ def build() -> Tools:
         else:
             print(f"lambda-tools: install Rust (cargo) to build the Lambda Web Adapter {ADAPTER_VERSION}; "
                   "the Lambda-shaped tests skip without it")
+    if adapter_binary().exists() and not adapter_layer_bootstrap().exists():
+        cargo_home = Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
+        found = sorted(cargo_home.glob(f"registry/src/*/{ADAPTER_CRATE}-{ADAPTER_VERSION}/layer/bootstrap"))
+        if found:
+            adapter_layer_bootstrap().parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(found[0], adapter_layer_bootstrap())
+            adapter_layer_bootstrap().chmod(0o755)
     if not rie_binary().exists():
         if shutil.which("go"):
             env = {**os.environ, "GOBIN": str(rie_binary().parent)}
