@@ -1,0 +1,90 @@
+"""The API Gateway REST stand-in on its own, in front of an invocation endpoint that streams as
+Lambda's does (the prelude, eight NUL bytes, then the body in chunks): what reaches the client
+streams, with the prelude's status, headers and every cookie; routes and binary types come from
+the template. No tools needed."""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+from groundchat_testkit.apigw_rest import RestApiStandIn, binary_media_types, match, routes_from_template, stage_of
+from groundchat_testkit.local_lambda import load_template
+
+
+@pytest.fixture(scope="module")
+def template():
+    return load_template()
+
+
+@pytest.fixture
+def streaming_function():
+    release, finished = threading.Event(), threading.Event()
+    events: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            events.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
+            self.send_response(200)
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            prelude = json.dumps({"statusCode": 201, "headers": {"content-type": "text/event-stream"},
+                                  "cookies": ["a=1; Path=/; HttpOnly", "b=2; Path=/; Secure"]}).encode()
+            for part in (prelude + b"\0" * 8 + b"event: first\n\n", None, b"event: last\n\n"):
+                if part is None:
+                    release.wait(10)
+                    continue
+                self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+                self.wfile.flush()
+            finished.set()
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield SimpleNamespace(port=server.server_port, config=SimpleNamespace(timeout=30), release=release, finished=finished, events=events)
+    release.set()
+    server.shutdown()
+
+
+def test_a_streamed_answer_reaches_the_client_before_it_ends(template, streaming_function):
+    api = RestApiStandIn(template, {"ChatFunction": streaming_function}).start()
+    try:
+        with httpx.stream("POST", api.stage_url + "/api/chat?x=1", json={"message": "hi"}, timeout=30) as r:
+            lines = r.iter_lines()
+            first = next(lines)
+            before_end = not streaming_function.finished.is_set()
+            streaming_function.release.set()
+            rest = list(lines)
+            status, cookies, content_type = r.status_code, r.headers.get_list("set-cookie"), r.headers["content-type"]
+    finally:
+        api.stop()
+    assert first == "event: first" and before_end
+    assert "event: last" in rest
+    assert status == 201 and content_type == "text/event-stream"
+    assert cookies == ["a=1; Path=/; HttpOnly", "b=2; Path=/; Secure"]
+    event = streaming_function.events[0]
+    assert event["path"] == "/api/chat" and event["requestContext"]["stage"] == api.stage
+    assert event["requestContext"]["path"] == f"/{api.stage}/api/chat"
+    assert event["queryStringParameters"] == {"x": "1"} and event["isBase64Encoded"] is False
+
+
+def test_routes_stage_and_binary_types_come_from_the_template(template):
+    routes = routes_from_template(template)
+    assert match(routes, "GET", "/api/shared/abc")[0].function == "ShareFunction"
+    assert match(routes, "GET", "/api/shared/abc/images/f00")[1] == {"id": "abc", "sha256": "f00"}
+    assert match(routes, "GET", "/chat")[0].resource == "/chat"
+    assert match(routes, "GET", "/anything/else")[0].resource == "/{proxy+}"
+    assert stage_of(template, {}) == template["Parameters"]["Stage"]["Default"]
+    assert stage_of(template, {"Stage": "prod"}) == "prod"
+    assert "multipart/form-data" in binary_media_types(template) and "image/png" in binary_media_types(template)
