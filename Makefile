@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lambda-tools run test install clean bench package deploy browser-deps
+.PHONY: lambda-tools run-lambda run test install clean bench package deploy browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ test: $(STAMP) browser-deps lambda-tools
 # packages, built once into a cache outside the clone; says in one line what it cannot build.
 lambda-tools: $(STAMP)
 	$(BIN)/python -m groundchat_testkit.lambda_tools
+
+# The routes of `make run` through the packaged functions under the real adapter and emulator,
+# behind an API Gateway REST stand-in (PORT, default 8070); the same local state as `make run`.
+run-lambda: lambda-tools
+	$(BIN)/python -m groundchat_cli.lambda_stack
 
 bench: $(STAMP)
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done

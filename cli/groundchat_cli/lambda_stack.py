@@ -1,0 +1,93 @@
+"""`make run-lambda`: the routes of `make run`, served the way AWS serves them.
+
+The same local state as `groundchat serve` (its DynamoDB stand-in and log, the dev user, the sample
+runs and the corpus index under GROUNDCHAT_HOME), but the chat and share functions are the packaged
+artifacts (infra/package.py, code only, with the layer's requirements from the Lambda tools cache)
+under the real Lambda Web Adapter and the runtime interface emulator, behind the testkit's API
+Gateway REST stand-in on http://127.0.0.1:$PORT (at / as a custom domain mapped to the stage, and at
+/<stage>/ as the execute-api address).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from groundchat.config import get_settings
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_PORT = 8070
+
+
+def _function_env(settings, home: Path) -> dict[str, str]:
+    """What the local stack configured, handed to the functions (the template's stack-made values)."""
+    from groundchat_testkit.local_lambda import free_port
+
+    env = {"GROUNDCHAT_HOME": str(home.resolve()), "GROUNDCHAT_DEV_SECRET": settings.dev_secret or "",
+           "GROUNDCHAT_DYNAMODB_ENDPOINT": settings.dynamodb_endpoint, "GROUNDCHAT_TABLE_PREFIX": settings.table_prefix,
+           "GROUNDCHAT_AUTH_MODE": "dev", "GROUNDCHAT_MODEL": settings.model, "GROUNDCHAT_MODE": "private",
+           "GROUNDCHAT_SEARCH_BACKEND": "embedded", "GROUNDCHAT_CORPUS_DIR": str(Path(settings.corpus_dir).resolve()),
+           "GROUNDCHAT_DOCS_DIR": "/var/task/docs", "PORT": str(free_port())}
+    for name, value in os.environ.items():  # a model or gateway configured for `make run` holds here too
+        if name.startswith("GROUNDCHAT_") and name not in env:
+            env[name] = value
+    return env
+
+
+def run(port: int | None = None) -> int:
+    sys.path.insert(0, str(REPO / "infra"))
+    import package
+
+    from groundchat_cli.localstack import _start_state, prepare
+    from groundchat_testkit.apigw_rest import RestApiStandIn
+    from groundchat_testkit.local_lambda import LambdaToolsMissing, LocalLambda, function_config, load_template, require_tools
+
+    port = port or int(os.environ.get("PORT") or DEFAULT_PORT)
+    try:
+        tools = require_tools()
+    except LambdaToolsMissing as missing:
+        print(f"run-lambda: {missing}", file=sys.stderr)
+        return 1
+    settings = get_settings()
+    local, endpoint = _start_state(settings, port, False)
+    settings = get_settings()
+    prepare(settings)
+    settings = get_settings()
+    if settings.dynamodb_endpoint != endpoint:
+        settings = settings.model_copy(update={"dynamodb_endpoint": endpoint})
+    functions: dict[str, LocalLambda] = {}
+    api = None
+    with tempfile.TemporaryDirectory(prefix="groundchat-lambda-") as tmp:
+        try:
+            root = Path(tmp)
+            build = root / "build"
+            built = package.build_functions(build)
+            layer = package.build_layer("x86_64", build, with_dependencies=False)
+            package.compile_bytecode(tools.python, [layer, *built.values()])
+            template = load_template()
+            for logical in ("ChatFunction", "ShareFunction"):
+                (root / logical).mkdir()
+                functions[logical] = LocalLambda(function_config(template, logical), build, root / logical,
+                                                 _function_env(settings, Path(settings.home))).start()
+            api = RestApiStandIn(template, functions, port=port).start()
+            print(f"groundchat (packaged, under the Lambda Web Adapter and the runtime interface emulator) on "
+                  f"{api.url}/chat and {api.stage_url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
+            while all(f.process and f.process.poll() is None for f in functions.values()):
+                time.sleep(0.5)
+            print("a local Lambda stopped:\n" + "\n".join(f.log() for f in functions.values()), file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            if api is not None:
+                api.stop()
+            for function in functions.values():
+                function.stop()
+            if local is not None:
+                local.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(run())
