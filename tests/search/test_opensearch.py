@@ -108,8 +108,8 @@ def test_both_legs_and_the_nearest_questions_in_one_msearch_with_the_exact_body(
     assert lines == [
         {},
         {"size": 30, "_source": fields, "query": {"bool": {
-            "must": [{"multi_match": {"query": "contrast ratio",
-                                      "fields": ["keyword_heading^3", "section^2", "keyword_body"]}}],
+            "should": [{"match_phrase": {"keyword_text": "contrast"}}, {"match_phrase": {"keyword_text": "ratio"}}],
+            "minimum_should_match": 1,
             "filter": [{"terms": {"source": ["wcag22"]}}]}}},
         {},
         {"size": 30, "_source": fields, "query": {"knn": {"embedding": {
@@ -167,13 +167,13 @@ def test_build_template_bulk_and_alias_swap_exact_requests(fake):
     assert calls[0] == ("PUT", f"/_index_template/{ALIAS}", template)
     assert template["template"]["mappings"]["properties"]["embedding"]["type"] == "knn_vector"
     assert template["template"]["mappings"]["properties"]["text"]["analyzer"] == "english"
-    assert template["template"]["mappings"]["properties"]["keyword_body"]["analyzer"] == "english"
+    assert template["template"]["mappings"]["properties"]["keyword_text"]["analyzer"] == "porter_unicode"
     assert calls[1] == ("PUT", f"/{ALIAS}-new", {"mappings": {"_meta": {"model_id": "m", "dimension": "3"}}})
     assert calls[2][:2] == ("POST", "/_bulk")
     bulk = [json.loads(x) for x in calls[2][2].decode().strip().split("\n")]
     assert bulk == [{"index": {"_index": f"{ALIAS}-new", "_id": CHUNK.id}},
-                    {**CHUNK.model_dump(), "keyword_heading": f"1.4.3 Contrast (Minimum). {FAILURE_NOTES['1.4.3']}",
-                     "keyword_body": "contrast ratio 4.5:1", "embedding": [0.5, 0.25, 0.125]}]
+                    {**CHUNK.model_dump(), "keyword_text": [f"1.4.3 Contrast (Minimum). {FAILURE_NOTES['1.4.3']}"] * 3
+                     + ["1.4.3"] * 2 + ["contrast ratio 4.5:1"], "embedding": [0.5, 0.25, 0.125]}]
     assert calls[3] == ("PUT", f"/{ALIAS}-new/_mapping",
                         {"_meta": {"model_id": "m", "dimension": "3", "source_hashes": "{}"}})
     assert calls[4][:2] == ("POST", f"/{ALIAS}-new/_refresh")
@@ -212,7 +212,8 @@ def test_the_bm25_leg_searches_topic_words_not_the_question_frame():
     from groundchat.search.opensearch import msearch_body
 
     body = msearch_body("Which criterion covers the contrast of text?", None, 3, None, ["bm25"])
-    assert body[1]["query"]["bool"]["must"][0]["multi_match"]["query"] == "covers contrast text"
+    words = [clause["match_phrase"]["keyword_text"] for clause in body[1]["query"]["bool"]["should"]]
+    assert words == ["covers", "contrast", "text"]
 
 
 def test_the_template_is_declared_package_data():

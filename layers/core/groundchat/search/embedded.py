@@ -23,7 +23,7 @@ import numpy as np
 from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
-from groundchat.search.query_text import fts_match, terms
+from groundchat.search.query_text import KEYWORD_WEIGHTS, fts_match, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
 
@@ -124,7 +124,8 @@ class EmbeddedIndex:
         if not words:
             return []
         match = fts_match(words)
-        sql = (f"SELECT {_COLUMNS}, bm25(chunks_fts, 3.0, 2.0, 1.0) AS rank FROM chunks_fts "
+        weights = ", ".join(f"{float(w)}" for w in KEYWORD_WEIGHTS.values())  # the columns' order
+        sql = (f"SELECT {_COLUMNS}, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
                "JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?")
         params: list[Any] = [match]
         if sources:

@@ -23,12 +23,13 @@ import numpy as np
 from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
-from groundchat.search.query_text import terms
+from groundchat.search.query_text import KEYWORD_WEIGHTS, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
 
 TEMPLATE_PATH = Path(__file__).resolve().parent / "opensearch_template.json"
 TEMPLATE_NAME = "groundchat-corpus"
+KEYWORD_FIELD = "keyword_text"
 _FIELDS = ["id", "ref", "source", "section", "title", "text", "url", "updated_at", "meta"]
 
 
@@ -39,10 +40,14 @@ def load_template(dimension: int) -> dict[str, Any]:
 
 
 def make_client(settings: Any) -> Any:
-    """SigV4-signed client for a managed domain (`es`) or Serverless collection (`aoss`)."""
+    """SigV4-signed client for a managed domain (`es`) or Serverless collection (`aoss`) at an
+    https endpoint; a plain one for an `http://` endpoint, which only a node on this machine has
+    (the local stack's, security off, bound to loopback)."""
     import boto3
     from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 
+    if settings.opensearch_endpoint.startswith("http://"):
+        return OpenSearch(hosts=[settings.opensearch_endpoint], timeout=10, max_retries=1, retry_on_timeout=False)
     credentials = boto3.Session().get_credentials()
     auth = AWSV4SignerAuth(credentials, settings.aws_region, settings.opensearch_service)
     host = settings.opensearch_endpoint.removeprefix("https://").rstrip("/")
@@ -60,9 +65,10 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
         lines += [{}, {
             "size": k, "_source": _FIELDS,
             "query": {"bool": {
-                # The same topic words as the embedded backend's OR query (question frame dropped).
-                "must": [{"multi_match": {"query": " ".join(terms(query)) or query,
-                                          "fields": ["keyword_heading^3", "section^2", "keyword_body"]}}],
+                # The embedded backend's FTS5 query: any of the topic words (question frame dropped),
+                # each a phrase of its tokens ("1.4.3" is 1 4 3 in that order), their scores summed.
+                "should": [{"match_phrase": {KEYWORD_FIELD: word}} for word in terms(query) or [query]],
+                "minimum_should_match": 1,
                 "filter": filters,
             }},
         }]
@@ -76,6 +82,12 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
         rows = {"vector": floats, "k": QUESTION_ROWS, "filter": {"bool": {"filter": [{"terms": {"source": [QUESTIONS]}}]}}}
         lines += [{}, {"size": QUESTION_ROWS, "_source": _FIELDS, "query": {"knn": {"embedding": rows}}}]
     return lines
+
+
+def cosine_from_knn_score(score: float) -> float:
+    """The inner product (a cosine: the vectors are unit length) behind a k-NN score of the
+    `innerproduct` space, which the engine maps to 1 + ip when ip ≥ 0, else 1 / (1 − ip)."""
+    return score - 1.0 if score >= 1.0 else 1.0 - 1.0 / score
 
 
 def _chunk(source: dict[str, Any]) -> Chunk:
@@ -139,7 +151,10 @@ class OpenSearchIndex:
             if "error" in item:
                 status = item.get("status", 0)
                 raise BackendUnavailable("upstream_5xx" if status >= 500 else "query_error", json.dumps(item["error"])[:300])
-            out[name] = [LegHit(_chunk(h["_source"]), float(h["_score"])) for h in item["hits"]["hits"]]
+            # The k-NN scores are mapped back to the cosine the embedded index gives, so the question
+            # bank's likeness (a cosine plus a words bonus) means the same on both backends.
+            score = (lambda s: s) if name == "bm25" else cosine_from_knn_score
+            out[name] = [LegHit(_chunk(h["_source"]), score(float(h["_score"]))) for h in item["hits"]["hits"]]
         return out
 
     def get_section(self, source: str, section: str) -> Chunk | None:
@@ -162,10 +177,23 @@ def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> li
     ]
 
 
-def _keyword_doc(chunk: Chunk) -> dict[str, str]:
+def keyword_values(chunk: Chunk) -> list[str] | None:
+    """The keyword field's values: the heading, the section and the body, each as many times as its
+    weight. Lucene's BM25 on one field then counts a word as SQLite's bm25() does with column
+    weights: the weighted occurrences summed before saturation, over the length of the whole row.
+    The values of an array are kept apart (the mapping's position gap), so no phrase spans two."""
     fields = keyword_fields(chunk)
-    # A question of the question bank has no keyword fields: the keyword leg's statistics stay the texts'.
-    return {"keyword_heading": fields[0], "keyword_body": fields[1]} if fields else {}
+    if fields is None:
+        return None
+    heading, body = fields
+    by_part = {"heading": heading, "section": chunk.section, "body": body}
+    return [by_part[part] for part, weight in KEYWORD_WEIGHTS.items() for _ in range(weight) if by_part[part]]
+
+
+def _keyword_doc(chunk: Chunk) -> dict[str, list[str]]:
+    values = keyword_values(chunk)
+    # A question of the question bank has no keyword field: the keyword leg's statistics stay the texts'.
+    return {KEYWORD_FIELD: values} if values else {}
 
 
 class OpenSearchBuild:

@@ -20,6 +20,12 @@ QUESTION_FRAME = frozenset(
 )
 
 
+# The keyword leg's columns and their weights, on both backends: the heading (corpus/index_text.py),
+# the section as it is (`1.4.3`, `Article 4`), the body. SQLite's bm25() takes them as column
+# weights; OpenSearch's keyword field holds each value that many times (search/opensearch.py).
+KEYWORD_WEIGHTS = {"heading": 3, "section": 2, "body": 1}
+
+
 def terms(query: str) -> list[str]:
     """The query's topic words; the question frame is dropped unless it is all the query has."""
     words = _words(query, STOPWORDS | QUESTION_FRAME)
