@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from contextlib import contextmanager
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,11 @@ def init_durations(function: LocalLambda) -> list[float]:
 
     return [float(m.group(1)) for line in function.output
             if (m := re.search(r"INIT REPORT\(durationMs: ([\d.]+)\)", line))]
+
+
+def serve_in_thread(handler) -> ThreadingHTTPServer:
+    """A scripted HTTP peer on a free loopback port, each request on a thread of its own."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server

@@ -14,6 +14,7 @@ import pytest
 
 from groundchat_testkit.apigw_rest import RestApiStandIn, binary_media_types, match, routes_from_template, stage_of
 from groundchat_testkit.local_lambda import load_template
+from tests.lambda_shape.local_stack import serve_in_thread
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +50,7 @@ def streaming_function():
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_in_thread(Handler)
     yield SimpleNamespace(port=server.server_port, config=SimpleNamespace(timeout=30), release=release, finished=finished, events=events)
     release.set()
     server.shutdown()

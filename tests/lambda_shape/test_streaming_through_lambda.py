@@ -20,7 +20,7 @@ import pytest
 
 from groundchat_testkit.apigw_rest import RestApiStandIn
 from groundchat_testkit.local_lambda import load_template
-from tests.lambda_shape.local_stack import (build_package, chat_env, frames, local_dynamo, require_local_lambda,
+from tests.lambda_shape.local_stack import (serve_in_thread, build_package, chat_env, frames, local_dynamo, require_local_lambda,
                                             start_function, token)
 
 HOLD_SECONDS = 10  # the gateway's longest hold: a buffered pipeline then finishes, and fails the test
@@ -68,9 +68,7 @@ def gateway():
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_in_thread(Handler)
     yield {"url": f"http://127.0.0.1:{server.server_port}/v1", "release": release, "state": state}
     release.set()
     server.shutdown()
