@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lambda-tools run-lambda run test install clean bench package deploy browser-deps
+.PHONY: opensearch-node lambda-tools run-lambda run test install clean bench package deploy browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,14 @@ $(STAMP): pyproject.toml $(wildcard functions/*/*/__init__.py) $(wildcard cli/*/
 install: $(STAMP)
 
 run: $(STAMP)
+	@if [ "$$GROUNDCHAT_SEARCH_BACKEND" = opensearch ] && [ -z "$$GROUNDCHAT_OPENSEARCH_ENDPOINT" ]; then \
+	  $(MAKE) --no-print-directory opensearch-node; fi
 	$(BIN)/groundchat serve
+
+# The local OpenSearch node (infra/opensearch/node: OpenSearch and its k-NN plugin from Maven),
+# built once into a cache outside the clone; says in one line when Java or Maven is missing.
+opensearch-node: $(STAMP)
+	@$(BIN)/python -m groundchat_cli.opensearch_node build
 
 # The page tests drive Debian's Chromium. As root (CI, a fresh dev machine) it is installed here;
 # otherwise those tests skip and say why.
@@ -31,6 +38,7 @@ browser-deps:
 
 # One test worker per core, a test file to each (its module fixtures are built once).
 test: $(STAMP) browser-deps lambda-tools
+	@$(BIN)/python -m groundchat_cli.opensearch_node prepare
 	$(BIN)/python -m pytest -q -ra -n auto --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
 
