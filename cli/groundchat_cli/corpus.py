@@ -10,9 +10,36 @@ from typing import Any
 from groundchat.config import get_settings
 
 
+def _add_backend_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend", choices=["embedded", "opensearch"], default=None,
+        help="which index: the embedded file, or OpenSearch (GROUNDCHAT_OPENSEARCH_ENDPOINT, else the node of "
+             "the local stack on PORT, or the one running); default: GROUNDCHAT_SEARCH_BACKEND, else what the "
+             "running stack serves")
+
+
+def _search_settings(args: argparse.Namespace):
+    """The settings of the backend this command searches, or None after saying in one line why not."""
+    from groundchat_cli.localstack import StackError, use_stack_search
+
+    try:
+        return use_stack_search(args.backend)
+    except StackError as exc:
+        print(exc, file=sys.stderr)
+        return None
+
+
+def _backend_name(settings) -> str:
+    from groundchat.search import backend_kind
+
+    kind = backend_kind(settings)
+    return f"opensearch {settings.opensearch_endpoint}" if kind == "opensearch" else "embedded"
+
+
 def add_corpus_commands(sub: Any) -> None:
     ingest = sub.add_parser("ingest", help="convert the sources, embed and index them (alias swapped when complete)")
     ingest.add_argument("--force", action="store_true", help="rebuild even if no source changed")
+    _add_backend_option(ingest)
     ingest.set_defaults(func=cmd_ingest)
 
     search = sub.add_parser("search", help="search the corpus; QUERY '-' reads one query per line from stdin")
@@ -21,6 +48,7 @@ def add_corpus_commands(sub: Any) -> None:
     search.add_argument("-k", type=int, default=5)
     search.add_argument("--leg", choices=["hybrid", "bm25", "vector"], default="hybrid")
     search.add_argument("--source", choices=["wcag22", "eaa", "docs"], default=None)
+    _add_backend_option(search)
     search.set_defaults(func=cmd_search)
 
     evaluate = sub.add_parser("eval", help="evaluations")
@@ -32,6 +60,7 @@ def add_corpus_commands(sub: Any) -> None:
     retrieval.add_argument("--through-router", action="store_true",
                            help="ask as the offline answerer does: its router's plan, then the search it plans "
                                 "(the sample's names stand for the data's)")
+    _add_backend_option(retrieval)
     retrieval.set_defaults(func=cmd_eval_retrieval)
     from groundchat_cli.eval_answers import add_eval_answers_command
     from groundchat_cli.eval_support import add_eval_support_command
@@ -46,7 +75,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from groundchat.search.ingest import run_ingest, specs_for
     from groundchat_cli.progress import IngestBars
 
-    settings = get_settings()
+    settings = _search_settings(args)
+    if settings is None:
+        return 2
     bars = IngestBars()
     try:
         summary = run_ingest(specs_for(settings), open_index_store(settings),
@@ -73,7 +104,10 @@ def _result_json(result: Any) -> dict[str, Any]:
 def cmd_search(args: argparse.Namespace) -> int:
     from groundchat.search import open_default_search
 
-    service = open_default_search(get_settings())  # loaded once, also for many queries on stdin
+    settings = _search_settings(args)
+    if settings is None:
+        return 2
+    service = open_default_search(settings)  # loaded once, also for many queries on stdin
     sources = [args.source] if args.source else None
     if args.query == "-":
         for line in sys.stdin:
@@ -93,7 +127,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             print(f"{n}. [{p.ref}] {p.source} {p.section} — {p.title}  ({p.score:.4f})\n   {p.url}")
         legs = ", ".join(f"{k}: {v['hits']}" for k, v in result.debug.get("legs", {}).items())
         share = f" score share={result.debug['score_share']}" if "score_share" in result.debug else ""
-        print(f"-- {result.debug.get('fusion')} k={result.debug.get('rrf_k')}{share} rerank={result.debug.get('rerank')} "
+        print(f"-- {_backend_name(settings)} {result.debug.get('fusion')} k={result.debug.get('rrf_k')}{share} rerank={result.debug.get('rerank')} "
               f"legs({legs}) {result.debug.get('timings_ms', {}).get('total')} ms")
     return 0 if result.outcome != "unavailable" else 2
 
@@ -102,7 +136,10 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     from groundchat.search.retrieval_eval import evaluate, load_questions
     from groundchat.search import open_default_search
 
-    service = open_default_search(get_settings())
+    settings = _search_settings(args)
+    if settings is None:
+        return 2
+    service = open_default_search(settings)
     questions = load_questions(args.file)
     if args.through_router:
         return _print_through_router(service, questions, args.json, get_settings().embedding_model)
@@ -111,6 +148,7 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(reports, indent=2))
         return 0
+    print(f"backend: {_backend_name(settings)}")
     print(f"{'leg':8} {'source':8} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR':>6}")
     for report in reports:
         for source, f in [*report["per_source"].items(), ("all", report["overall"])]:

@@ -4,8 +4,12 @@ index, and the app (chat and share together) on 127.0.0.1:$PORT.
 
 Only configuration differs from AWS: the same boto3 code talks to moto through `endpoint_url`.
 
+With `GROUNDCHAT_SEARCH_BACKEND=opensearch` and no `GROUNDCHAT_OPENSEARCH_ENDPOINT`, the stack also
+runs a local OpenSearch node (opensearch_node.py), ingests into it through the same code as AWS, and
+serves the chat's search and recall from it; the node stops with the stack.
+
 `serve` writes one address file per port, `$GROUNDCHAT_HOME/stack-<port>.json` (the app's URL, the
-DynamoDB endpoint, its pid), and removes it on a clean exit. Every other command finds the stack
+DynamoDB endpoint, the OpenSearch node's when it runs one, its pid), and removes it on a clean exit. Every other command finds the stack
 through `find_stack` (PORT, or the one stack running from this checkout), so they all agree.
 """
 from __future__ import annotations
@@ -57,6 +61,7 @@ class Stack:
     pid: int
     table_prefix: str
     state: str | None = None  # the DynamoDB log, when the stack runs moto itself
+    opensearch_endpoint: str | None = None  # the local OpenSearch node, when the stack runs one
 
 
 def stack_file(settings: Settings, port: int) -> Path:
@@ -213,6 +218,40 @@ def use_running_stack(endpoint: str | None = None) -> Settings:
             return settings  # the deployed tables, in AWS
         raise
     return _point_at(stack.dynamodb_endpoint)
+
+
+def use_stack_search(backend: str | None = None) -> Settings:
+    """The settings of a command that searches (`search`, `eval retrieval`, `ingest`): the backend
+    named by `--backend`, else GROUNDCHAT_SEARCH_BACKEND / GROUNDCHAT_OPENSEARCH_ENDPOINT as set, else
+    what the running local stack serves (its OpenSearch node, found as its DynamoDB is found). The
+    embedded index is a file of this checkout, and needs no stack."""
+    settings = get_settings()
+    if backend:
+        os.environ["GROUNDCHAT_SEARCH_BACKEND"] = backend
+        reset_settings_cache()
+        settings = get_settings()
+    if settings.opensearch_endpoint or settings.search_backend == "embedded":
+        return settings
+    wanted = settings.search_backend == "opensearch"
+    try:
+        stack = find_stack(settings, "GROUNDCHAT_OPENSEARCH_ENDPOINT")
+    except StackError as exc:
+        if not wanted:
+            return settings  # no stack, or several: the embedded index, as without one
+        if running_stacks(settings):
+            raise  # several: which one is the user's to say
+        raise StackError("no local stack runs an OpenSearch node: start one with "
+                         "`GROUNDCHAT_SEARCH_BACKEND=opensearch make run` (or set PORT, or "
+                         "GROUNDCHAT_OPENSEARCH_ENDPOINT)") from None
+    if not stack.opensearch_endpoint:
+        if not wanted:
+            return settings
+        raise StackError(f"the local stack on port {stack.port} searches its embedded index, not OpenSearch: "
+                         "restart it with `GROUNDCHAT_SEARCH_BACKEND=opensearch make run`")
+    os.environ["GROUNDCHAT_OPENSEARCH_ENDPOINT"] = stack.opensearch_endpoint
+    os.environ["GROUNDCHAT_SEARCH_BACKEND"] = "opensearch"
+    reset_settings_cache()
+    return get_settings()
 
 
 def _local_credentials() -> None:
@@ -518,10 +557,19 @@ def _serve(port: int | None, reset_state: bool) -> int:
     except (StackError, dynamodb_log.LogCorrupt) as exc:
         print(exc, file=sys.stderr)
         return 1
+    node = None
+    try:
+        node = _start_search_node(get_settings(), port)
+    except StackError as exc:
+        print(exc, file=sys.stderr)
+        if local is not None:
+            local.stop()
+        return 1
     settings = get_settings()
     url = f"http://127.0.0.1:{port}"
     stack = Stack(port=port, url=url, dynamodb_endpoint=endpoint, pid=os.getpid(), table_prefix=settings.table_prefix,
-                  state=str(local.log_path) if local else None)
+                  state=str(local.log_path) if local else None,
+                  opensearch_endpoint=node.endpoint if node else None)
     write_stack_file(settings, stack)
     warming = None
     try:
@@ -547,9 +595,36 @@ def _serve(port: int | None, reset_state: bool) -> int:
             # own threads (onnxruntime aborts the process, exit code -6), so the loading ends first.
             warming.join(timeout=60)
         remove_stack_file(settings, port)
+        if node is not None:
+            node.stop()
         if local is not None:
             local.stop()
     return 0
+
+
+def _start_search_node(settings: Settings, port: int):
+    """The local OpenSearch node, when the OpenSearch backend is chosen without an endpoint; its data
+    under GROUNDCHAT_HOME/opensearch-<port>, kept from one start to the next (a re-ingest is then a
+    no-op). Points this process's search and recall at it. None for the embedded index or an outside
+    endpoint."""
+    from groundchat.search import backend_kind
+    from groundchat_cli.opensearch_node import LocalOpenSearch, NodeUnavailable
+
+    if settings.opensearch_endpoint:
+        if backend_kind(settings) == "opensearch":
+            print(f"OpenSearch: {settings.opensearch_endpoint} (GROUNDCHAT_OPENSEARCH_ENDPOINT; not started here)")
+        return None
+    if settings.search_backend != "opensearch":
+        return None
+    node = LocalOpenSearch(Path(settings.home) / f"opensearch-{port}", free_port())
+    try:
+        node.start(say=print)
+    except NodeUnavailable as exc:
+        raise StackError(f"{exc}; or run the stack on its embedded index (unset GROUNDCHAT_SEARCH_BACKEND)") from None
+    print(f"OpenSearch (local node) on {node.endpoint}; data in {node.data_dir}; heap {node.heap}")
+    os.environ["GROUNDCHAT_OPENSEARCH_ENDPOINT"] = node.endpoint
+    reset_settings_cache()
+    return node
 
 
 def _warm_the_offline_gate(settings: Settings) -> threading.Thread | None:

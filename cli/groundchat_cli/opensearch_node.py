@@ -116,9 +116,14 @@ class LocalOpenSearch:
     def log_path(self) -> Path:
         return self.data_dir / "node.log"
 
+    @property
+    def pid_path(self) -> Path:
+        return self.data_dir / "node.pid"
+
     def start(self, say=print) -> "LocalOpenSearch":
         target = build(say)
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._stop_orphan(say)
         ready = self.data_dir / "ready"
         ready.unlink(missing_ok=True)
         log = self.log_path.open("ab")
@@ -129,6 +134,7 @@ class LocalOpenSearch:
              "-cp", classpath(target), "groundchat.opensearch.LocalNode", str(self.data_dir), str(self.port)],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
+        self.pid_path.write_text(str(self.process.pid))
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -156,9 +162,31 @@ class LocalOpenSearch:
         errors = [line.strip() for line in lines if "Exception" in line or "ERROR" in line]
         return (errors or lines or ["no output"])[-1][:300]
 
+    def _stop_orphan(self, say) -> None:
+        """A node left running on this data by a stack that was killed (the node runs in a session of
+        its own, so a kill -9 of its parent leaves it) holds the data's lock: it is ended first."""
+        try:
+            pid = int(self.pid_path.read_text())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError):
+            return
+        if b"groundchat.opensearch.LocalNode" not in cmdline or str(self.data_dir).encode() not in cmdline:
+            return  # the pid is someone else's now
+        say(f"opensearch: ending the node (pid {pid}) a previous stack left running on {self.data_dir}")
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if Path(f"/proc/{pid}").exists():
+            os.kill(pid, signal.SIGKILL)
+            time.sleep(0.5)
+
     def stop(self, timeout: float = 30.0) -> None:
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
+        if process is None:
+            return
+        self.pid_path.unlink(missing_ok=True)
+        if process.poll() is not None:
             return
         process.send_signal(signal.SIGTERM)
         try:
