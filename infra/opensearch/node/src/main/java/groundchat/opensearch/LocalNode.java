@@ -25,6 +25,8 @@ import org.opensearch.plugins.Plugin;
  *
  * <p>Usage: {@code LocalNode HOME HTTP_PORT}. Data and logs go under HOME. When the node serves,
  * it writes HOME/ready (the HTTP port) so the launcher needs no log parsing; it stops on SIGTERM.
+ * The system property {@code groundchat.extraPlugins} names more plugin classes (comma-separated),
+ * for a measurement that needs a plugin the served search does not, its jars on the classpath.
  */
 public final class LocalNode {
 
@@ -73,7 +75,13 @@ public final class LocalNode {
                 settings, Map.of(), home.resolve("config"), () -> "groundchat-local");
 
         List<Class<? extends Plugin>> plugins = new ArrayList<>();
-        for (String name : PLUGINS) {
+        List<String> names = new ArrayList<>(PLUGINS);
+        for (String extra : System.getProperty("groundchat.extraPlugins", "").split(",")) {
+            if (!extra.isBlank()) {
+                names.add(extra.strip());
+            }
+        }
+        for (String name : names) {
             plugins.add(Class.forName(name).asSubclass(Plugin.class));
         }
         Node node = new PluginNode(environment, plugins);
