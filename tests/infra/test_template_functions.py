@@ -350,6 +350,13 @@ def test_api_is_regional_throttled_and_without_cors_wildcard(resources):
     assert "'*'" not in TEMPLATE.read_text(encoding="utf-8")
 
 
+def test_the_domain_runs_the_release_the_local_node_is_tested_on(resources):
+    from groundchat_cli.opensearch_node import VERSION
+
+    major_minor = ".".join(VERSION.split(".")[:2])
+    assert resources["CorpusDomain"]["Properties"]["EngineVersion"] == f"OpenSearch_{major_minor}"
+
+
 def test_opensearch_is_encrypted_and_reached_by_iam_roles(resources, template):
     domain = resources["CorpusDomain"]
     props = domain["Properties"]
