@@ -113,7 +113,7 @@ def test_both_legs_and_the_nearest_questions_in_one_msearch_with_the_exact_body(
             "filter": [{"terms": {"source": ["wcag22"]}}]}}},
         {},
         {"size": 30, "_source": fields, "query": {"knn": {"embedding": {
-            "vector": vector, "k": 30, "filter": {"bool": {"filter": [{"terms": {"source": ["wcag22"]}}]}}}}}},
+            "vector": vector, "k": 100, "filter": {"bool": {"filter": [{"terms": {"source": ["wcag22"]}}]}}}}}},
         {},
         {"size": 120, "_source": fields, "query": {"knn": {"embedding": {
             "vector": vector, "k": 120, "filter": {"bool": {"filter": [{"terms": {"source": ["questions"]}}]}}}}}},
@@ -195,7 +195,7 @@ def test_msearch_vector_leg_only_when_a_vector_is_given():
 
     body = msearch_body("q", QueryVector("m", np.array([1.0], dtype=np.float32)), 3, None, ["vector"])
     assert body == [{}, {"size": 3, "_source": ["id", "ref", "source", "section", "title", "text", "url", "updated_at", "meta"],
-                         "query": {"knn": {"embedding": {"vector": [1.0], "k": 3}}}}]
+                         "query": {"knn": {"embedding": {"vector": [1.0], "k": 100}}}}]
 
 
 def test_the_packaged_template_is_the_deployable_one():

@@ -55,6 +55,12 @@ def make_client(settings: Any) -> Any:
                       connection_class=RequestsHttpConnection, timeout=10, max_retries=1, retry_on_timeout=False)
 
 
+# HNSW candidates per k-NN leg (the engine's `k`; `size` is what we keep). With the leg's own 30,
+# Lucene's graph returned 98.6 % of the exact top 30 on this corpus; from 100 on, all of it, so the
+# vector leg ranks as the embedded backend's exact scan does (docs/engineering/opensearch-local.md).
+KNN_CANDIDATES = 100
+
+
 def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
                  want: Iterable[str]) -> list[dict[str, Any]]:
     """The `_msearch` lines: a header and a body per leg, BM25 first, then the vector leg, then the
@@ -74,12 +80,12 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
         }]
     floats = [float(x) for x in vector.vector] if vector is not None else []
     if "vector" in want and vector is not None:
-        knn: dict[str, Any] = {"vector": floats, "k": k}
+        knn: dict[str, Any] = {"vector": floats, "k": max(k, KNN_CANDIDATES)}
         if filters:
             knn["filter"] = {"bool": {"filter": filters}}
         lines += [{}, {"size": k, "_source": _FIELDS, "query": {"knn": {"embedding": knn}}}]
     if ROWS in want and vector is not None:
-        rows = {"vector": floats, "k": QUESTION_ROWS, "filter": {"bool": {"filter": [{"terms": {"source": [QUESTIONS]}}]}}}
+        rows = {"vector": floats, "k": max(QUESTION_ROWS, KNN_CANDIDATES), "filter": {"bool": {"filter": [{"terms": {"source": [QUESTIONS]}}]}}}
         lines += [{}, {"size": QUESTION_ROWS, "_source": _FIELDS, "query": {"knn": {"embedding": rows}}}]
     return lines
 
