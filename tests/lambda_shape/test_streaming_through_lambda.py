@@ -1,7 +1,10 @@
 """Streaming, frame by frame, through the packaged chat function under the real adapter and
 emulator: a model (an OpenAI-compatible gateway on 127.0.0.1) holds its answer's last part until
 the test has seen the first text frame, so a response buffered anywhere on the way makes the first
-frame wait for the end. Then the store goes down, and the adapter passes the app's 503 on.
+frame wait for the end. A question with an image goes in as a multipart body (base64 in the event,
+as API Gateway sends a binary media type) and its image comes back out as bytes, from the chat
+function and, once shared, from the share function under Mangum. Then the store goes down, and the
+adapter passes the app's 503 on.
 
 The emulator built here (aws-lambda-rie, its classic mode) reads the function's streamed response
 whole before it answers the invoker: rapidcore's non-direct sendResponseUnsafe does an io.ReadAll,
@@ -23,6 +26,7 @@ from groundchat_testkit.local_lambda import load_template
 from tests.lambda_shape.local_stack import (serve_in_thread, build_package, chat_env, frames, local_dynamo, require_local_lambda,
                                             start_function, token)
 
+IMAGES_BUCKET = "groundchat-local-images"
 HOLD_SECONDS = 10  # the gateway's longest hold: a buffered pipeline then finishes, and fails the test
 
 
@@ -38,13 +42,13 @@ def _chunk(delta: dict | None = None, finish: str | None = None, usage: dict | N
 def gateway():
     """Answers in two parts; the second waits for `release` (or HOLD_SECONDS)."""
     release = threading.Event()
-    state = {"held_until_released": None, "finished": None}
+    state = {"held_until_released": None, "finished": None, "requests": []}
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self):
-            self.rfile.read(int(self.headers["content-length"]))
+            state["requests"].append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("transfer-encoding", "chunked")
@@ -81,15 +85,24 @@ def stack(gateway, tmp_path_factory):
     root = tmp_path_factory.mktemp("streaming")
     build = build_package(root, tools)
     with local_dynamo() as db:
+        import boto3
+
+        # moto's server is S3 too: the images bucket the template makes, on the same endpoint.
+        boto3.client("s3", endpoint_url=db.endpoint, region_name="eu-west-1").create_bucket(
+            Bucket=IMAGES_BUCKET, CreateBucketConfiguration={"LocationConstraint": "eu-west-1"})
+        images = {"GROUNDCHAT_IMAGES_BUCKET": IMAGES_BUCKET, "GROUNDCHAT_IMAGES_ENDPOINT": db.endpoint}
         env = chat_env(db.endpoint, root / "home", GROUNDCHAT_MODEL="openai:gpt-4.1-mini",
-                       GROUNDCHAT_OPENAI_BASE_URL=gateway["url"], GROUNDCHAT_OPENAI_API_KEY="sk-test-key-0123456789")
+                       GROUNDCHAT_OPENAI_BASE_URL=gateway["url"], GROUNDCHAT_OPENAI_API_KEY="sk-test-key-0123456789",
+                       **images)
         chat = start_function(template, "ChatFunction", build, root / "chat", env)
-        api = RestApiStandIn(template, {"ChatFunction": chat}).start()
+        share = start_function(template, "ShareFunction", build, root / "share", chat_env(db.endpoint, root / "home", **images))
+        api = RestApiStandIn(template, {"ChatFunction": chat, "ShareFunction": share}).start()
         try:
-            yield {"api": api, "chat": chat, "db": db}
+            yield {"api": api, "chat": chat, "share": share, "db": db}
         finally:
             api.stop()
             chat.stop()
+            share.stop()
 
 
 @pytest.mark.xfail(strict=True, reason="the runtime interface emulator answers a streamed response only once it has read it whole")
@@ -124,6 +137,61 @@ def test_the_answer_completes_and_commits_once_through_the_emulator(stack, gatew
         assert "".join(d["text"] for t, d in got if t == "text") == "The first part. The last part."
         stored = client.get(f"/api/conversations/{got[0][1]['conversation_id']}", headers=token()).json()
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]
+
+
+def _noise_png() -> tuple[bytes, bytes]:
+    """A PNG of random pixels (its bytes hold every value, NULs and invalid UTF-8 among them: a
+    body passed as text anywhere would damage it), and its pixels."""
+    import io
+    import os
+
+    from PIL import Image
+
+    image = Image.frombytes("RGB", (24, 16), os.urandom(24 * 16 * 3))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue(), image.tobytes()
+
+
+def _pixels(data: bytes) -> bytes:
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as image:
+        return image.convert("RGB").tobytes()
+
+
+def test_a_question_with_an_image_goes_in_and_comes_back_out_as_the_same_pixels(stack, gateway):
+    import base64
+    import hashlib
+
+    gateway["release"].set()
+    upload, pixels = _noise_png()
+    assert b"\0" in upload and any(b > 0x7F for b in upload)
+    with httpx.Client(base_url=stack["api"].stage_url, timeout=120) as client:
+        with client.stream("POST", "/api/chat", headers=token(), data={"message": "What is in this picture?"},
+                           files={"image": ("noise.png", upload, "image/png")}) as asked:
+            assert asked.status_code == 200, asked.read()
+            got = frames(asked.iter_lines())
+        assert got[-1][0] == "done" and got[-1][1]["reason"] == "complete", got[-1]
+        conversation_id = got[0][1]["conversation_id"]
+        [question] = [m for m in client.get(f"/api/conversations/{conversation_id}", headers=token()).json()["messages"]
+                      if m["role"] == "user"]
+        [image] = question["images"]
+        # PNG is lossless: the app re-encodes an upload, but every pixel is the one sent.
+        back = client.get(f"/api/conversations/{conversation_id}/images/{image['sha256']}", headers=token())
+        assert back.status_code == 200 and back.headers["content-type"] == "image/png"
+        assert hashlib.sha256(back.content).hexdigest() == image["sha256"] and _pixels(back.content) == pixels
+        # The model was sent those same bytes.
+        parts = [p for m in gateway["state"]["requests"][-1]["messages"] if isinstance(m.get("content"), list)
+                 for p in m["content"] if p.get("type") == "image_url"]
+        assert [base64.b64decode(p["image_url"]["url"].split(",", 1)[1]) for p in parts] == [back.content]
+        # Shared, the share function (Mangum, buffered, base64 in its answer) serves the same bytes.
+        assert client.post(f"/api/conversations/{conversation_id}/share", headers=token()).status_code == 200
+        shared = client.get(f"/api/shared/{conversation_id}/images/{image['sha256']}")
+        assert shared.status_code == 200, stack["share"].log()
+        assert shared.headers["content-type"] == "image/png" and shared.content == back.content
 
 
 def test_the_store_down_is_a_503_json_through_the_adapter(stack):
