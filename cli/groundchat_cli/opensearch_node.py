@@ -102,10 +102,15 @@ def classpath(target: Path) -> str:
 class LocalOpenSearch:
     """One node process: started, waited for, stopped (SIGTERM, then a kill)."""
 
-    def __init__(self, data_dir: Path, port: int, heap: str = HEAP) -> None:
+    def __init__(self, data_dir: Path, port: int, heap: str = HEAP, *,
+                 extra_classpath: tuple[str, ...] = (), extra_plugins: tuple[str, ...] = ()) -> None:
         self.data_dir = Path(data_dir)
         self.port = port
         self.heap = heap
+        # For a measurement that needs a plugin the served search does not (LocalNode's
+        # groundchat.extraPlugins): its jars' classpath entries and its plugin classes.
+        self.extra_classpath = tuple(extra_classpath)
+        self.extra_plugins = tuple(extra_plugins)
         self.process: subprocess.Popen | None = None
 
     @property
@@ -131,7 +136,9 @@ class LocalOpenSearch:
             ["java", f"-Xms{self.heap}", f"-Xmx{self.heap}", "-XX:+UseSerialGC",
              # The k-NN plugin and Lucene read these; without them the JDK warns on every start.
              "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dlog4j2.formatMsgNoLookups=true",
-             "-cp", classpath(target), "groundchat.opensearch.LocalNode", str(self.data_dir), str(self.port)],
+             *([f"-Dgroundchat.extraPlugins={','.join(self.extra_plugins)}"] if self.extra_plugins else []),
+             "-cp", os.pathsep.join([classpath(target), *self.extra_classpath]),
+             "groundchat.opensearch.LocalNode", str(self.data_dir), str(self.port)],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
         self.pid_path.write_text(str(self.process.pid))
