@@ -10,6 +10,7 @@ Gateway REST stand-in on http://127.0.0.1:$PORT (at / as a custom domain mapped 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -36,31 +37,50 @@ def _function_env(settings, home: Path) -> dict[str, str]:
     return env
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def run(port: int | None = None) -> int:
+    """Serves until Ctrl-C; an expected failure (no tools, the port taken, a function that does not
+    start) is one line on stderr and a non-zero exit, never a traceback."""
     sys.path.insert(0, str(REPO / "infra"))
     import package
 
-    from groundchat_cli.localstack import _start_state, prepare
+    from groundchat_cli import dynamodb_log
+    from groundchat_cli.localstack import (Stack, StackError, _start_state, env_port, port_in_use, prepare,
+                                           remove_stack_file, write_stack_file)
     from groundchat_testkit.apigw_rest import RestApiStandIn
     from groundchat_testkit.local_lambda import LambdaToolsMissing, LocalLambda, function_config, load_template, require_tools
 
-    port = port or int(os.environ.get("PORT") or DEFAULT_PORT)
     try:
+        port = port or env_port() or DEFAULT_PORT
         tools = require_tools()
-    except LambdaToolsMissing as missing:
-        print(f"run-lambda: {missing}", file=sys.stderr)
+    except (StackError, LambdaToolsMissing) as exc:
+        print(f"run-lambda: {exc}", file=sys.stderr)
+        return 1
+    if port_in_use(port):
+        print(f"run-lambda: port {port} is in use (another stack?): stop it, or set PORT to another port", file=sys.stderr)
+        return 1
+    # The emulators run in sessions of their own (a Ctrl-C in the terminal does not reach them), so
+    # a stop by signal must pass through the `finally` below that ends them, as Ctrl-C does.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
+    settings = get_settings()
+    try:
+        local, endpoint = _start_state(settings, port, False)
+    except (StackError, dynamodb_log.LogCorrupt) as exc:
+        print(f"run-lambda: {exc}", file=sys.stderr)
         return 1
     settings = get_settings()
-    local, endpoint = _start_state(settings, port, False)
-    settings = get_settings()
-    prepare(settings)
-    settings = get_settings()
-    if settings.dynamodb_endpoint != endpoint:
-        settings = settings.model_copy(update={"dynamodb_endpoint": endpoint})
     functions: dict[str, LocalLambda] = {}
     api = None
     with tempfile.TemporaryDirectory(prefix="groundchat-lambda-") as tmp:
         try:
+            prepare(settings)
+            settings = get_settings()
+            if settings.dynamodb_endpoint != endpoint:
+                settings = settings.model_copy(update={"dynamodb_endpoint": endpoint})
             root = Path(tmp)
             build = root / "build"
             built = package.build_functions(build)
@@ -72,15 +92,25 @@ def run(port: int | None = None) -> int:
                 functions[logical] = LocalLambda(function_config(template, logical), build, root / logical,
                                                  _function_env(settings, Path(settings.home))).start()
             api = RestApiStandIn(template, functions, port=port).start()
+            # The address file `make run` writes: `groundchat try`, `search` and the rest find this stack.
+            write_stack_file(settings, Stack(port=port, url=api.url, dynamodb_endpoint=endpoint, pid=os.getpid(),
+                                             table_prefix=settings.table_prefix,
+                                             state=str(local.log_path) if local else None))
             print(f"groundchat (packaged, under the Lambda Web Adapter and the runtime interface emulator) on "
                   f"{api.url}/chat and {api.stage_url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
             while all(f.process and f.process.poll() is None for f in functions.values()):
                 time.sleep(0.5)
-            print("a local Lambda stopped:\n" + "\n".join(f.log() for f in functions.values()), file=sys.stderr)
+            print("run-lambda: a local Lambda stopped; its last lines:\n" + "\n".join(f.log() for f in functions.values()),
+                  file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             return 0
+        except (StackError, RuntimeError, OSError) as exc:
+            # A function that did not start says why in its own log (the exception carries it).
+            print(f"run-lambda: {exc}", file=sys.stderr)
+            return 1
         finally:
+            remove_stack_file(settings, port)
             if api is not None:
                 api.stop()
             for function in functions.values():
