@@ -1,0 +1,91 @@
+"""`make run-lambda` as the README shows it: the stack started on a port of its own (the README's
+8070 read as that port), then the README's `groundchat try --url …` line from another shell
+answers; a SIGTERM ends the stack and its functions. Its expected failures are one line each."""
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from groundchat_testkit.local_lambda import free_port
+from tests.cli.test_serve_stack import shell  # noqa: F401  (fixture)
+from tests.conftest import REPO_ROOT
+from tests.lambda_shape.local_stack import require_local_lambda
+
+README_PORT = "8070"
+START_SECONDS = 240
+
+
+def readme_try_lines() -> list[str]:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The deployed shape, locally: `make run-lambda`", 1)[1].split("\n## ", 1)[0]
+    return [line for line in re.findall(r"`([^`]+)`", section.replace("\n", " "))
+            if line.startswith(".venv/bin/groundchat try ")]
+
+
+def run_lambda(env: dict[str, str], port: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "groundchat_cli.lambda_stack"], cwd=REPO_ROOT,
+                            env={**env, "PORT": port}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture
+def stack(shell):  # noqa: F811
+    require_local_lambda()
+    port = free_port()
+    proc = run_lambda(shell, str(port))
+    lines: list[str] = []
+    ready = threading.Event()
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("groundchat (packaged"):
+                ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + START_SECONDS
+    while not ready.wait(0.5):
+        assert proc.poll() is None and time.monotonic() < deadline, "".join(lines)
+    yield {"port": port, "proc": proc, "lines": lines, "env": shell}
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(30)
+
+
+def test_the_readme_try_line_answers_through_the_packaged_functions(stack):
+    lines = readme_try_lines()
+    assert lines and all(f"127.0.0.1:{README_PORT}" in line for line in lines)
+    for line in lines:
+        line = line.replace(f"127.0.0.1:{README_PORT}", f"127.0.0.1:{stack['port']}")
+        done = subprocess.run(["bash", "-c", line], cwd=REPO_ROOT, env=stack["env"], capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0 and "done: complete" in done.stdout, (line, done.stdout, done.stderr, "".join(stack["lines"]))
+        assert "Traceback" not in done.stderr
+    # SIGTERM takes the Ctrl-C path: the functions stopped, the address file removed, exit 0.
+    proc = stack["proc"]
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(60) == 0, "".join(stack["lines"])
+    assert not any(p.name == f"stack-{stack['port']}.json" for p in (REPO_ROOT / ".groundchat").glob("stack-*.json"))
+
+
+def test_a_bad_port_is_one_line(shell):  # noqa: F811
+    done = run_lambda(shell, "not-a-port")
+    out, _ = done.communicate(timeout=60)
+    assert done.returncode == 1 and out.strip().splitlines() == ["run-lambda: PORT='not-a-port' is not a port number"]
+
+
+def test_a_taken_port_or_missing_tools_is_one_line(shell):  # noqa: F811
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        done = run_lambda(shell, str(taken.getsockname()[1]))
+        out, _ = done.communicate(timeout=60)
+    [line] = out.strip().splitlines()
+    assert done.returncode == 1 and line.startswith("run-lambda: ") and "Traceback" not in out
+    assert "is in use" in line or "make lambda-tools" in line or "root" in line
