@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import logging
 import re
 import threading
 import time
@@ -28,6 +29,7 @@ from urllib.parse import parse_qsl, urlsplit
 from groundchat_testkit.local_lambda import INVOKE_PATH, LocalLambda
 
 PRELUDE_END = b"\0" * 8
+log = logging.getLogger("groundchat_testkit.apigw_rest")
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,11 @@ class RestApiStandIn:
             answer = connection.getresponse()
             try:
                 if answer.status != 200:
+                    # API Gateway says no more than this; the emulator's status and the function's
+                    # last lines say why, for whoever runs the stand-in.
+                    log.warning("%s %s: the emulator of %s answered %s %r; its last lines:\n%s", request.command, path,
+                                route.function, answer.status, answer.read()[:300],
+                                "\n".join(function.output[-20:]))
                     return self._send(request, 502, [("content-type", "application/json")],
                                       b'{"message": "Internal server error"}')
                 if route.streaming:
@@ -269,6 +276,8 @@ class RestApiStandIn:
         while PRELUDE_END not in buffer:
             chunk = answer.read1(65536)
             if not chunk:
+                # A function error (awslambdaric's errorType/errorMessage JSON) comes without the prelude.
+                log.warning("%s %s: the answer ended before its prelude: %r", request.command, request.path, buffer[:300])
                 return self._send(request, 502, [("content-type", "application/json")], b'{"message": "Internal server error"}')
             buffer += chunk
         prelude_bytes, rest = buffer.split(PRELUDE_END, 1)
