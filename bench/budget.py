@@ -17,7 +17,7 @@ from collections import Counter as Tally
 from decimal import Decimal
 from pathlib import Path
 
-from groundchat.spending.prices import money_text
+from groundchat.money import money_text
 
 STEPS = 300
 CONCURRENT = 64

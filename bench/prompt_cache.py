@@ -27,7 +27,8 @@ import sys
 from dataclasses import dataclass
 from decimal import Decimal
 
-from groundchat.spending.prices import BUILTIN_PRICES, cost_text, step_cost, worst_case_step_cost
+from groundchat.money import cost_text
+from groundchat.spending.prices import BUILTIN_PRICES, step_cost, worst_case_step_cost
 from groundchat.spending.token_estimate import REQUEST_OVERHEAD_TOKENS, estimate_tokens
 
 QUESTIONS = 5

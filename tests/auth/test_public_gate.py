@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from groundchat.auth.callers import Caller
 from groundchat.config import Settings
+from groundchat.exchange.refusal import Refusal
 from groundchat.public.bot_wall import HumanCheck
-from groundchat.chat.refusal import Refusal
 from groundchat.public.gate import Admitted, PublicGate, Visit
 from groundchat.public.rate_limit import RateDecision
 from groundchat.public.visitor_sessions import issue_session

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from groundchat.spending.prices import cost_text
+from groundchat.money import cost_text
 from groundchat.tools import ToolError
 
 

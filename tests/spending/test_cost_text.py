@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundchat.spending.prices import cost_text
+from groundchat.money import cost_text
 
 
 def parse(text: str) -> Decimal:

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from groundchat.money import cost_text, money_text
 from groundchat.spending.prices import (
     BUILTIN_PRICES,
     RERANK_FLAT_USD,
@@ -13,8 +14,6 @@ from groundchat.spending.prices import (
     PricingError,
     UnknownModelPrice,
     charged_cost,
-    cost_text,
-    money_text,
     price_for,
     price_table,
     search_cost,

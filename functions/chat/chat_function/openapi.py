@@ -6,7 +6,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from groundchat.chat.frames import FrameType
+from groundchat.exchange.frames import FrameType
 
 
 class ErrorDetail(BaseModel):

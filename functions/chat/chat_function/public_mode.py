@@ -9,8 +9,9 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import Response
 
+from groundchat.exchange.refusal import IssuedSession
 from groundchat.public.startup_check import refuse_unsafe_public_mode
-from groundchat.public.visitor_sessions import COOKIE_NAME, IssuedSession
+from groundchat.public.visitor_sessions import COOKIE_NAME
 
 
 def refuse_to_start_with_a_hole(settings: Any) -> None:

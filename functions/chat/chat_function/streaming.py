@@ -14,7 +14,7 @@ from typing import AsyncIterator
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from groundchat.chat.frames import Frame
+from groundchat.exchange.frames import Frame
 
 SSE_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),

@@ -31,7 +31,7 @@ from groundchat.spending.operator import sweep_expired
 from groundchat.config import get_settings
 from groundchat.observability import logger, record_released_reservations, tracer
 from groundchat.recall.sweep import open_for_sweep, sweep_recall
-from groundchat.spending.prices import money_text
+from groundchat.money import money_text
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.retention import conversation_expiries_sync
 

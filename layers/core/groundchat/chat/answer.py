@@ -25,20 +25,19 @@ from groundchat.attachments.question import prepare_question_images
 from groundchat.attachments.uploads import ImagesRefused, UploadProblem, Uploads
 from groundchat.auth.callers import CHAT_USE, SIGN_IN_MESSAGE, Caller
 from groundchat.chat.answer_record import answer_record
-from groundchat.chat.frames import Frame
-from groundchat.chat.history import Shortened, policy_for, shape_history
 from groundchat.chat.freshness_note import stale_source_note
-from groundchat.chat.summarise import Summariser
+from groundchat.chat.history import Shortened, policy_for, shape_history
 from groundchat.chat.loop import Exchange, LoopLimits, run_exchange
 from groundchat.chat.prompts import system_prompt
 from groundchat.chat.steps import ModelStep, trace_records
+from groundchat.chat.summarise import Summariser
+from groundchat.exchange.frames import Frame
+from groundchat.exchange.refusal import IssuedSession, Refusal
 from groundchat.grounding.citations import citation_check
 from groundchat.ids import is_conversation_id
 from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.observability import record_answer, record_refusal
-from groundchat.chat.refusal import Refusal
 from groundchat.public.gate import Visit
-from groundchat.public.visitor_sessions import IssuedSession
 from groundchat.recall.hooks import GatedRegistry, RecallAccess, index_committed, offered_for
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard

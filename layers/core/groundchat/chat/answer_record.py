@@ -20,7 +20,7 @@ from typing import Any
 from groundchat.chat.loop import Exchange, answer_cost
 from groundchat.chat.reader_debug import for_reader
 from groundchat.chat.steps import ToolStep
-from groundchat.spending.prices import money_text
+from groundchat.money import money_text
 
 MAX_SEARCHES = 12
 MAX_DETAILS_CHARS = 12_000

@@ -11,8 +11,8 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable
 
-from groundchat.chat.frames import Frame, TextFrame
 from groundchat.corpus.dates import as_datetime
+from groundchat.exchange.frames import Frame, TextFrame
 from groundchat.grounding.citations import refs_in_results
 from groundchat.grounding.refs import CITATION
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from groundchat.chat.frames import HistoryFrame
 from groundchat.chat.steps import ModelStep
 from groundchat.config import HISTORY_PROFILE_NAMES
+from groundchat.exchange.frames import HistoryFrame
 from groundchat.models.messages import Message, ModelRequest, ToolSpec
 from groundchat.spending.token_estimate import estimate_request_tokens
 

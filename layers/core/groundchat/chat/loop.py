@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-from groundchat.chat.frames import (
+from groundchat.exchange.frames import (
     DoneFrame,
     ErrorFrame,
     Frame,
@@ -22,8 +22,8 @@ from groundchat.chat.frames import (
     ToolResultFrame,
 )
 from groundchat.chat.history import Shortened
-from groundchat.chat.state import AnswerState
 from groundchat.chat.steps import ModelStep, ToolStep
+from groundchat.exchange.state import AnswerState
 from groundchat.grounding.result_ceiling import fit_result
 from groundchat.models.failures import ModelFailure, classify
 from groundchat.models.messages import (
@@ -40,7 +40,7 @@ from groundchat.models.messages import (
 )
 from groundchat.chat.reader_debug import for_reader
 from groundchat.spending.guard import NoSpendGuard, SpendCapReached, StepGuard
-from groundchat.spending.prices import cost_text, money_text
+from groundchat.money import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
 from groundchat.tools.base import ToolContext, ToolError, ToolRefused, ToolRegistry
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundchat.public.visitor_sessions import IssuedSession
+
+
+@dataclass(frozen=True)
+class IssuedSession:
+    """A visitor session the response must set as a cookie (the public gate signs it,
+    public/visitor_sessions.py), whether the question is then answered or refused."""
+
+    token: str
+    max_age: int
+    visitor_id: str
 
 
 @dataclass(frozen=True)
@@ -18,4 +27,4 @@ class Refusal:
     visitor_session: IssuedSession | None = None  # a visitor verified on the way: keep the session
 
 
-__all__ = ["Refusal"]
+__all__ = ["IssuedSession", "Refusal"]

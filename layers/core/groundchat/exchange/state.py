@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from groundchat.chat.frames import Frame
+from groundchat.exchange.frames import Frame
 
 
 @dataclass

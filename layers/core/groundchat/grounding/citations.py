@@ -9,7 +9,7 @@ import asyncio
 import re
 from typing import Any, Iterable
 
-from groundchat.chat.frames import CitationsFrame
+from groundchat.exchange.frames import CitationsFrame
 from groundchat.grounding.refs import CITATION
 from groundchat.grounding.result_walk import result_nodes
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from groundchat.auth.callers import CHAT_USE, Caller
-from groundchat.chat.refusal import Refusal
+from groundchat.exchange.refusal import IssuedSession, Refusal
 from groundchat.public.addresses import address_key
-from groundchat.public.visitor_sessions import IssuedSession, issue_session, read_session
+from groundchat.public.visitor_sessions import issue_session, read_session
 from groundchat.public.visitors import new_visitor_id, visitor
 
 if TYPE_CHECKING:  # the verifier (and httpx) load only where public mode builds them

@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from groundchat.auth.callers import CHAT_USE
+from groundchat.config import HISTORY_PROFILE_NAMES
 from groundchat.public.visitors import BadVisitorPermissions, visitor_permissions
 
 MODES = ("private", "public")
@@ -45,12 +46,9 @@ def public_mode_problems(settings: Any) -> list[str]:
             problems.append(f"GROUNDCHAT_VISITOR_PERMISSIONS must include {CHAT_USE} in public mode")
     except BadVisitorPermissions as exc:
         problems.append(str(exc))
-    from groundchat.chat.history import UnknownHistoryProfile, policy_for
-
-    try:
-        policy_for(settings.visitor_history_profile)
-    except UnknownHistoryProfile as exc:
-        problems.append(f"GROUNDCHAT_VISITOR_HISTORY_PROFILE: {exc}")
+    if settings.visitor_history_profile not in HISTORY_PROFILE_NAMES:
+        problems.append(f"GROUNDCHAT_VISITOR_HISTORY_PROFILE: unknown history profile "
+                        f"{settings.visitor_history_profile!r}; valid: {', '.join(HISTORY_PROFILE_NAMES)}")
     return problems
 
 

@@ -11,6 +11,7 @@ import hmac
 import time
 from dataclasses import dataclass
 
+from groundchat.exchange.refusal import IssuedSession
 from groundchat.public.visitors import is_visitor_id
 
 # PyJWT (~30 ms with cryptography) is imported where a session is signed or read, not at a cold
@@ -26,13 +27,6 @@ CARRY_OVER_SECONDS = 24 * 3600
 def _signing_key(secret: str) -> bytes:
     # Its own key derived from the visitor secret, so a session and an address hash never share one.
     return hmac.new(secret.encode(), b"visitor-session", hashlib.sha256).digest()
-
-
-@dataclass(frozen=True)
-class IssuedSession:
-    token: str
-    max_age: int
-    visitor_id: str
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from typing import Any, Callable
 from groundchat.models.messages import ModelRequest, UsageEvent
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
 from groundchat.spending.search_charge import SearchCharge
-from groundchat.spending.prices import ModelPrice, charged_cost, money_text, price_for, step_cost, worst_case_step_cost
+from groundchat.money import money_text
+from groundchat.spending.prices import ModelPrice, charged_cost, price_for, step_cost, worst_case_step_cost
 from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat.store import budget_counters as bc
 from groundchat.store.tables import BUDGET, USAGE

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from groundchat.spending.guard import SpendCapReached
-from groundchat.spending.prices import cost_text
+from groundchat.money import cost_text
 from groundchat.store import budget_counters as bc
 from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
 

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from groundchat.spending.caps import Cap, caps_for
-from groundchat.spending.prices import money_text
+from groundchat.money import money_text
 from groundchat.store import budget_counters as bc
 from groundchat.store.tables import BUDGET
 from groundchat.store.transactions import MAX_TRANSACTION_ATTEMPTS, TransactionBusy, TransactionRefused, transact_sync

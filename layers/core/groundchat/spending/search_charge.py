@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
-from groundchat.spending.prices import EMBEDDING_MAX_INPUT_TOKENS, money_text, price_for, search_cost
+from groundchat.money import money_text
+from groundchat.spending.prices import EMBEDDING_MAX_INPUT_TOKENS, price_for, search_cost
 from groundchat.spending.token_estimate import estimate_tokens
 from groundchat.store import budget_counters as bc
 from groundchat.store.tables import BUDGET, USAGE

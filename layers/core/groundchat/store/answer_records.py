@@ -11,7 +11,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from groundchat.spending.prices import cost_text
+from groundchat.money import cost_text
 
 
 def answer_attributes(annotations: dict[str, Any], answer_record: dict[str, Any] | None) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from groundchat.spending.prices import money_text
+from groundchat.money import money_text
 from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
 
 

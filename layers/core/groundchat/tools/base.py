@@ -8,9 +8,9 @@ from typing import Any, Awaitable, Callable
 from pydantic import BaseModel, ValidationError
 
 from groundchat.auth.callers import Can, Caller
-from groundchat.chat.state import AnswerState
-from groundchat.tools.compact_schema import compact
+from groundchat.exchange.state import AnswerState
 from groundchat.models.messages import ToolSpec
+from groundchat.tools.compact_schema import compact
 
 
 class ToolDefinitionError(ValueError):

@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from groundchat.auth.callers import RUNS_READ
-from groundchat.spending.prices import cost_text
+from groundchat.money import cost_text
 from groundchat.benchmark.runs import NEWEST, RunFilter, RunSummary, order_problem
 from groundchat.tools.base import Tool, ToolContext, ToolError, ToolNotFound, define_tool
 from groundchat.tools.data_shapes import (

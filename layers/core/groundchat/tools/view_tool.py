@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from groundchat.auth.callers import VIEWS_SHOW
-from groundchat.chat.frames import ViewFrame
+from groundchat.exchange.frames import ViewFrame
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 from groundchat.views.actions import ACTIONS
 from groundchat.views.catalog import COMPACT_SCHEMA
