@@ -44,11 +44,17 @@ def test_bedrock_with_credentials_is_enabled_without_calling_it(monkeypatch):
     assert model._client is None  # nothing built, nothing called
 
 
-def test_a_model_missing_from_the_price_table_is_disabled():
-    status = model_status(Settings(model="bedrock:meta.llama-unpriced-v1:0"))
-    assert status.enabled is False
-    assert "no usable price" in status.reason
-    assert "GROUNDCHAT_PRICES_FILE" in status.how_to_fix
+def test_a_model_missing_from_the_price_table_is_disabled(monkeypatch):
+    from groundchat.services import Services
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLETESTING00")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    settings = Settings(model="bedrock:meta.llama-unpriced-v1:0")
+    assert model_status(settings).enabled is True  # configured: the adapter's part is done
+    enabled, reason, how_to_fix = Services(settings, dynamo=None).model_status()
+    assert enabled is False
+    assert "no usable price" in reason
+    assert "GROUNDCHAT_PRICES_FILE" in how_to_fix
 
 
 @pytest.mark.parametrize(

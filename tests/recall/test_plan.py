@@ -1,7 +1,7 @@
 """The recall plan: the setting, the question's explicit cues and its opt-out, and why."""
 import pytest
 
-from groundchat.recall.hooks import offered_for
+from groundchat.tools.recall_tool import offered_for
 from groundchat.recall.plan import plan_recall
 
 

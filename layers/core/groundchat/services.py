@@ -101,9 +101,18 @@ class Services:
         """(enabled, reason, how to fix) without calling any model."""
         if self.model_override is not None:
             return True, "configured", ""
-        from groundchat.models.adapters import model_status
+        from groundchat.models.adapters import model_status, parse_model_setting
+        from groundchat.spending.prices import PricingError, price_for
 
-        return model_status(self.settings)
+        status = model_status(self.settings)
+        if not status.enabled or parse_model_setting(self.settings.model)[0] == "offline":
+            return status
+        # A model whose spending cannot be capped is not offered, however well it is configured.
+        try:
+            price_for(self.settings.model, self.settings)
+        except PricingError as exc:
+            return False, f"{self.settings.model} has no usable price, so its spending cannot be capped.", str(exc)
+        return status
 
     @cached_property
     def runs(self) -> Any:

@@ -38,13 +38,14 @@ from groundchat.ids import is_conversation_id
 from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.observability import record_answer, record_refusal
 from groundchat.public.gate import Visit
-from groundchat.recall.hooks import GatedRegistry, RecallAccess, index_committed, offered_for
+from groundchat.recall.hooks import RecallAccess, index_committed
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.guard import SpendCapReached
 from groundchat.spending.prices import PricingError, price_for
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
 from groundchat.store.history_summary import stored_summary
+from groundchat.tools.recall_tool import GatedRegistry, offered_for
 
 log = logging.getLogger("groundchat.chat")
 

@@ -39,9 +39,7 @@ def model_status(settings: Any) -> ModelStatus:
     missing = _bedrock_missing(settings) if kind == "bedrock" else _openai_missing(settings)
     if missing is not None:
         return missing
-    unpriced = _price_missing(settings)
-    if unpriced is not None:
-        return unpriced
+    # Whether its spending can be capped (a price) is the composition's to ask: services.py.
     return ModelStatus(True, f"{settings.model} is configured.", "")
 
 
@@ -79,16 +77,6 @@ def _openai_missing(settings: Any) -> ModelStatus | None:
         "https://openrouter.ai/api/v1, and its key; a local server without keys accepts any value). "
         f"Or set {MODEL_SETTING}=offline.",
     )
-
-
-def _price_missing(settings: Any) -> ModelStatus | None:
-    from groundchat.spending.prices import PricingError, price_for
-
-    try:
-        price_for(settings.model, settings)
-    except PricingError as exc:
-        return ModelStatus(False, f"{settings.model} has no usable price, so its spending cannot be capped.", str(exc))
-    return None
 
 
 def build_model(settings: Any, facets: Callable[[], Awaitable[dict[str, list[str]]]] | None = None) -> ChatModel:

@@ -1,4 +1,5 @@
-"""Where an answer meets recall: which tools this question is offered, and indexing after a commit."""
+"""Where an answer meets recall: what the recall tool is handed, and indexing after a commit (which
+tools a question is offered is tools/recall_tool.py's)."""
 from __future__ import annotations
 
 import asyncio
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from groundchat.recall import index_exchange
-from groundchat.recall.plan import TOOL_NAME, RecallPlan
+from groundchat.recall.plan import RecallPlan
 
 
 @dataclass(frozen=True)
@@ -23,33 +24,6 @@ class RecallAccess:
         if self.conversations is None:
             return True
         return await self.conversations.get_owned(conversation_id, owner) is not None
-
-
-def offered_for(tools: list[Any], plan: RecallPlan) -> list[Any]:
-    """The recall tool only when the plan searches; every other tool (search_docs too) untouched."""
-    return [t for t in tools if plan.search or t.name != TOOL_NAME]
-
-
-class GatedRegistry:
-    """The deployment's tool registry as one answer sees it: the recall tool only if its plan searches.
-    Every other tool, `search_docs` among them, is offered and run exactly as before."""
-
-    def __init__(self, registry: Any, plan: RecallPlan) -> None:
-        self._registry = registry
-        self._plan = plan
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._registry, name)
-
-    async def offered(self, caller: Any) -> list[Any]:
-        return offered_for(await self._registry.offered(caller), self._plan)
-
-    async def execute(self, name: str, args: dict[str, Any], ctx: Any) -> Any:
-        if name == TOOL_NAME and not self._plan.search:
-            from groundchat.tools.base import ToolRefused
-
-            raise ToolRefused(f"tool {name!r} is not available to this caller")
-        return await self._registry.execute(name, args, ctx)
 
 
 async def index_committed(recall: Any, plan: RecallPlan, owner: str, exchange: Any, expires_at: int | None = None) -> bool:

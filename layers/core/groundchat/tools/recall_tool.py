@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from groundchat.auth.callers import RECALL_READ
-from groundchat.recall.plan import TOOL_NAME
-from groundchat.tools.base import ToolContext, define_tool
+from groundchat.recall.plan import TOOL_NAME, RecallPlan
+from groundchat.tools.base import ToolContext, ToolRefused, define_tool
 
 MAX_HITS = 5
 
@@ -42,3 +42,28 @@ async def search_my_conversations(ctx: ToolContext, args: SearchMyConversationsI
              and await ctx.recall.still_held(h.entry.conversation_id, ctx.caller.id)]
     ctx.answer.debug = {"backend": "recall", "recall_plan": ctx.recall.plan.record(), "hits": len(shown)}
     return {"outcome": "ok" if shown else "empty", "excerpts": shown}
+
+
+def offered_for(tools: list[Any], plan: RecallPlan) -> list[Any]:
+    """The recall tool only when the plan searches; every other tool (search_docs too) untouched."""
+    return [t for t in tools if plan.search or t.name != TOOL_NAME]
+
+
+class GatedRegistry:
+    """The deployment's tool registry as one answer sees it: the recall tool only if its plan searches.
+    Every other tool, `search_docs` among them, is offered and run exactly as before."""
+
+    def __init__(self, registry: Any, plan: RecallPlan) -> None:
+        self._registry = registry
+        self._plan = plan
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry, name)
+
+    async def offered(self, caller: Any) -> list[Any]:
+        return offered_for(await self._registry.offered(caller), self._plan)
+
+    async def execute(self, name: str, args: dict[str, Any], ctx: Any) -> Any:
+        if name == TOOL_NAME and not self._plan.search:
+            raise ToolRefused(f"tool {name!r} is not available to this caller")
+        return await self._registry.execute(name, args, ctx)
