@@ -85,11 +85,25 @@ class StopEvent(BaseModel):
 ModelEvent = Annotated[Union[TextDelta, ToolCallEvent, UsageEvent, StopEvent], Field(discriminator="type")]
 
 
+class ExcerptTurn(BaseModel):
+    """One labelled turn of a conversation excerpt handed to a model to summarise."""
+
+    model_config = {"frozen": True}
+
+    label: str
+    text: str
+
+
 class ModelRequest(BaseModel):
     system: str
     messages: list[Message]
     tools: list[ToolSpec]
     max_output_tokens: int = 3000
+    # What the request is for, and for a summary the excerpt's turns as data: a model that answers
+    # without reading prompts (the offline answerer) reads these, never the prompt's text. The
+    # hosted adapters send only the system text, the messages and the tools.
+    purpose: Literal["answer", "summary"] = "answer"
+    excerpt: list[ExcerptTurn] = Field(default_factory=list)
 
 
 class ChatModel(Protocol):

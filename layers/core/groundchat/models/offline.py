@@ -11,7 +11,6 @@ import json
 import logging
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
-from groundchat.chat.summary_prompt import is_summary_request
 from groundchat.models import offline_answers as answers
 from groundchat.models.offline_summary import offline_summary
 from groundchat.models.offline_router import Facets, route
@@ -83,7 +82,7 @@ class OfflineAnswerer:
             return None
 
     async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
-        if is_summary_request(request):  # a long conversation's oldest exchanges, to summarise
+        if request.purpose == "summary":  # a long conversation's oldest exchanges, to summarise
             yield TextDelta(text=offline_summary(request))
             yield UsageEvent(input_tokens=0, output_tokens=0)
             yield StopEvent(reason="end_turn")

@@ -1,5 +1,6 @@
 """The offline answerer's summary of an excerpt: deterministic, built from the excerpt's own
-labelled turns (what the person wrote, what the assistant answered and called), never invented.
+labelled turns, handed over as data with the request (what the person wrote, what the assistant
+answered and called), never invented.
 
 It keeps the earlier summary's lines and the person's words first; when the whole would pass the
 step's output ceiling, the oldest lines after the first go, so the start of the conversation
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from groundchat.chat.summary_prompt import excerpt_turns
 from groundchat.models.messages import ModelRequest
 
 HEAD = "(Offline summary: the turns of the excerpt, cut short; not written by a language model.)"
@@ -20,7 +20,7 @@ _CALL = re.compile(r"^\(called (\S+) with ")
 
 def offline_summary(request: ModelRequest) -> str:
     lines: list[str] = []
-    for turn in excerpt_turns(request.messages[0].content):
+    for turn in request.excerpt:
         number = _NUMBER.search(turn.label)
         where = f"message {number.group(1)}" if number else ""
         if turn.label.startswith("Summary so far"):
