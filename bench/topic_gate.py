@@ -1,4 +1,4 @@
-"""What the offline answerer's second opinion on a question costs (models/topic_neighbours.py).
+"""What the offline answerer's second opinion on a question costs (offline/topic_neighbours.py).
 
 The first question of a process loads the local model and embeds the shipped examples; every later
 question embeds itself once and compares with them. Prints the first call and the median and p95 of
@@ -12,7 +12,7 @@ import statistics
 import time
 from pathlib import Path
 
-from groundchat.models.topic_neighbours import TopicNeighbours, topic_examples
+from groundchat.offline.topic_neighbours import TopicNeighbours, topic_examples
 from groundchat.search.embeddings import make_embedder
 
 ROUNDS = 5

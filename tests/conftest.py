@@ -110,6 +110,6 @@ def index_copy(real_index, tmp_path):
 @pytest.fixture(scope="session")
 def topic_margin():
     """The offline answerer's likeness margin with the real local model (it ships in a package)."""
-    from groundchat.models.topic_neighbours import local_topic_neighbours
+    from groundchat.offline.topic_neighbours import local_topic_neighbours
 
     return local_topic_neighbours("local:minilm-int8").margin

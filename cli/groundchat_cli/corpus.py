@@ -166,7 +166,7 @@ def _print_through_router(service, questions, as_json: bool, embedding_model: st
     sends to the runs' data counts as not found. Its gate weighs the likeness to the questions it
     answers, as the answerer does, where the embedding model is the local one."""
     from groundchat.benchmark.axe_rules import rule_ids
-    from groundchat.models.topic_neighbours import local_topic_neighbours
+    from groundchat.offline.topic_neighbours import local_topic_neighbours
     from groundchat_cli.sample import sample_names
     from groundchat_testkit.router_eval import answered_from_the_texts
 

@@ -628,12 +628,12 @@ def _start_search_node(settings: Settings, port: int):
 
 
 def _warm_the_offline_gate(settings: Settings) -> threading.Thread | None:
-    """The offline answerer's gate (models/topic_neighbours.py) loads its model and embeds its examples
+    """The offline answerer's gate (offline/topic_neighbours.py) loads its model and embeds its examples
     on the first question, about a second; a background thread does it while the server starts, so the
     first question does not wait. A failure here is the answerer's to report when it asks. Returns the
     thread, which the server joins before it exits."""
     from groundchat.models.adapters import parse_model_setting
-    from groundchat.models.topic_neighbours import local_topic_neighbours
+    from groundchat.offline.topic_neighbours import local_topic_neighbours
 
     if parse_model_setting(settings.model)[0] != "offline":
         return None

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from groundchat.models.offline_router import Facets, route
+from groundchat.offline.router import Facets, route
 from groundchat.search.retrieval_eval import matches_gold
 
 TOOLS = {"compare_contexts", "list_runs", "get_run", "top_rules", "explain_rule", "search_docs", "show_view"}
@@ -26,7 +26,7 @@ def load_cases(path: Path) -> list[RouterCase]:
     return [RouterCase(r["q"], r["tool"], r.get("args", {}), r.get("split", "")) for r in rows]
 
 
-# A question's likeness margin (models/topic_neighbours.py), as the offline answerer weighs it; None
+# A question's likeness margin (offline/topic_neighbours.py), as the offline answerer weighs it; None
 # scores the word lists alone.
 Topic = Callable[[str], float | None] | None
 

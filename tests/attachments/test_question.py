@@ -5,7 +5,7 @@ import pytest
 from groundchat.attachments.question import prepare_question_images
 from groundchat.attachments.uploads import ImagesRefused, Upload, UploadProblem
 from groundchat.models.messages import Message, ModelRequest
-from groundchat.models.offline import OfflineAnswerer
+from groundchat.offline.answerer import OfflineAnswerer
 from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat_testkit.scripted import ScriptedModel
 from tests.attachments.images import picture

@@ -7,7 +7,7 @@ from groundchat.attachments.storage import image_key
 from groundchat.attachments.uploads import Upload
 from groundchat.attachments.validation import ImageLimits, prepare_images
 from groundchat.models.messages import Message
-from groundchat.models.offline import OfflineAnswerer
+from groundchat.offline.answerer import OfflineAnswerer
 from groundchat.store.conversation_images import read_image
 from groundchat.store.conversations import ConversationStore, new_conversation_id, public_message
 from groundchat_testkit.scripted import ScriptedModel

@@ -14,7 +14,7 @@ from groundchat.chat.summarise import CONTEXT_HEAD, Summariser
 from groundchat.chat.summary_prompt import FENCE_CLOSE, FENCE_OPEN, excerpt_turns, is_summary_request
 from groundchat.models.bedrock import to_converse_request
 from groundchat.models.messages import Message, ToolCall, ToolSpec
-from groundchat.models.offline import OfflineAnswerer
+from groundchat.offline.answerer import OfflineAnswerer
 from groundchat.models.openai_compat import to_openai_messages
 from groundchat.spending.guard import NoSpendGuard, SpendCapReached
 from groundchat_testkit.providers import assert_bedrock_request, assert_openai_messages

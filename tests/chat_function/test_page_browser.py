@@ -126,7 +126,7 @@ def test_offline_view_is_drawn_and_its_form_opens_the_run_list(browser, served, 
 def offline_answer_in_page(browser, served, dynamo):
     """The offline answerer over the sample runs, allowed to show views, asked the first example
     question in the page by a user with the grants it needs."""
-    from groundchat.models.offline import OfflineAnswerer
+    from groundchat.offline.answerer import OfflineAnswerer
     from groundchat_cli.sample import load_sample_if_empty_sync
     from groundchat.tools.data_tools import DATA_TOOLS
     from groundchat.tools.view_tool import show_view
@@ -200,7 +200,7 @@ def test_share_a_conversation_and_reopen_it_from_the_list(browser, served):
 def test_on_a_phone_a_tables_caption_wraps_within_what_the_reader_sees(browser, served, dynamo):
     """At 320 px the view's table is wider than the page and scrolls in its box; its caption must
     wrap at the box's width, not run off under the box's edge with the table."""
-    from groundchat.models.offline import OfflineAnswerer
+    from groundchat.offline.answerer import OfflineAnswerer
     from groundchat_cli.sample import load_sample_if_empty_sync
     from groundchat.tools.data_tools import DATA_TOOLS
     from groundchat.tools.view_tool import show_view

@@ -29,7 +29,7 @@ def oidc_app(served, settings, dynamo, monkeypatch):
     stubs: list[StubOidcProvider] = []
 
     def start(offline: bool = False) -> tuple[StubOidcProvider, str]:
-        from groundchat.models.offline import OfflineAnswerer
+        from groundchat.offline.answerer import OfflineAnswerer
         from groundchat.tools.data_tools import DATA_TOOLS
         from groundchat_cli.sample import load_sample_if_empty_sync
 

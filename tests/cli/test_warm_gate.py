@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 
 from groundchat_cli.localstack import _warm_the_offline_gate
-from groundchat.models.topic_neighbours import local_topic_neighbours
+from groundchat.offline.topic_neighbours import local_topic_neighbours
 
 
 def _warming() -> list[threading.Thread]:

@@ -166,13 +166,13 @@ def test_in_users_words_on_the_fourth_set(real_search):
 
 
 # The offline answerer end to end: its router's plan, then the search it plans. Before the router
-# knew web content and a business's duties in everyday words (models/router_topics.py), it refused
+# knew web content and a business's duties in everyday words (offline/router_topics.py), it refused
 # or sent to the runs' data 5-9 % of the report sets' questions and 20 % of the decision sets', and
 # found the gold passage in its first five for 0.59-0.79 of them (report 0.790, second report half
 # 0.618, third 0.592, fourth 0.642).
 ROUTED_FLOORS = [
     # set, share searched, found in the first five: floors under today's figures, with the gate's
-    # likeness margin (models/topic_neighbours.py) as the answerer weighs it
+    # likeness margin (offline/topic_neighbours.py) as the answerer weighs it
     (USERS_TUNE, 0.99, 0.99), (USERS_VALIDATE, 0.99, 0.93), (SECOND_TUNE, 0.98, 0.96),
     # 0.970 / 0.952, 0.982 / 0.891 (never read); 0.975 / 0.908, 0.950 / 0.900 (read since the sixth
     # set). Before the bank's words: 0.940, 0.836, 0.900, 0.900 found. Before the question leg, and
@@ -192,7 +192,7 @@ ROUTED_FLOORS = [
 @pytest.mark.parametrize(("path", "searched", "found"), ROUTED_FLOORS)
 def test_the_offline_answerer_reaches_the_passage_through_its_router(real_search, topic_margin, path, searched, found):
     from groundchat_testkit.router_eval import answered_from_the_texts
-    from tests.models.test_offline_router import FACETS, RULES
+    from tests.offline.test_offline_router import FACETS, RULES
 
     figures = answered_from_the_texts(real_search, load_questions(path), FACETS, RULES, topic=topic_margin)
     assert figures["searched"] >= searched and figures["found@5"] >= found

@@ -1,15 +1,15 @@
 """Whether the offline answerer takes a question up or declines it, on questions written for that:
 everyday ones, ones near the subject (other laws, site speed, marketing, design taste, shopping),
 and the chat's own. The gate is the word lists weighed against the likeness margin
-(models/topic_neighbours.py), with the real local model."""
+(offline/topic_neighbours.py), with the real local model."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from groundchat.models.offline_router import route
+from groundchat.offline.router import route
 from groundchat_testkit.router_eval import TOOLS
-from tests.models.test_offline_router import FACETS, RULES
+from tests.offline.test_offline_router import FACETS, RULES
 
 HERE = Path(__file__).parent
 

@@ -222,7 +222,7 @@ OFFLINE_QUESTIONS = [
 
 
 async def test_the_offline_answerers_answers_have_no_unverified_figure_and_no_weak_citation(dynamo, real_search):
-    from groundchat.models.offline import OfflineAnswerer
+    from groundchat.offline.answerer import OfflineAnswerer
     from groundchat.services import Services
     from groundchat.tools.catalog import all_tools
     from groundchat_cli.sample import load_sample_if_empty

@@ -75,7 +75,7 @@ async def test_through_the_loop_the_citations_frame_lists_the_unverified_figures
 
 async def test_the_offline_answerers_answers_pass_by_construction(dynamo):
     from groundchat.services import Services
-    from groundchat.models.offline import OfflineAnswerer
+    from groundchat.offline.answerer import OfflineAnswerer
     from groundchat.tools.data_tools import DATA_TOOLS
     from groundchat_cli.sample import load_sample_if_empty
 

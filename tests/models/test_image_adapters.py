@@ -148,7 +148,7 @@ def test_an_image_without_its_bytes_is_said_in_words_by_both_adapters():
 
 
 async def test_the_offline_answerer_reads_no_images_and_says_so():
-    from groundchat.models.offline import IMAGES_REFUSED, OfflineAnswerer
+    from groundchat.offline.answerer import IMAGES_REFUSED, OfflineAnswerer
 
     events = [e async for e in OfflineAnswerer()(asking(shots()))]
     assert events[0] == TextDelta(text=IMAGES_REFUSED + "\n\n" + events[0].text.split("\n\n", 1)[1])

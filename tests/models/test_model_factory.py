@@ -99,6 +99,10 @@ def test_offline_is_always_enabled_and_built_lazily():
     settings = Settings(model="offline")
     status = model_status(settings)
     assert status.enabled is True and status.how_to_fix == ""
-    model = build_model(settings)
+    from groundchat.services import Services
+
+    model = Services(settings, dynamo=None).model
     assert type(model).__name__ == "OfflineAnswerer"
     assert model.model_id == "offline"
+    with pytest.raises(ValueError):
+        build_model(settings)  # the adapters build hosted models only

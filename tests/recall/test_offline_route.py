@@ -1,6 +1,6 @@
 """The offline answerer sends an explicit look back to the recall tool, only when it is offered."""
-from groundchat.models.offline_answers import compose
-from groundchat.models.offline_router import route
+from groundchat.offline.templates import compose
+from groundchat.offline.router import route
 
 OFFERED = {"search_docs", "compare_contexts", "search_my_conversations"}
 

@@ -3,7 +3,7 @@ import httpx
 
 from groundchat.auth.tokens import issue_dev_token
 from groundchat.auth.callers import ALL_PERMISSIONS
-from groundchat.models.offline import OfflineAnswerer
+from groundchat.offline.answerer import OfflineAnswerer
 
 
 def events(text):

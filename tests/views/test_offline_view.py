@@ -1,6 +1,6 @@
 """The offline answerer shows a view of compare_contexts' figures when the caller may see views."""
 from groundchat.auth.callers import ALL_PERMISSIONS, VIEWS_SHOW
-from groundchat.models.offline import DISCLAIMER, OfflineAnswerer
+from groundchat.offline.answerer import DISCLAIMER, OfflineAnswerer
 
 
 async def test_which_context_is_best_gets_a_grounded_view_and_the_same_text(ask):

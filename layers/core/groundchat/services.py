@@ -85,9 +85,14 @@ class Services:
     def model(self) -> ChatModel:
         if self.model_override is not None:
             return self.model_override
-        from groundchat.models.adapters import build_model
+        from groundchat.models.adapters import build_model, parse_model_setting
 
-        return build_model(self.settings, facets=lambda: self.runs.facets())
+        if parse_model_setting(self.settings.model)[0] == "offline":
+            # Imported here: the offline answerer pulls in the tools, search and recall it answers with.
+            from groundchat.offline.answerer import OfflineAnswerer
+
+            return OfflineAnswerer(self.settings, facets=lambda: self.runs.facets())
+        return build_model(self.settings)
 
     async def store_reachable(self) -> bool:
         """One cheap read: can this deployment reach its DynamoDB at all?"""

@@ -5,7 +5,7 @@ endpoint and the 503 can say exactly what to set while nothing is called or spen
 """
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from groundchat.models.messages import ChatModel
 
@@ -79,15 +79,10 @@ def _openai_missing(settings: Any) -> ModelStatus | None:
     )
 
 
-def build_model(settings: Any, facets: Callable[[], Awaitable[dict[str, list[str]]]] | None = None) -> ChatModel:
-    """The configured model. Raises ValueError for a setting that names no model we know.
-    `facets` (the names the benchmark's data holds) is for the offline answerer's router."""
+def build_model(settings: Any) -> ChatModel:
+    """The configured hosted model. Raises ValueError for a setting that names no model we know;
+    the offline answerer is a wing of its own (groundchat/offline/), built by the composition."""
     kind, model_id = parse_model_setting(settings.model)
-    if kind == "offline":
-        # Imported here: the offline answerer pulls in the tools it answers with.
-        from groundchat.models.offline import OfflineAnswerer
-
-        return OfflineAnswerer(settings, facets=facets)
     if kind == "bedrock" and model_id:
         from groundchat.models.bedrock import BedrockModel
 

@@ -7,8 +7,8 @@ import pytest
 from groundchat.auth.callers import Caller
 from groundchat.benchmark.axe_rules import rule_ids
 from groundchat.chat.loop import run_exchange
-from groundchat.models.offline import DISCLAIMER, OfflineAnswerer
-from groundchat.models.offline_router import REFUSAL, route
+from groundchat.offline.answerer import DISCLAIMER, OfflineAnswerer
+from groundchat.offline.router import REFUSAL, route
 from groundchat.tools.base import ToolContext, ToolRegistry
 from groundchat_cli import sample
 from groundchat_testkit.router_eval import TOOLS, load_cases, score
@@ -24,9 +24,9 @@ SECOND = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_second.jsonl"
 THIRD = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_third.jsonl")
 # Written last, blind, never read (not split).
 FOURTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_fourth.jsonl")
-# Written after the router learned web content and a business's duties (models/router_topics.py); never read.
+# Written after the router learned web content and a business's duties (offline/router_topics.py); never read.
 FIFTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_fifth.jsonl")
-# Written after the gate learned likeness (models/topic_neighbours.py); run once, never read.
+# Written after the gate learned likeness (offline/topic_neighbours.py); run once, never read.
 SIXTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_sixth.jsonl")
 # Written blind after the sixth, split by hash ("seventh-1|"): the tune half was read, the report half never.
 SEVENTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_seventh.jsonl")
@@ -119,7 +119,7 @@ def test_runs_asked_for_by_how_they_ended_are_listed_by_outcome_and_counts_stay_
 
 
 def test_the_answer_to_a_list_by_outcome_says_how_the_runs_ended():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     row = {"run_id": "run-1", "model": "birch-pro", "context": "none", "task": "signup-form", "outcome": "timeout",
            "violation_count": 0, "cost_text": "$0.0100"}
@@ -261,7 +261,7 @@ def test_on_the_sixth_set_the_router_picks_the_tool_and_its_arguments(topic_marg
 
 def test_on_the_seventh_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
     # 100 written; three were word for word questions of earlier sets and one an example the gate
-    # ships (models/topic_examples.json), and were dropped.
+    # ships (offline/topic_examples.json), and were dropped.
     assert len(SEVENTH) == 96 and {c.split for c in SEVENTH} == {"tune", "report"}
     earlier = [*CASES, *VALIDATE, *SECOND, *THIRD, *FOURTH, *FIFTH, *SIXTH]
     assert not {c.q.lower() for c in SEVENTH} & {c.q.lower() for c in earlier}
@@ -300,7 +300,7 @@ def test_a_question_that_names_a_text_searches_that_text():
 
 @pytest.mark.parametrize("question", ["hi, what can you do?", "Hello!", "what can I ask?", "help"])
 def test_a_greeting_is_answered_with_what_it_can_do(question):
-    from groundchat.models.offline_router import INTRODUCTION
+    from groundchat.offline.router import INTRODUCTION
 
     plan = route(question, TOOLS, FACETS, RULES)
     assert plan.calls == [] and plan.refusal == INTRODUCTION
@@ -354,7 +354,7 @@ def test_runs_ranked_by_their_violations_are_a_list_in_that_order(question, call
 
 
 def test_the_answer_to_a_list_by_violations_says_its_order_and_each_runs_count():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     row = {"run_id": "run-1", "model": "birch-pro", "context": "none", "task": "signup-form", "outcome": "completed",
            "violation_count": 7, "node_count": 19, "cost_text": "$0.0100"}

@@ -5,7 +5,7 @@ import pytest
 
 from groundchat.auth.callers import Caller
 from groundchat.chat.loop import run_exchange
-from groundchat.models.offline import DISCLAIMER, OfflineAnswerer
+from groundchat.offline.answerer import DISCLAIMER, OfflineAnswerer
 from groundchat.tools.base import ToolContext, ToolRegistry
 
 ALL = {"compare_contexts", "list_runs", "get_run", "top_rules", "explain_rule", "search_docs"}
@@ -57,7 +57,7 @@ async def test_answer_copies_figures_from_the_sample_runs_and_says_it_is_offline
 
 
 async def test_search_answer_cites_refs_the_tool_returned_and_never_says_no_when_unavailable():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     hit = {"outcome": "hit", "excerpts": [{"ref": "3f9a1b2c", "source": "eaa", "section": "Article 4", "title": "Accessibility requirements", "text": "Member States shall ensure ..."}]}
     text = compose("q", [("search_docs", hit, False)])
@@ -69,14 +69,14 @@ async def test_search_answer_cites_refs_the_tool_returned_and_never_says_no_when
 
 
 async def test_tool_error_is_reported_not_hidden():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     text = compose("q", [("get_run", "error: no run with id 'run-x'", True)])
     assert "could not answer" in text and "run-x" in text
 
 
 def test_an_invented_ref_is_refused_and_the_real_sources_offered():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     hit = {"outcome": "hit", "excerpts": [{"ref": "3f9a1b2c", "source": "wcag22", "section": "1.4.3", "title": "Contrast", "text": "..."}]}
     text = compose("Quote [deadbeef] for me", [("search_docs", hit, False)])
@@ -86,7 +86,7 @@ def test_an_invented_ref_is_refused_and_the_real_sources_offered():
 
 
 def test_a_data_answer_says_which_filter_it_read_from_the_question():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     top = {"filter": {"model": "cedar-mini", "task": "checkout-flow"}, "graded_runs": 11,
            "rules": [{"rule_id": "region", "impact": "moderate", "count": 3, "nodes": 5, "share_of_graded_runs": 0.2727,
@@ -103,7 +103,7 @@ def test_a_data_answer_says_which_filter_it_read_from_the_question():
 
 
 def test_an_articles_heading_line_is_not_repeated_after_its_title():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     article = {"ref": "9fe72dbf", "source": "eaa", "section": "Article 4(5)",
                "title": "Article 4 Accessibility requirements, paragraph 5",
@@ -118,7 +118,7 @@ def test_an_articles_heading_line_is_not_repeated_after_its_title():
 
 
 def test_a_question_on_cost_or_models_leads_with_the_rows_it_asks_for():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     rows = [{"model": "m-big", "context": "none", "mean_violations": 2.5, "mean_cost": "0.30", "mean_cost_text": "$0.30",
              "completion_rate": 0.9},
@@ -141,7 +141,7 @@ def test_a_question_on_cost_or_models_leads_with_the_rows_it_asks_for():
 
 
 def test_a_question_on_failed_or_timed_out_runs_leads_with_how_they_ended():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     row = {"model": "birch-pro", "context": "guidelines-axe", "runs": 24, "completed": 18, "failed": 2, "timeout": 4,
            "mean_violations": 0.89, "mean_cost": "0.298", "mean_cost_text": "$0.298", "completion_rate": 0.75}
@@ -153,7 +153,7 @@ def test_a_question_on_failed_or_timed_out_runs_leads_with_how_they_ended():
 
 
 def test_per_context_figures_say_whose_they_are():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     ctx = {"model": "all models", "context": "none", "runs": 24, "mean_violations": 4.09, "mean_cost_text": "$0.0468",
            "completion_rate": 0.9167}
@@ -164,7 +164,7 @@ def test_per_context_figures_say_whose_they_are():
 
 
 def test_what_something_costs_is_not_asked_as_the_cheapest():
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     row = {"model": "m", "context": "axe", "mean_violations": 0.5, "mean_cost": "0.40", "mean_cost_text": "$0.40",
            "completion_rate": 0.8}
@@ -176,7 +176,7 @@ def test_what_something_costs_is_not_asked_as_the_cheapest():
 @pytest.mark.parametrize("question", ["how much did we spend?", "what did the runs cost in total?",
                                       "how much has birch-pro cost us altogether?"])
 def test_a_question_on_what_was_spent_leads_with_the_tools_totals(question):
-    from groundchat.models.offline_answers import compose
+    from groundchat.offline.templates import compose
 
     ctx = [{"model": "all models", "context": c, "runs": 12, "mean_violations": 1.0, "mean_cost_text": "$0.10",
             "total_cost_text": t, "completion_rate": 1.0} for c, t in (("none", "$1.20"), ("checklist", "$2.40"))]

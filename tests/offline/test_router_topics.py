@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from groundchat.models.offline_router import REFUSAL, route
+from groundchat.offline.router import REFUSAL, route
 from groundchat_testkit.router_eval import TOOLS
-from tests.models.test_offline_router import FACETS, REPO_ROOT, RULES
+from tests.offline.test_offline_router import FACETS, REPO_ROOT, RULES
 
 
 def docs_share(name: str) -> float:

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from groundchat.models.offline_names import find_names, pinned
-from groundchat.models.router_run_lists import (
+from groundchat.offline.name_matching import find_names, pinned
+from groundchat.offline.router_run_lists import (
     ASKS_A_COUNT,
     FEWEST_VIOLATIONS,
     MOST_VIOLATIONS,
@@ -20,8 +20,8 @@ from groundchat.models.router_run_lists import (
     lists_by_outcome,
     outcomes_named,
 )
-from groundchat.models.router_gate import on_topic, on_topic_words
-from groundchat.models.router_topics import asks_the_texts
+from groundchat.offline.router_gate import on_topic, on_topic_words
+from groundchat.offline.router_topics import asks_the_texts
 from groundchat.search.vocabulary import in_american_spelling
 
 Facets = dict[str, list[str]]
@@ -204,7 +204,7 @@ def _everyday_rule(q: str, rules: set[str]) -> str | None:
 def route(question: str, offered: set[str], facets: Facets, rules: set[str],
           topic: Callable[[str], float | None] | None = None) -> Plan:
     """The tools to call for a question (only those offered), or a refusal. `topic` gives a question's
-    margin of likeness to what the chat answers over what it declines (models/topic_neighbours.py)."""
+    margin of likeness to what the chat answers over what it declines (offline/topic_neighbours.py)."""
     # One spelling of the words the rules and names use ("colour contrast" is `color-contrast`).
     q = in_american_spelling(question.lower())
     if _RUN_SOMETHING.search(q):

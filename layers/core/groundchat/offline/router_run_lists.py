@@ -1,6 +1,6 @@
 """How a question asks for runs by how they ended or by their violations, for the offline router.
 
-Kept apart from the router's plan (models/offline_router.py), which calls these when a question asks
+Kept apart from the router's plan (offline/router.py), which calls these when a question asks
 for a list of runs.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Whether a question is this chat's, judged by the questions it is most like.
 
-The router's word lists (models/router_topics.py) open the gate on a word: "rules", "EU", "shop",
+The router's word lists (offline/router_topics.py) open the gate on a word: "rules", "EU", "shop",
 "product". Those words are as much a GDPR, VAT or returns question's as an accessibility one's, and a
 question in unusual words ("words spelt the same but said differently: anything required?") has none
 of them. So the offline answerer also asks which questions a new one is most like: a list of questions
@@ -31,7 +31,7 @@ NEIGHBOURS = 5
 
 def topic_examples() -> dict[str, list[str]]:
     """{"on_topic": [...], "off_topic": [...]}, as shipped with the package."""
-    text = resources.files("groundchat.models").joinpath("topic_examples.json").read_text(encoding="utf-8")
+    text = resources.files("groundchat.offline").joinpath("topic_examples.json").read_text(encoding="utf-8")
     examples = json.loads(text)
     return {"on_topic": list(examples["on_topic"]), "off_topic": list(examples["off_topic"])}
 

@@ -11,9 +11,9 @@ import json
 import logging
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
-from groundchat.models import offline_answers as answers
-from groundchat.models.offline_summary import offline_summary
-from groundchat.models.offline_router import Facets, route
+from groundchat.offline import templates as answers
+from groundchat.offline.summary import offline_summary
+from groundchat.offline.router import Facets, route
 from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
 DISCLAIMER = "(This is the offline answerer: a deterministic stand-in that calls the tools and fills templates; it is not a language model.)"
@@ -27,7 +27,7 @@ log = logging.getLogger("groundchat.models")
 
 class TopicJudge(Protocol):
     """How much more a question is like those the chat answers than those it declines
-    (models/topic_neighbours.py)."""
+    (offline/topic_neighbours.py)."""
 
     def margin(self, question: str) -> float: ...
 
@@ -51,10 +51,10 @@ class OfflineAnswerer:
         # The names the data holds (models, contexts, tasks, labels, rules), read when a question
         # comes: the router spells arguments as the data does.
         self._facets = facets
-        # Whether a question is like those the chat answers (models/topic_neighbours.py): given, or the
+        # Whether a question is like those the chat answers (offline/topic_neighbours.py): given, or the
         # local embedding model's when the settings name it; without one the word lists decide alone.
         if topic is None and settings is not None:
-            from groundchat.models.topic_neighbours import local_topic_neighbours
+            from groundchat.offline.topic_neighbours import local_topic_neighbours
 
             topic = local_topic_neighbours(settings.embedding_model)
         self._topic = topic

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from groundchat.models.offline_names import find_names, pinned
+from groundchat.offline.name_matching import find_names, pinned
 
 SAMPLE = {"model": ["atlas-large", "birch-pro", "dune-code", "atlas-small", "cedar-mini"],
           "context": ["checklist", "guidelines", "guidelines-axe"],

@@ -1,21 +1,21 @@
 """Whether a question is the offline answerer's to take up at all: the gate before its router plans.
 
 Two votes. The word lists: the benchmark's words, accessibility's and the Act's open it alone, and
-models/router_topics.py adds a site's and a business's questions in everyday words. And, where the
+offline/router_topics.py adds a site's and a business's questions in everyday words. And, where the
 local embedding model is at hand, the question's likeness to questions the chat answers and declines
-(models/topic_neighbours.py), which weighs against the words either way.
+(offline/topic_neighbours.py), which weighs against the words either way.
 """
 from __future__ import annotations
 
 import re
 from typing import Callable
 
-from groundchat.models.router_topics import asks_only_a_price, speaks_of_the_texts
+from groundchat.offline.router_topics import asks_only_a_price, speaks_of_the_texts
 
 # What opens the gate alone: the benchmark's words, accessibility's and the Act's. A price opens it
-# only when the question names nothing else (models/router_topics.py: "the cheapest flight" is not
+# only when the question names nothing else (offline/router_topics.py: "the cheapest flight" is not
 # ours). Words of devices and media ("phone", "font", "keyboard", "photos", "website") open it only
-# as models/router_topics.py says: beside another such word or a question about what a site's users
+# as offline/router_topics.py says: beside another such word or a question about what a site's users
 # need; alone they are as often a question about a gaming keyboard or a wedding invitation's font.
 DOMAIN = re.compile(
     r"access|a11y|wcag|\beaa\b|directive|\baxe\b|\brules?\b|\bruns?\b|\bmodels?\b|context|agents?|violat|"
@@ -32,7 +32,7 @@ DOMAIN = re.compile(
     re.IGNORECASE,
 )
 
-# The likeness margin (models/topic_neighbours.py, a difference of cosines) that opens the gate to a
+# The likeness margin (offline/topic_neighbours.py, a difference of cosines) that opens the gate to a
 # question none of the word lists knows, and the one under which a question the word lists let in is
 # declined all the same ("the rules for returning goods in the EU"). Chosen on the decision sets: every
 # on-topic question of the router's and the retrieval's kept, most of the off-topic probes declined.

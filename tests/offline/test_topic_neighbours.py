@@ -1,5 +1,5 @@
 """The offline answerer's second opinion on whether a question is the chat's: its likeness to
-questions the chat answers and to questions it declines (models/topic_neighbours.py)."""
+questions the chat answers and to questions it declines (offline/topic_neighbours.py)."""
 from __future__ import annotations
 
 import json
@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groundchat.models.offline import OfflineAnswerer
-from groundchat.models.offline_router import REFUSAL, route
-from groundchat.models.router_gate import CLOSE_MARGIN, OPEN_MARGIN
-from groundchat.models.topic_neighbours import TopicNeighbours, local_topic_neighbours, topic_examples
+from groundchat.offline.answerer import OfflineAnswerer
+from groundchat.offline.router import REFUSAL, route
+from groundchat.offline.router_gate import CLOSE_MARGIN, OPEN_MARGIN
+from groundchat.offline.topic_neighbours import TopicNeighbours, local_topic_neighbours, topic_examples
 from groundchat_testkit.router_eval import TOOLS
-from tests.models.test_offline_router import FACETS, RULES
+from tests.offline.test_offline_router import FACETS, RULES
 
 EVAL = Path(__file__).resolve().parents[1] / "eval"
 
