@@ -48,9 +48,9 @@ def read_questions(path: Path | None) -> list[str]:
 
 
 def cmd_eval_answers(args: argparse.Namespace) -> int:
-    from groundchat_cli import main as cli  # the stack this checkout runs, found as every command finds it
+    from groundchat_cli.localstack import stack_services  # the stack found as every command finds it
 
-    services = cli._services(args.endpoint)
+    services = stack_services(args.endpoint)
     try:
         questions = read_questions(args.file)
     except (OSError, ValueError, KeyError) as exc:

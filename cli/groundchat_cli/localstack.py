@@ -254,6 +254,13 @@ def use_stack_search(backend: str | None = None) -> Settings:
     return get_settings()
 
 
+def stack_services(endpoint: str | None = None):
+    """The services of a command that reads or writes state, on the store `use_running_stack` finds."""
+    from groundchat.services import build_services
+
+    return build_services(use_running_stack(endpoint))
+
+
 def _local_credentials() -> None:
     # moto accepts any credentials; boto3 still needs some to sign with.
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")

@@ -8,6 +8,8 @@ import os
 import sys
 from typing import Any
 
+from groundchat_cli.localstack import stack_services as _services
+
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from groundchat_cli.localstack import serve
@@ -21,13 +23,6 @@ def _cmd_token(args: argparse.Namespace) -> int:
 
     print(issue_dev_token(get_settings(), args.user, days=args.days))
     return 0
-
-
-def _services(endpoint: str | None = None):
-    from groundchat_cli.localstack import use_running_stack
-    from groundchat.services import build_services
-
-    return build_services(use_running_stack(endpoint))
 
 
 def _cmd_users_grant(args: argparse.Namespace) -> int:

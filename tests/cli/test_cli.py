@@ -9,10 +9,13 @@ from groundchat_cli.main import main
 @pytest.fixture
 def stack(dynamo, monkeypatch):
     """The CLI's commands read the stack's DynamoDB; here it is moto in-process."""
+    import groundchat_cli.localstack as localstack
     import groundchat_cli.main as cli
     from groundchat.services import Services
 
-    monkeypatch.setattr(cli, "_services", lambda endpoint=None: Services(settings=dynamo.settings, dynamo=dynamo))
+    services = lambda endpoint=None: Services(settings=dynamo.settings, dynamo=dynamo)  # noqa: E731
+    monkeypatch.setattr(cli, "_services", services)
+    monkeypatch.setattr(localstack, "stack_services", services)
     return dynamo
 
 
