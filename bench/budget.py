@@ -125,14 +125,15 @@ def stack(prefix: str, chat_cap: Decimal, user_cap: Decimal):
 
 
 def main() -> int:
-    from groundchat.config import get_settings, reset_settings_cache
-    from groundchat_cli.localstack import start_dynamodb
+    from groundchat.config import reset_settings_cache
+    from groundchat_cli.moto_store import LocalDynamo
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["GROUNDCHAT_HOME"] = tmp
         reset_settings_cache()
         # The same moto server the local stack runs, serialized the same way.
-        server, endpoint = start_dynamodb(get_settings())
+        server = LocalDynamo().start()
+        endpoint = server.endpoint
         port = endpoint.rsplit(":", 1)[1]
         try:
             prices = Path(tmp) / "prices.json"

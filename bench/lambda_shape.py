@@ -69,7 +69,7 @@ def main() -> int:
 
     import httpx
     import package
-    from groundchat_cli.localstack import LocalDynamo
+    from groundchat_cli.moto_store import LocalDynamo
 
     from groundchat.auth.tokens import issue_dev_token
     from groundchat.config import Settings

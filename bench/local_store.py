@@ -22,7 +22,7 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
 import boto3  # noqa: E402
 
 from groundchat_cli import dynamodb_log  # noqa: E402
-from groundchat_cli.localstack import LocalDynamo  # noqa: E402
+from groundchat_cli.moto_store import LocalDynamo  # noqa: E402
 
 MESSAGES, BUDGET = "bench-messages", "bench-budget"
 

@@ -76,7 +76,7 @@ def build_neural(target: Path) -> Path:
 
 
 def start_node(tmp: Path):
-    from groundchat_cli.localstack import free_port
+    from groundchat_cli.stack_address import free_port
     from groundchat_cli.opensearch_node import LocalOpenSearch, NodeUnavailable, build
 
     try:

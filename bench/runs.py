@@ -32,7 +32,7 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "eu-west-1")
 
 # (runs, rounds, tasks): five models × four contexts × tasks × rounds; 480 is the sample itself.
 SHAPES = {480: (3, 8), 5_000: (25, 10), 50_000: (125, 20)}
-SERVER = ("import sys; from groundchat_cli.localstack import LocalDynamo; "
+SERVER = ("import sys; from groundchat_cli.moto_store import LocalDynamo; "
           "d = LocalDynamo().start(); print(d.endpoint, flush=True); sys.stdin.read(); d.stop()")
 
 

@@ -48,7 +48,7 @@ def timed_ingest(specs, store, embedder) -> tuple[object, float, float]:
 
 def start_node(tmp: Path):
     """The local node, or None after one line saying why it cannot run here."""
-    from groundchat_cli.localstack import free_port
+    from groundchat_cli.stack_address import free_port
     from groundchat_cli.opensearch_node import LocalOpenSearch, NodeUnavailable
 
     node = LocalOpenSearch(tmp / "opensearch", free_port())

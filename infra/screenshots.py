@@ -65,7 +65,8 @@ def build_app(search: bool):
     from groundchat.services import Services
     from groundchat.store.dynamo import Dynamo, create_tables
     from groundchat.store.users import UserStore
-    from groundchat_cli.localstack import ingest_if_needed, make_moto_faithful
+    from groundchat_cli.localstack import ingest_if_needed
+    from groundchat_cli.moto_store import make_moto_faithful
     from groundchat_cli.sample import load_sample_if_empty_sync
     from share_function.app import add_share_routes
 

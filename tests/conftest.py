@@ -46,7 +46,7 @@ def dynamo(settings):
     """A DynamoDB on moto with every table created."""
     from moto import mock_aws
 
-    from groundchat_cli.localstack import make_moto_faithful
+    from groundchat_cli.moto_store import make_moto_faithful
     from groundchat.store.dynamo import Dynamo, create_tables
 
     make_moto_faithful()  # the local stack's moto, as faithful to DynamoDB as it runs there

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 
 def _dynamo(args: argparse.Namespace) -> tuple[Any, Any]:
-    from groundchat_cli.localstack import use_running_stack
+    from groundchat_cli.stack_address import use_running_stack
     from groundchat.store.dynamo import Dynamo
 
     # Beside `groundchat serve`, the operator means the running stack's DynamoDB.
@@ -65,7 +65,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def add_budget_commands(subparsers: Any) -> argparse.ArgumentParser:
-    from groundchat_cli.localstack import add_endpoint_option
+    from groundchat_cli.stack_address import add_endpoint_option
 
     budget = subparsers.add_parser("budget", help="spending caps: status, reset, sweep")
     commands = budget.add_subparsers(dest="budget_command", required=True)

@@ -20,7 +20,7 @@ def _add_backend_option(parser: argparse.ArgumentParser) -> None:
 
 def _search_settings(args: argparse.Namespace):
     """The settings of the backend this command searches, or None after saying in one line why not."""
-    from groundchat_cli.localstack import StackError, use_stack_search
+    from groundchat_cli.stack_address import StackError, use_stack_search
 
     try:
         return use_stack_search(args.backend)

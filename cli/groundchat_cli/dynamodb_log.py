@@ -3,7 +3,7 @@
 moto keeps DynamoDB in memory. The local stack makes it durable per write: every request that
 changes state and succeeds (HTTP 200) is appended to a JSON-lines log and fsync'd *before* its
 response leaves the server, inside the lock that serialises moto's requests (see
-`localstack.make_moto_faithful`), so the log's order is the order moto applied the writes in. A
+`moto_store.make_moto_faithful`), so the log's order is the order moto applied the writes in. A
 write the client saw succeed is therefore on disk, even if the process is killed right after; a
 write refused by its condition (a spending cap, a claimed conversation) is never logged.
 

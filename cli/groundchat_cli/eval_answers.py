@@ -27,7 +27,7 @@ DEFAULT_QUESTIONS = [
 
 
 def add_eval_answers_command(kinds: Any) -> None:
-    from groundchat_cli.localstack import add_endpoint_option
+    from groundchat_cli.stack_address import add_endpoint_option
 
     answers = kinds.add_parser("answers", help="ask questions through the configured model; tools, citations, views, cost")
     answers.add_argument("file", type=Path, nargs="?", help="JSONL with a `q` per line, or one question per line")
@@ -48,7 +48,7 @@ def read_questions(path: Path | None) -> list[str]:
 
 
 def cmd_eval_answers(args: argparse.Namespace) -> int:
-    from groundchat_cli.localstack import stack_services  # the stack found as every command finds it
+    from groundchat_cli.stack_address import stack_services  # the stack found as every command finds it
 
     services = stack_services(args.endpoint)
     try:

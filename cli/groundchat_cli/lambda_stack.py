@@ -48,8 +48,10 @@ def run(port: int | None = None) -> int:
     import package
 
     from groundchat_cli import dynamodb_log
-    from groundchat_cli.localstack import (Stack, StackError, _start_state, env_port, port_in_use, prepare,
-                                           remove_stack_file, write_stack_file)
+    from groundchat_cli.localstack import _start_state, prepare
+    from groundchat_cli.stack_address import (
+        Stack, StackError, env_port, port_in_use, remove_stack_file, write_stack_file,
+    )
     from groundchat_testkit.apigw_rest import RestApiStandIn
     from groundchat_testkit.local_lambda import LambdaToolsMissing, LocalLambda, function_config, load_template, require_tools
 

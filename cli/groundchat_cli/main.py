@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from groundchat_cli.localstack import stack_services as _services
+from groundchat_cli.stack_address import stack_services as _services
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -93,14 +93,14 @@ def _list_tools(s: Any, caller: Any) -> int:
 
 def _cmd_try(args: argparse.Namespace) -> int:
     from groundchat_cli.client import ask_all
-    from groundchat_cli.localstack import app_url
+    from groundchat_cli.stack_address import app_url
 
     return ask_all(app_url(args.url), args.as_user, args.questions)
 
 
 def _cmd_examples(args: argparse.Namespace) -> int:
     from groundchat_cli.client import run_examples
-    from groundchat_cli.localstack import app_url
+    from groundchat_cli.stack_address import app_url
 
     return run_examples(app_url(args.url), args.as_user)
 
@@ -111,7 +111,7 @@ URL_HELP = "the app, e.g. http://127.0.0.1:8000 (default: the local stack on POR
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="groundchat", description="A grounded chat over an accessibility benchmark.")
     sub = parser.add_subparsers(dest="command", required=True)
-    from groundchat_cli.localstack import add_endpoint_option
+    from groundchat_cli.stack_address import add_endpoint_option
 
     p = sub.add_parser("serve", help="start the local stack and serve http://127.0.0.1:$PORT/chat (PORT defaults to 8000)")
     p.add_argument("--port", type=int, default=None, help="instead of PORT")
@@ -174,7 +174,7 @@ def expected_failure(exc: BaseException) -> str | None:
 
     from groundchat.config import SettingsError
     from groundchat.corpus.dates import SourceDateError
-    from groundchat_cli.localstack import StackError
+    from groundchat_cli.stack_address import StackError
 
     if isinstance(exc, (StackError, SettingsError, SourceDateError)):
         return str(exc)

@@ -50,7 +50,7 @@ async def test_a_slow_verifier_times_out_as_unavailable(stub):
 
 
 async def test_an_unreachable_verifier_is_unavailable():
-    from groundchat_cli.localstack import free_port
+    from groundchat_cli.stack_address import free_port
 
     check = await TurnstileVerifier("s", f"http://127.0.0.1:{free_port()}/siteverify", 1.0).verify("tok-5")
     assert check.outcome == "unavailable" and check.reason.startswith("unreachable")

@@ -113,7 +113,7 @@ def apply(client, table: str, write: tuple) -> None:
 
 def test_faithful_queries_answer_as_moto_does_on_random_data(settings):
     import boto3
-    from groundchat_cli.localstack import make_moto_faithful
+    from groundchat_cli.moto_store import make_moto_faithful
     from moto import mock_aws
 
     make_moto_faithful()
@@ -142,7 +142,7 @@ def test_an_index_query_reads_only_its_page(settings):
     """The faithful Query hands moto the index partition from the start key, one item past the
     page: never the table."""
     import boto3
-    from groundchat_cli.localstack import make_moto_faithful
+    from groundchat_cli.moto_store import make_moto_faithful
     from moto import mock_aws
     from moto.dynamodb.models.table import Table
 

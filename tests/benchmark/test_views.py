@@ -152,7 +152,7 @@ async def assert_views_match(queries, dynamo, runs) -> None:
 
 
 def test_views_equal_a_brute_force_recomputation_after_random_imports(settings):
-    from groundchat_cli.localstack import make_moto_faithful
+    from groundchat_cli.moto_store import make_moto_faithful
     from moto import mock_aws
 
     make_moto_faithful()

@@ -9,13 +9,13 @@ from groundchat_cli.main import main
 @pytest.fixture
 def stack(dynamo, monkeypatch):
     """The CLI's commands read the stack's DynamoDB; here it is moto in-process."""
-    import groundchat_cli.localstack as localstack
+    import groundchat_cli.stack_address as stack_address
     import groundchat_cli.main as cli
     from groundchat.services import Services
 
     services = lambda endpoint=None: Services(settings=dynamo.settings, dynamo=dynamo)  # noqa: E731
     monkeypatch.setattr(cli, "_services", services)
-    monkeypatch.setattr(localstack, "stack_services", services)
+    monkeypatch.setattr(stack_address, "stack_services", services)
     return dynamo
 
 

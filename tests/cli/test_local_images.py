@@ -10,7 +10,8 @@ from groundchat.attachments.storage import ImageStore, image_key
 from groundchat.attachments.uploads import Upload
 from groundchat.attachments.validation import ImageLimits, prepare_images
 from groundchat.config import get_settings
-from groundchat_cli.localstack import LocalDynamo, s3_state_dir
+from groundchat_cli.moto_store import LocalDynamo
+from groundchat_cli.stack_address import s3_state_dir
 from tests.attachments.images import picture
 
 

@@ -21,7 +21,7 @@ from groundchat.store import budget_counters as bc
 from groundchat.store.dynamo import Dynamo, condition_failed, create_tables
 from groundchat.store.tables import BUDGET, CONVERSATIONS, USERS
 from groundchat_cli import dynamodb_log
-from groundchat_cli.localstack import LocalDynamo
+from groundchat_cli.moto_store import LocalDynamo
 from tests.conftest import REPO_ROOT
 from tests.spending.helpers import counter, first_request, registry, usage_rows
 
@@ -166,7 +166,7 @@ CHILD = textwrap.dedent("""
     from decimal import Decimal
     from groundchat.config import get_settings
     from groundchat.store.dynamo import Dynamo, create_tables
-    from groundchat_cli.localstack import LocalDynamo
+    from groundchat_cli.moto_store import LocalDynamo
     from tests.cli.test_local_state import charge
 
     local = LocalDynamo(sys.argv[1]).start()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from groundchat_cli.localstack import free_port
+from groundchat_cli.stack_address import free_port
 from tests.cli.test_serve_stack import shell, stacks  # noqa: F401  (fixtures)
 from tests.conftest import REPO_ROOT
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from groundchat_cli import opensearch_node
-from groundchat_cli.localstack import free_port
+from groundchat_cli.stack_address import free_port
 from tests.cli.test_serve_stack import GROUNDCHAT, cli, stacks, stop  # noqa: F401 (fixture)
 from tests.conftest import REPO_ROOT
 

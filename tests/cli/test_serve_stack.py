@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from groundchat_cli.localstack import LocalDynamo, free_port
+from groundchat_cli.moto_store import LocalDynamo
+from groundchat_cli.stack_address import free_port
 from tests.conftest import REPO_ROOT
 
 GROUNDCHAT = str(Path(sys.executable).parent / "groundchat")

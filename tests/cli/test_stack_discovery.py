@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from groundchat.config import get_settings, reset_settings_cache
-from groundchat_cli.localstack import (
-    LocalDynamo, Stack, StackError, find_stack, remove_stack_file, stack_file, use_running_stack, write_stack_file,
+from groundchat_cli.moto_store import LocalDynamo
+from groundchat_cli.stack_address import (
+    Stack, StackError, find_stack, remove_stack_file, stack_file, use_running_stack, write_stack_file,
 )
 from groundchat_cli.main import main
 from tests.benchmark.conftest import jsonl

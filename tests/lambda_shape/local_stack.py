@@ -44,7 +44,7 @@ def build_package(root: Path, tools: lambda_tools.Tools) -> Path:
 
 @contextmanager
 def local_dynamo():
-    from groundchat_cli.localstack import LocalDynamo
+    from groundchat_cli.moto_store import LocalDynamo
 
     from groundchat.config import Settings
     from groundchat.store.dynamo import Dynamo, create_tables

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ, TRACES_READ, VIEWS_SHOW
-from groundchat_cli.localstack import free_port
+from groundchat_cli.stack_address import free_port
 from tests.infra.conftest import REPO, function_env, load_template
 
 sys.path.insert(0, str(REPO / "infra"))

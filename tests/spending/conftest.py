@@ -1,6 +1,6 @@
 """Fixtures for the spending tests: priced test models.
 
-The shared `dynamo` fixture makes moto as atomic as DynamoDB (groundchat_cli.localstack.make_moto_faithful):
+The shared `dynamo` fixture makes moto as atomic as DynamoDB (groundchat_cli.moto_store.make_moto_faithful):
 without it, moto checks and writes a transaction item by item, so threads could interleave inside
 one "transaction" and the concurrency tests would measure moto, not our code. The requests still
 race as they would against AWS (64 coroutines, a pool of worker threads, interleaved reservations
