@@ -113,3 +113,18 @@ def topic_margin():
     from groundchat.offline.topic_neighbours import local_topic_neighbours
 
     return local_topic_neighbours("local:minilm-int8").margin
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slowest files first (tests/slow_files.txt), each file's tests in their own order: the same
+    order on every worker, so the two finish together."""
+    listed = [line.strip() for line in (REPO_ROOT / "tests" / "slow_files.txt").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    rank = {path: n for n, path in enumerate(listed)}
+
+    def key(indexed):
+        n, item = indexed
+        path = item.nodeid.split("::", 1)[0]
+        return (rank.get(path, len(rank)), n)
+
+    items[:] = [item for _, item in sorted(enumerate(items), key=key)]
