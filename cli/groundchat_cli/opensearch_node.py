@@ -17,6 +17,7 @@ the contract tests and the retrieval figures start their own.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -81,6 +82,17 @@ def build(say=print) -> Path:
     if problem:
         raise NodeUnavailable(problem)
     target = node_dir()
+    target.mkdir(parents=True, exist_ok=True)
+    # Two test workers (or a stack and a test run) that find the launcher changed would otherwise
+    # both run Maven into the same folder, each deleting the jars the other is copying.
+    with (target.parent / f"{target.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if is_built():  # built by whoever held the lock before us
+            return target
+        return _build_locked(target, say)
+
+
+def _build_locked(target: Path, say) -> Path:
     say(f"opensearch: building the local node {VERSION} into {target} (once; Maven fetches the jars)")
     for part in ("lib", "knn", "build"):
         shutil.rmtree(target / part, ignore_errors=True)
