@@ -115,16 +115,11 @@ def topic_margin():
     return local_topic_neighbours("local:minilm-int8").margin
 
 
-def pytest_collection_modifyitems(config, items):
-    """The slowest files first (tests/slow_files.txt), each file's tests in their own order: the same
-    order on every worker, so the two finish together."""
-    listed = [line.strip() for line in (REPO_ROOT / "tests" / "slow_files.txt").read_text().splitlines()
-              if line.strip() and not line.startswith("#")]
-    rank = {path: n for n, path in enumerate(listed)}
+@pytest.fixture(scope="session")
+def opensearch_node(tmp_path_factory):
+    """The worker's real OpenSearch node (tests/opensearch_node_support.py), stopped at the end."""
+    from tests.opensearch_node_support import node_or_skip
 
-    def key(indexed):
-        n, item = indexed
-        path = item.nodeid.split("::", 1)[0]
-        return (rank.get(path, len(rank)), n)
-
-    items[:] = [item for _, item in sorted(enumerate(items), key=key)]
+    node = node_or_skip(tmp_path_factory)
+    yield node
+    node.stop()

@@ -156,7 +156,9 @@ class OpenSearchIndex:
         for name, item in zip(names, response["responses"]):
             if "error" in item:
                 status = item.get("status", 0)
-                raise BackendUnavailable("upstream_5xx" if status >= 500 else "query_error", json.dumps(item["error"])[:300])
+                # A deleted index (and with it the alias) answers each `_msearch` item with a 404.
+                reason = "upstream_5xx" if status >= 500 else "index_missing" if status == 404 else "query_error"
+                raise BackendUnavailable(reason, json.dumps(item["error"])[:300])
             # The k-NN scores are mapped back to the cosine the embedded index gives, so the question
             # bank's likeness (a cosine plus a words bonus) means the same on both backends.
             score = (lambda s: s) if name == "bm25" else cosine_from_knn_score

@@ -35,6 +35,8 @@ public final class LocalNode {
             "org.opensearch.transport.Netty4Plugin",
             "org.opensearch.analysis.common.CommonAnalysisPlugin",
             "org.opensearch.painless.PainlessPlugin",
+            // _delete_by_query and _update_by_query (the recall index's deletion, sweep and renewal).
+            "org.opensearch.index.reindex.ReindexPlugin",
             "org.opensearch.knn.plugin.KNNPlugin");
 
     /** Node's constructor that takes classpath plugins is protected: this is the only reason for it. */
