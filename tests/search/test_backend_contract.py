@@ -42,6 +42,7 @@ class Backend:
         from groundchat.search.opensearch import OpenSearchIndex, OpenSearchStore
 
         self.client = OpenSearch(hosts=[node.endpoint], timeout=30, max_retries=0)
+        self.requests = count_requests(self.client)
         self.alias = fresh_alias()
         self.store = OpenSearchStore(self.client, self.alias)
         self.index = OpenSearchIndex(self.client, self.alias)
@@ -53,9 +54,29 @@ class Backend:
         build.commit(meta or {"source_hashes": "{}"})
         return build
 
+    def serving(self):
+        """What a reader is served now: the index behind the alias, or the file a swap renamed in."""
+        if self.kind == "embedded":
+            st = self.store.path.stat()
+            return st.st_ino, st.st_mtime_ns
+        return sorted(self.client.indices.get_alias(name=self.alias))
+
     def close(self):
         if self.kind == "opensearch":
             self.client.indices.delete(index=f"{self.alias}-*", ignore_unavailable=True)
+
+
+def count_requests(client):
+    """The requests a client sends, as (method, path): the node's own answers are not altered."""
+    sent = []
+    perform = client.transport.perform_request
+
+    def recording(method, url, *args, **kwargs):
+        sent.append((method, url.split("?")[0]))
+        return perform(method, url, *args, **kwargs)
+
+    client.transport.perform_request = recording
+    return sent
 
 
 @pytest.fixture(params=["embedded", "opensearch"])
@@ -167,3 +188,104 @@ def test_an_index_deleted_under_a_running_search_is_unavailable(backend, tmp_pat
         backend.client.indices.delete(index=f"{backend.alias}-*")
     result = SearchService(backend.index, embedder).search("contrast ratio")
     assert (result.outcome, result.reason, result.passages) == ("unavailable", "index_missing", [])
+
+
+def test_on_the_node_the_three_searches_are_one_msearch(backend):
+    if backend.kind != "opensearch":
+        pytest.skip("the embedded index answers in process")
+    embedder = WordHashEmbedder()
+    backend.build(embedder)
+    SearchService(backend.index, embedder).search("pointer targets")  # the model id is read once
+    backend.requests.clear()
+    legs = backend.index.legs("contrast ratio", embedder.embed_query("contrast ratio"), 3, None,
+                              ["bm25", "vector", ROWS])
+    assert [len(legs[n]) for n in ("bm25", "vector", ROWS)] == [1, 3, 1]
+    assert backend.requests == [("POST", f"/{backend.alias}/_msearch")]
+
+
+def test_a_source_filter_holds_in_each_leg_on_its_own(backend):
+    embedder = WordHashEmbedder()
+    backend.build(embedder)
+    query = "products on the market, contrast ratio, pointer targets, cost per run"
+    vector = embedder.embed_query(query)
+    only_eaa = backend.index.legs(query, vector, 5, ["eaa"], ["bm25", "vector"])
+    assert [h.chunk.section for h in only_eaa["bm25"]] == ["Article 4(1)"]
+    assert [h.chunk.section for h in only_eaa["vector"]] == ["Article 4(1)"]
+    two = backend.index.legs(query, vector, 5, ["wcag22", "docs"], ["bm25", "vector"])
+    assert sorted(h.chunk.section for h in two["bm25"]) == ["1.4.3", "2.5.8", "guide.md > Costs"]
+    assert sorted(h.chunk.section for h in two["vector"]) == ["1.4.3", "2.5.8", "guide.md > Costs"]
+
+
+def test_a_swap_to_an_index_of_another_model_is_refused_by_a_reader_that_served_the_old(backend):
+    """A serving process keeps its index object across a re-ingest; the model it checks must be the
+    one of the index it is served now, not the one it read first."""
+    old, new = WordHashEmbedder("model-a"), WordHashEmbedder("model-b")
+    backend.build(old)
+    assert SearchService(backend.index, old).search("contrast ratio").outcome == "hit"
+    backend.build(new)
+    stale = SearchService(backend.index, old).search("contrast ratio")
+    assert (stale.outcome, stale.reason) == ("unavailable", "embedding_model_mismatch")
+    fresh = SearchService(backend.index, new).search("contrast ratio")
+    assert fresh.outcome == "hit" and fresh.passages[0].section == "1.4.3"
+
+
+class CountingEmbedder(WordHashEmbedder):
+    def __init__(self):
+        super().__init__()
+        self.texts = 0
+
+    def embed(self, texts):
+        self.texts += len(texts)
+        return super().embed(texts)
+
+
+def test_re_ingesting_unchanged_sources_does_no_work_and_a_change_embeds_only_the_new_chunk(backend, tmp_path):
+    from groundchat.search.ingest import manifest, run_ingest
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nfocus order of controls\n\n## Costs\n\nthe price of a run\n")
+    specs = [s for s in manifest(tmp_path / "no-corpus", docs) if s.name == "docs"]
+    embedder = CountingEmbedder()
+    first = run_ingest(specs, backend.store, embedder, use_vector_cache=False)
+    assert (first.changed, first.total_chunks, embedder.texts) == (True, 2, 2)
+    serving = backend.serving()
+
+    again = run_ingest(specs, backend.store, embedder, use_vector_cache=False)
+    assert again.changed is False and embedder.texts == 2
+    assert backend.serving() == serving
+
+    (docs / "guide.md").write_text("# Guide\n\nfocus order of controls\n\n## Costs\n\nwhat a checklist run costs\n")
+    third = run_ingest(specs, backend.store, embedder, use_vector_cache=False)
+    [change] = third.sources
+    assert (change.status, change.added, change.removed, change.embedded) == ("converted", 1, 1, 1)
+    assert embedder.texts == 3  # the unchanged chunk's vector came back from the serving index
+    assert backend.serving() != serving
+    service = SearchService(backend.index, embedder)
+    assert [p.section for p in service.search("checklist", leg="bm25").passages] == ["guide.md > Guide > Costs"]
+    assert service.search("price", leg="bm25").outcome == "empty"
+
+
+def test_an_ingest_whose_converter_fails_leaves_the_serving_index(backend, tmp_path):
+    import dataclasses
+
+    from groundchat.search.ingest import manifest, run_ingest
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nfocus order of controls\n")
+    specs = [s for s in manifest(tmp_path / "no-corpus", docs) if s.name == "docs"]
+    embedder = WordHashEmbedder()
+    run_ingest(specs, backend.store, embedder)
+    serving = backend.serving()
+
+    def broken(path):
+        raise RuntimeError("converter failed half-way")
+
+    with pytest.raises(RuntimeError, match="half-way"):
+        run_ingest([dataclasses.replace(s, convert=broken) for s in specs], backend.store, embedder, force=True)
+    assert backend.serving() == serving
+    if backend.kind == "opensearch":  # the half-built index is gone too
+        assert sorted(backend.client.indices.get(index=f"{backend.alias}-*")) == serving
+    assert [p.section for p in SearchService(backend.index, embedder).search("focus order", leg="bm25").passages] \
+        == ["guide.md > Guide"]

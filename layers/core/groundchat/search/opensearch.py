@@ -118,34 +118,55 @@ def _unavailable(exc: Exception) -> BackendUnavailable:
     return BackendUnavailable("upstream_error", f"{type(exc).__name__}: {exc}")
 
 
+def _item_reason(status: int) -> str:
+    """The reason for one failed search inside `_msearch`, named as a failed request's would be: a
+    deleted index (and with it the alias) answers each item 404, a shard that is not allocated 503,
+    a blocked index 403, a full search queue 429; only a 400 says our query was wrong."""
+    if status == 404:
+        return "index_missing"
+    if status >= 500:
+        return "upstream_5xx"
+    return "query_error" if status == 400 else f"upstream_{status or 'error'}"
+
+
 class OpenSearchIndex:
     name = "opensearch"
 
     def __init__(self, client: Any, alias: str) -> None:
         self.client = client
         self.alias = alias
-        self._model_id: str | None = None
+        # The index behind the alias when its model id was read, and that id: a search's hits name
+        # their index, so a swap to another index is noticed without a request of its own.
+        self._serving: tuple[str, str | None] | None = None
+
+    def _named_meta(self) -> tuple[str, dict[str, Any]]:
+        mapping = self.client.indices.get_mapping(index=self.alias)
+        name, index = next(iter(mapping.items()))
+        return name, index["mappings"].get("_meta", {})
 
     def _meta(self) -> dict[str, Any]:
-        mapping = self.client.indices.get_mapping(index=self.alias)
-        index = next(iter(mapping.values()))
-        return index["mappings"].get("_meta", {})
+        return self._named_meta()[1]
 
     def model_id(self) -> str | None:
-        if self._model_id is None:
+        if self._serving is None:
             try:
-                self._model_id = self._meta().get("model_id")
+                name, meta = self._named_meta()
             except Exception as exc:
                 raise _unavailable(exc) from exc
-        return self._model_id
+            self._serving = (name, meta.get("model_id"))
+        return self._serving[1]
+
+    def _check_model(self, vector: QueryVector) -> None:
+        index_model = self.model_id() or ""
+        if vector.model_id != index_model:
+            raise EmbeddingModelMismatch(index_model, vector.model_id)
 
     def legs(self, query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
              want: Iterable[str]) -> dict[str, list[LegHit]]:
         want = list(want)
-        if ("vector" in want or ROWS in want) and vector is not None:
-            index_model = self.model_id() or ""
-            if vector.model_id != index_model:
-                raise EmbeddingModelMismatch(index_model, vector.model_id)
+        checks_model = ("vector" in want or ROWS in want) and vector is not None
+        if checks_model:
+            self._check_model(vector)
         body = msearch_body(query, vector, k, sources, want)
         try:
             response = self.client.msearch(body=body, index=self.alias)
@@ -153,16 +174,20 @@ class OpenSearchIndex:
             raise _unavailable(exc) from exc
         names = [n for n in ("bm25", "vector", ROWS) if n in want and (n == "bm25" or vector is not None)]
         out: dict[str, list[LegHit]] = {}
+        answered: set[str | None] = set()
         for name, item in zip(names, response["responses"]):
             if "error" in item:
-                status = item.get("status", 0)
-                # A deleted index (and with it the alias) answers each `_msearch` item with a 404.
-                reason = "upstream_5xx" if status >= 500 else "index_missing" if status == 404 else "query_error"
-                raise BackendUnavailable(reason, json.dumps(item["error"])[:300])
+                raise BackendUnavailable(_item_reason(item.get("status", 0)), json.dumps(item["error"])[:300])
             # The k-NN scores are mapped back to the cosine the embedded index gives, so the question
             # bank's likeness (a cosine plus a words bonus) means the same on both backends.
             score = (lambda s: s) if name == "bm25" else cosine_from_knn_score
             out[name] = [LegHit(_chunk(h["_source"]), score(float(h["_score"]))) for h in item["hits"]["hits"]]
+            answered.update(h.get("_index") for h in item["hits"]["hits"])
+        if checks_model and self._serving is not None and answered - {self._serving[0], None}:
+            # The alias was swapped since the model id was read (a re-ingest while this process
+            # served): the new index's model decides whether these vectors meant anything.
+            self._serving = None
+            self._check_model(vector)
         return out
 
     def get_section(self, source: str, section: str) -> Chunk | None:
