@@ -1,7 +1,9 @@
 """A corpus small enough to ingest in a test in seconds, in the folders the ingest's manifest
 reads (wcag22/guidelines, the EAA's PDF, a docs folder): one principle, guideline and criterion and
 one glossary term; a directive of two recitals, two articles and one annex, as a real PDF whose
-text pypdf extracts line by line, the way it reads the Official Journal's."""
+text pypdf extracts line by line, the way it reads the Official Journal's. Every sentence is the
+fixture's own invention: only the structure (the markers the converters read, the criterion's
+handle and level) follows the real texts."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,37 +11,37 @@ from pathlib import Path
 WCAG_INDEX = """<!doctype html>
 <html><body>
 <section class="principle" id="perceivable"><h2>Perceivable</h2>
-<p>Information must be presentable to users in ways they can perceive.</p>
+<p>Invented test prose for the principle: a sentence of this fixture's own.</p>
 <section class="guideline" id="distinguishable"><h3>Distinguishable</h3>
-<p>Make it easier for users to see and hear content.</p>
+<p>Invented test prose for the guideline, written for this test.</p>
 <section class="sc" id="contrast-minimum"><h4>Contrast (Minimum)</h4>
 <p class="conformance-level">AA</p>
-<p>Text has a contrast ratio of at least 4.5:1.</p>
+<p>Invented test prose for the criterion, naming a ratio of 4.5:1.</p>
 </section>
 </section>
 </section>
 <section id="glossary"><dl id="terms">
 <dt><dfn id="dfn-contrast-ratio" data-lt="contrast ratios">contrast ratio</dfn></dt>
-<dd><p>The relative luminance of the lighter colour against the darker.</p></dd>
+<dd><p>Invented test prose defining the fixture's one glossary term.</p></dd>
 </dl></section>
 </body></html>
 """
 
 EAA_LINES = [
     "Whereas:",
-    "(1) Products and services should be accessible to persons with disabilities.",
-    "(2) Common requirements remove barriers to the internal market.",
+    "(1) First invented recital of this fixture.",
+    "(2) Second invented recital of this fixture.",
     "HAVE ADOPTED THIS DIRECTIVE:",
     "Article 1",
-    "Subject matter",
-    "1. This Directive sets accessibility requirements for products.",
-    "2. It applies to services as well.",
+    "First invented heading",
+    "1. First invented paragraph of the first article.",
+    "2. Second invented paragraph of the first article.",
     "Article 2",
-    "Scope",
-    "This Directive applies to the products listed in it.",
+    "Second invented heading",
+    "The second article's one invented sentence.",
     "ANNEX I",
-    "ACCESSIBILITY REQUIREMENTS FOR PRODUCTS",
-    "Products shall be designed so that persons with disabilities can perceive them.",
+    "INVENTED ANNEX TITLE",
+    "The annex's one invented sentence.",
 ]
 
 DOC = "# Small\n\nA page of the project's own docs.\n\n## Part\n\nIts one section.\n"
