@@ -11,6 +11,22 @@ import uuid
 import pytest
 
 
+def skip_unless_ci(exc: Exception) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI must run the OpenSearch tests: {exc}")
+    pytest.skip(str(exc))
+
+
+def built_or_skip() -> None:
+    """The node's launcher built (once, into the tools cache), or this test skipped (failed under CI)."""
+    from groundchat_cli.opensearch_node import NodeUnavailable, build
+
+    try:
+        build(say=lambda line: None)
+    except NodeUnavailable as exc:
+        skip_unless_ci(exc)
+
+
 def node_or_skip(tmp_path_factory):
     from groundchat_cli.opensearch_node import LocalOpenSearch, NodeUnavailable
     from groundchat_cli.stack_address import free_port
@@ -19,9 +35,7 @@ def node_or_skip(tmp_path_factory):
     try:
         node.start(say=lambda line: None)
     except NodeUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run the OpenSearch tests: {exc}")
-        pytest.skip(str(exc))
+        skip_unless_ci(exc)
     return node
 
 

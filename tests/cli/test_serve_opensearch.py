@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -14,25 +13,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from groundchat_cli import opensearch_node
 from groundchat_cli.stack_address import free_port
 from tests.cli.test_serve_stack import GROUNDCHAT, cli, stacks, stop  # noqa: F401 (fixture)
 from tests.conftest import REPO_ROOT
+from tests.opensearch_node_support import built_or_skip
 
 DOC = """# Keyboard traps
 
 A keyboard trap keeps the focus inside a widget: the person using a keyboard cannot leave it.
 Agents often build modal dialogs that trap focus without a way out.
 """
-
-
-def _node_or_skip() -> None:
-    try:
-        opensearch_node.build(say=lambda line: None)
-    except opensearch_node.NodeUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run the OpenSearch tier: {exc}")
-        pytest.skip(str(exc))
 
 
 @pytest.fixture
@@ -61,7 +51,7 @@ def _answers(endpoint: str) -> bool:
 
 def test_the_stack_runs_its_node_the_cli_searches_it_a_killed_stacks_node_is_ended_and_ctrl_c_stops_it(
         stacks, shell):
-    _node_or_skip()
+    built_or_skip()
     port = free_port()
     first = stacks(port)
     endpoint = _stack_file(shell, port)["opensearch_endpoint"]

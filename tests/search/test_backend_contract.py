@@ -229,6 +229,16 @@ def test_a_swap_to_an_index_of_another_model_is_refused_by_a_reader_that_served_
     assert fresh.outcome == "hit" and fresh.passages[0].section == "1.4.3"
 
 
+def docs_source(tmp_path, guide: str):
+    """A docs folder of one page, and the ingest's one source spec that reads it."""
+    from groundchat.search.ingest import manifest
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text(guide)
+    return docs, [s for s in manifest(tmp_path / "no-corpus", docs) if s.name == "docs"]
+
+
 class CountingEmbedder(WordHashEmbedder):
     def __init__(self):
         super().__init__()
@@ -240,12 +250,9 @@ class CountingEmbedder(WordHashEmbedder):
 
 
 def test_re_ingesting_unchanged_sources_does_no_work_and_a_change_embeds_only_the_new_chunk(backend, tmp_path):
-    from groundchat.search.ingest import manifest, run_ingest
+    from groundchat.search.ingest import run_ingest
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "guide.md").write_text("# Guide\n\nfocus order of controls\n\n## Costs\n\nthe price of a run\n")
-    specs = [s for s in manifest(tmp_path / "no-corpus", docs) if s.name == "docs"]
+    docs, specs = docs_source(tmp_path, "# Guide\n\nfocus order of controls\n\n## Costs\n\nthe price of a run\n")
     embedder = CountingEmbedder()
     first = run_ingest(specs, backend.store, embedder, use_vector_cache=False)
     assert (first.changed, first.total_chunks, embedder.texts) == (True, 2, 2)
@@ -269,12 +276,9 @@ def test_re_ingesting_unchanged_sources_does_no_work_and_a_change_embeds_only_th
 def test_an_ingest_whose_converter_fails_leaves_the_serving_index(backend, tmp_path):
     import dataclasses
 
-    from groundchat.search.ingest import manifest, run_ingest
+    from groundchat.search.ingest import run_ingest
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "guide.md").write_text("# Guide\n\nfocus order of controls\n")
-    specs = [s for s in manifest(tmp_path / "no-corpus", docs) if s.name == "docs"]
+    _, specs = docs_source(tmp_path, "# Guide\n\nfocus order of controls\n")
     embedder = WordHashEmbedder()
     run_ingest(specs, backend.store, embedder)
     serving = backend.serving()

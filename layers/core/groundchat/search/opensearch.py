@@ -114,19 +114,22 @@ def _unavailable(exc: Exception) -> BackendUnavailable:
         return BackendUnavailable("index_missing", str(exc))
     if isinstance(exc, TransportError):
         status = exc.status_code if isinstance(exc.status_code, int) else 0
-        return BackendUnavailable("upstream_5xx" if status >= 500 else f"upstream_{status or 'error'}", str(exc))
+        return BackendUnavailable(_status_reason(status), str(exc))
     return BackendUnavailable("upstream_error", f"{type(exc).__name__}: {exc}")
 
 
-def _item_reason(status: int) -> str:
-    """The reason for one failed search inside `_msearch`, named as a failed request's would be: a
-    deleted index (and with it the alias) answers each item 404, a shard that is not allocated 503,
-    a blocked index 403, a full search queue 429; only a 400 says our query was wrong."""
+def _status_reason(status: int) -> str:
+    """A failed request named by its status: a deleted index (and with it the alias) 404, a shard
+    that is not allocated 503, a blocked index 403, a full search queue 429."""
     if status == 404:
         return "index_missing"
-    if status >= 500:
-        return "upstream_5xx"
-    return "query_error" if status == 400 else f"upstream_{status or 'error'}"
+    return "upstream_5xx" if status >= 500 else f"upstream_{status or 'error'}"
+
+
+def _item_reason(status: int) -> str:
+    """One failed search inside `_msearch`, named as a failed request's would be; only a 400 there
+    says our query was wrong."""
+    return "query_error" if status == 400 else _status_reason(status)
 
 
 class OpenSearchIndex:
@@ -143,9 +146,6 @@ class OpenSearchIndex:
         mapping = self.client.indices.get_mapping(index=self.alias)
         name, index = next(iter(mapping.items()))
         return name, index["mappings"].get("_meta", {})
-
-    def _meta(self) -> dict[str, Any]:
-        return self._named_meta()[1]
 
     def model_id(self) -> str | None:
         if self._serving is None:
@@ -272,7 +272,7 @@ class OpenSearchStore:
     def serving_meta(self) -> dict[str, str] | None:
         if not self.client.indices.exists_alias(name=self.alias):
             return None
-        return copy.deepcopy(self.reader._meta())
+        return copy.deepcopy(self.reader._named_meta()[1])
 
     def serving_chunks(self, source: str) -> list[tuple[Chunk, np.ndarray]]:
         from opensearchpy import helpers
