@@ -10,6 +10,8 @@ import pytest
 from groundchat.corpus import eaa
 from groundchat.corpus.annex_points import first_point_names
 from groundchat.corpus.chunk import whole_section
+from groundchat.corpus.index_text import kind, plain_note
+from groundchat.corpus.notes import ARTICLES, PARAGRAPHS, POINTS, RECITALS, SITUATIONS, load
 from groundchat.corpus.text import comparable
 
 PDF = "eaa/CELEX_32019L0882_EN_TXT.pdf"
@@ -111,33 +113,26 @@ def test_page_headers_and_footnotes_removed(shared_corpus):
 
 
 def test_every_article_and_annex_section_has_an_everyday_note_and_no_note_is_orphaned(shared_corpus):
-    from groundchat.corpus.eaa_plain import PLAIN_NOTES, plain_note
-    from groundchat.corpus.index_text import kind
-
     chunks = [c for c in eaa.convert(shared_corpus / PDF) if kind(c) in ("article", "annex")]
     missing = sorted({c.section for c in chunks if plain_note(c.section) is None})
     assert missing == []
     bases = {whole_section(c.section) for c in chunks}
-    assert set(PLAIN_NOTES) - bases == set()  # a note for a section the converter never writes is a typo
+    # A note for a section the converter never writes is a typo.
+    assert {e.section for e in load().entries(ARTICLES)} - bases == set()
 
 
 def test_every_article_paragraph_and_recital_has_its_own_note_and_no_note_is_orphaned(shared_corpus):
-    from groundchat.corpus.eaa_paragraph_notes import PARAGRAPH_NOTES
-    from groundchat.corpus.eaa_plain import PLAIN_NOTES, plain_note
-    from groundchat.corpus.eaa_recital_notes import RECITAL_NOTES
-    from groundchat.corpus.index_text import kind
-
+    notes = load()
+    sections = {kind_: {e.section for e in notes.entries(kind_)} for kind_ in (ARTICLES, SITUATIONS, PARAGRAPHS, RECITALS)}
     chunks = eaa.convert(shared_corpus / PDF)
     # Article 3's opening line only introduces its definitions, which are found by their terms.
     paragraphs = {c.section for c in chunks if kind(c) == "article"} - {"Article 3"}
     recitals = {c.section for c in chunks if kind(c) == "recital"}
-    assert set(PARAGRAPH_NOTES) == paragraphs and set(RECITAL_NOTES) == recitals
-    from groundchat.corpus.eaa_situation_notes import SITUATION_NOTES
-
-    assert set(SITUATION_NOTES) == set(PLAIN_NOTES) - {"Article 3"}  # every article but the definitions
+    assert sections[PARAGRAPHS] == paragraphs and sections[RECITALS] == recitals
+    assert sections[SITUATIONS] == sections[ARTICLES] - {"Article 3"}  # every article but the definitions
     # A paragraph is searched by its article's note and its own, in that order.
     note = plain_note("Article 7(6)")
-    assert note.startswith(PLAIN_NOTES["Article 7"]) and note.endswith(PARAGRAPH_NOTES["Article 7(6)"])
+    assert note.startswith(notes.get(ARTICLES, "Article 7")) and note.endswith(notes.get(PARAGRAPHS, "Article 7(6)"))
 
 
 def test_every_line_of_a_split_annex_section_is_in_its_passages_in_order(parsed, shared_corpus):
@@ -158,20 +153,18 @@ def test_every_line_of_a_split_annex_section_is_in_its_passages_in_order(parsed,
 
 
 def test_a_passage_of_annex_points_is_searched_by_its_points_notes_and_every_point_note_is_used(shared_corpus):
-    from groundchat.corpus.eaa_plain import PLAIN_NOTES, plain_note
-    from groundchat.corpus.eaa_point_notes import POINT_NOTES
-    from groundchat.corpus.eaa_situation_notes import SITUATION_NOTES
-
+    notes = load()
+    point_notes = {e.section: e.note for e in notes.entries(POINTS)}
     chunks = {c.section: c for c in eaa.convert(shared_corpus / PDF)}
     # The converter records each passage's points; the e-commerce passages add the e-commerce note
     # to the section's, which names banking and e-books alike.
     shop = chunks["Annex I Section IV, point (g)(i)"]
     assert shop.meta["points"] == "(g)(i) (g)(ii)"
-    section_notes = f"{PLAIN_NOTES['Annex I Section IV']}; {SITUATION_NOTES['Annex I Section IV']}"
-    shop_note = POINT_NOTES["Annex I Section IV, point (g)"]
+    section_notes = f"{notes.get(ARTICLES, 'Annex I Section IV')}; {notes.get(SITUATIONS, 'Annex I Section IV')}"
+    shop_note = point_notes["Annex I Section IV, point (g)"]
     assert plain_note(shop.section, shop.meta["points"].split()) == f"{section_notes}; {shop_note}"
     banking = plain_note("Annex I Section IV, point (e)", chunks["Annex I Section IV, point (e)"].meta["points"].split())
-    assert banking.endswith(POINT_NOTES["Annex I Section IV, point (e)"]) and shop_note not in banking
+    assert banking.endswith(point_notes["Annex I Section IV, point (e)"]) and shop_note not in banking
     # The opening has the section's notes only; a section kept whole records no points.
     opening = chunks["Annex I Section IV, opening"]
     assert plain_note(opening.section, opening.meta["points"].split()) == section_notes
@@ -180,10 +173,10 @@ def test_a_passage_of_annex_points_is_searched_by_its_points_notes_and_every_poi
     # every passage of points in the sections that have point notes gets one.
     written = {f"{whole_section(c.section)}, point {label}"
                for c in chunks.values() for label in c.meta.get("points", "").split() if label != "opening"}
-    orphans = {key for key in POINT_NOTES if not any(w == key or w.startswith(key + "(") for w in written)}
+    orphans = {key for key in point_notes if not any(w == key or w.startswith(key + "(") for w in written)}
     assert orphans == set()
-    noted = {key.split(", point ")[0] for key in POINT_NOTES}
+    noted = {key.split(", point ")[0] for key in point_notes}
     without = sorted(c.section for c in chunks.values()
                      if whole_section(c.section) in noted and "opening" not in c.meta.get("points", "opening")
-                     and not any(n in plain_note(c.section, c.meta["points"].split()) for n in POINT_NOTES.values()))
+                     and not any(n in plain_note(c.section, c.meta["points"].split()) for n in point_notes.values()))
     assert without == []

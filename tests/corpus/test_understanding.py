@@ -40,13 +40,14 @@ def test_an_understanding_excerpt_says_it_is_informative_and_is_not_the_criterio
 def test_the_legs_read_what_the_criterion_is_about_not_the_shared_label(shared_corpus):
     by_section, _ = _by_section(shared_corpus)
     chunk = by_section["Understanding 1.4.3"]
-    from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
+    from groundchat.corpus.notes import FAILURES, load
 
+    failures = load().get(FAILURES, "1.4.3")
     # The handle, then how people describe the criterion's failures, then the text.
-    assert embedding_text(chunk).startswith(f"Contrast (Minimum)\n{FAILURE_NOTES['1.4.3']}\nGoal: ")
+    assert embedding_text(chunk).startswith(f"Contrast (Minimum)\n{failures}\nGoal: ")
     assert "Understanding WCAG 2.2 (informative)" not in embedding_text(chunk)
     heading, body = keyword_fields(chunk)
-    assert heading == f"1.4.3 Contrast (Minimum) understanding. {FAILURE_NOTES['1.4.3']}" and body.startswith("Goal: ")
+    assert heading == f"1.4.3 Contrast (Minimum) understanding. {failures}" and body.startswith("Goal: ")
 
 
 def test_without_the_understanding_folder_only_the_recommendation_is_converted(shared_corpus, tmp_path):

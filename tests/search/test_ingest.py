@@ -77,7 +77,10 @@ def test_a_new_converter_version_reconverts_and_new_index_text_reembeds(tmp_path
     specs = [s for s in manifest(tmp_path / "no-corpus", docs) if s.name == "docs"]
     store = EmbeddedStore(tmp_path / "i.sqlite")
     run_ingest(specs, store, WordHashEmbedder("m1"))
-    assert store.serving_meta()["index_text"] == ingest_module.INDEX_TEXT_VERSION
+    # The version follows from the notes, the vocabulary and the derivation's code (never bumped by hand).
+    from groundchat.corpus.index_text import contents_version
+
+    assert store.serving_meta()["index_text"] == ingest_module.INDEX_TEXT_VERSION == contents_version()
     # Same files, a converter that now writes different chunks: the source is converted again.
     bumped = [dataclasses.replace(s, version=s.version + "-next") for s in specs]
     again = run_ingest(bumped, store, WordHashEmbedder("m1"))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from opensearchpy import OpenSearch
 
-from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
+from groundchat.corpus.notes import FAILURES, load as load_notes
 from groundchat.corpus.chunk import make_chunk
 from groundchat.search.embeddings import QueryVector
 from groundchat.search.opensearch import OpenSearchBuild, OpenSearchIndex, load_template
@@ -172,7 +172,7 @@ def test_build_template_bulk_and_alias_swap_exact_requests(fake):
     assert calls[2][:2] == ("POST", "/_bulk")
     bulk = [json.loads(x) for x in calls[2][2].decode().strip().split("\n")]
     assert bulk == [{"index": {"_index": f"{ALIAS}-new", "_id": CHUNK.id}},
-                    {**CHUNK.model_dump(), "keyword_text": [f"1.4.3 Contrast (Minimum). {FAILURE_NOTES['1.4.3']}"] * 3
+                    {**CHUNK.model_dump(), "keyword_text": [f"1.4.3 Contrast (Minimum). {load_notes().get(FAILURES, '1.4.3')}"] * 3
                      + ["1.4.3"] * 2 + ["contrast ratio 4.5:1"], "embedding": [0.5, 0.25, 0.125]}]
     assert calls[3] == ("PUT", f"/{ALIAS}-new/_mapping",
                         {"_meta": {"model_id": "m", "dimension": "3", "source_hashes": "{}"}})

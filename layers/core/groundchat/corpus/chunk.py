@@ -79,3 +79,24 @@ def whole_section(section: str) -> str:
     if section.startswith("Annex "):
         return section.split(", ", 1)[0]  # "Annex I Section I, point 2(e)" (corpus/annex_points.py)
     return _PARAGRAPH.sub("", section)
+
+
+def kind(chunk: Chunk) -> str:
+    """`success-criterion`, `guideline`, `principle`, `term` (WCAG glossary), `understanding`
+    (Understanding WCAG, informative), `recital`, `article`,
+    `definition` (an EAA Article 3 definition), `annex`, `doc`, or `question` (corpus/question_bank.py).
+    What the index derives from a chunk (corpus/index_text.py) and which notes it should have
+    (corpus/notes.py) both follow from it."""
+    if chunk.source == "wcag22":
+        return chunk.meta.get("kind", "success-criterion")
+    if chunk.source == "eaa":
+        if chunk.section.startswith("Recital"):
+            return "recital"
+        if chunk.section.startswith("Annex"):
+            return "annex"
+        if "term" in chunk.meta:
+            return "definition"
+        return "article"
+    if chunk.source == QUESTIONS:
+        return "question"
+    return "doc"

@@ -10,23 +10,44 @@ search sees a derived form of it:
   shares ("Success Criterion … (Level AA), under Guideline …", "Article 3(n)"), which otherwise pulls
   all passages of a kind together in the vector space; a definition reads as one.
 
-`INDEX_TEXT_VERSION` is recorded in the index: change it whenever either derivation changes, and
-the next ingest rebuilds every vector instead of reusing those stored under an unchanged chunk id.
+Both carry our notes on the passage (corpus/notes.py), composed here.
+
+`INDEX_TEXT_VERSION` is recorded in the index, and follows from what the derivation reads: a change
+to the notes, the vocabulary or this code makes the next ingest rebuild every vector instead of
+reusing those stored under an unchanged chunk id.
 """
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Sequence
+from pathlib import Path
 
-from groundchat.corpus.chunk import QUESTIONS, Chunk
-from groundchat.corpus.eaa_plain import plain_note
-from groundchat.corpus.wcag_failure_notes import FAILURE_NOTES
+from groundchat.corpus.annex_points import OPENING, POINT_SEPARATOR
+from groundchat.corpus.chunk import Chunk, kind, whole_section
+from groundchat.corpus.notes import ARTICLES, FAILURES, PARAGRAPHS, POINTS, RECITALS, SITUATIONS, Notes, data_files, in_use
 
-# 4: plain notes on the EAA's articles and annexes; 5: fuller notes on Annex I Sections I and IV;
-# 6: plain notes on the EAA's recitals; 7: and on each paragraph of its articles; 8: how people
-# describe each WCAG criterion's failures; 9: the situations people bring to each part of the EAA;
-# 10: an annex passage without its point labels; 11: an annex passage's notes and its points'; 12: a
-# fuller note on Annex I Section III point (c); 13: Recital 18 in the words of how it was decided
-INDEX_TEXT_VERSION = "13"
+# The vocabulary is the question's half of the same tuning (search/vocabulary.py), counted so that the
+# index names all the tuning it was built with; read as a file, not imported: the search sits above
+# the corpus.
+VOCABULARY_FILE = Path(__file__).resolve().parent.parent / "search" / "vocabulary.json"
+
+
+def version_files() -> list[Path]:
+    """What the derived text follows from: the notes files, the vocabulary file, and the derivation's
+    code (this module, and corpus/chunk.py where a chunk's kind is decided)."""
+    return [*data_files(), VOCABULARY_FILE, Path(__file__), Path(__file__).with_name("chunk.py")]
+
+
+def contents_version(files: Sequence[Path] | None = None) -> str:
+    """The first 12 hex digits of the SHA-256 over each file's name and bytes, in that order."""
+    digest = hashlib.sha256()
+    for path in version_files() if files is None else files:
+        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+INDEX_TEXT_VERSION = contents_version()
 
 _UNDER_GUIDELINE = re.compile(r", under (Guideline .+)$")
 _CHAPTER = re.compile(r" \(Chapter ([^)]*)\)")
@@ -36,25 +57,6 @@ _ARTICLE_REF = re.compile(r"^Article \d+\(\d+\) ")
 # "(e)" is the "e" of "e-commerce" and "e-books" to the keyword leg.
 _POINT_SPAN = re.compile(r", (opening|points? )[^:]*$")
 _POINT_LABEL = re.compile(r"^\([a-z]{1,4}\)\s*", re.MULTILINE)
-
-
-def kind(chunk: Chunk) -> str:
-    """`success-criterion`, `guideline`, `principle`, `term` (WCAG glossary), `understanding`
-    (Understanding WCAG, informative), `recital`, `article`,
-    `definition` (an EAA Article 3 definition), `annex`, `doc`, or `question` (corpus/question_bank.py)."""
-    if chunk.source == "wcag22":
-        return chunk.meta.get("kind", "success-criterion")
-    if chunk.source == "eaa":
-        if chunk.section.startswith("Recital"):
-            return "recital"
-        if chunk.section.startswith("Annex"):
-            return "annex"
-        if "term" in chunk.meta:
-            return "definition"
-        return "article"
-    if chunk.source == QUESTIONS:
-        return "question"
-    return "doc"
 
 
 def _lines(chunk: Chunk) -> list[str]:
@@ -74,17 +76,58 @@ def keyword_heading(chunk: Chunk) -> str:
 
 def _note(chunk: Chunk) -> str | None:
     """Our everyday words for what a passage is about, for both legs and never cited: the Act's notes
-    for an article, annex section or recital (corpus/eaa_plain.py), and how people describe a
-    criterion's failures (corpus/wcag_failure_notes.py) for its normative text and its Understanding
-    chunks alike."""
+    for an article, annex section or recital (`plain_note`), and how people describe a criterion's
+    failures for its normative text and its Understanding chunks alike."""
     k = kind(chunk)
     if chunk.source == "eaa":
         # A definition's own heading ("<term> definition") already says what it is about.
         return plain_note(chunk.section, chunk.meta.get("points", "").split()) if k != "definition" else None
     if k == "success-criterion":
-        return FAILURE_NOTES.get(chunk.section)
+        return in_use().get(FAILURES, chunk.section)
     if k == "understanding":
-        return FAILURE_NOTES.get(chunk.meta.get("criterion", ""))
+        return in_use().get(FAILURES, chunk.meta.get("criterion", ""))
+    return None
+
+
+def plain_note(section: str, points: list[str] | None = None) -> str | None:
+    """The note for an article, paragraph, definition, annex passage or recital; None for anything
+    else: the article's or section's note, the situations people bring to it, then the paragraph's
+    own note, the recital's or, for a passage of an annex section's points (`points`, as the
+    converter labels them), its points' notes. A paragraph ("Article 7(3)") and a definition
+    ("Article 3(21)") take their article's notes."""
+    notes = in_use()
+    whole = whole_section(section)
+    own = [notes.get(PARAGRAPHS, section) or notes.get(RECITALS, section)]
+    if points and OPENING not in points:
+        own += point_notes(whole, points, notes)
+    parts = [notes.get(ARTICLES, whole), notes.get(SITUATIONS, whole), *own]
+    return "; ".join(note for note in parts if note) or None
+
+
+def point_notes(section: str, points: list[str], notes: Notes | None = None) -> list[str]:
+    """The notes of a passage's points, once each and in order. A point takes the note of the longest
+    key it starts with ("(g)(iii)" takes "(g)"'s), except a parent's note when a sibling in the
+    passage has its own: "2(e)" and "2(f)" packed together take "2(e)"'s, not also the broader "2"'s.
+    A passage of points takes these instead of repeating its section's whole list on each passage."""
+    notes = notes or in_use()
+    matched = [(point, _longest_key(section, point, notes)) for point in points]
+    with_own = [point for point, key in matched if key == point]
+    found: list[str] = []
+    for point, key in matched:
+        if key is None or (key != point and any(own.startswith(key + "(") for own in with_own)):
+            continue
+        note = notes.get(POINTS, f"{section}{POINT_SEPARATOR}{key}")
+        if note is not None and note not in found:
+            found.append(note)
+    return found
+
+
+def _longest_key(section: str, point: str, notes: Notes) -> str | None:
+    label = point
+    while label:
+        if notes.get(POINTS, f"{section}{POINT_SEPARATOR}{label}") is not None:
+            return label
+        label = label[: label.rfind("(")] if "(" in label else ""
     return None
 
 
@@ -150,4 +193,4 @@ def embedding_text(chunk: Chunk) -> str:
     return "\n".join([head, *([note] if note else []), *rest])
 
 
-__all__ = ["INDEX_TEXT_VERSION", "embedding_text", "keyword_fields", "kind"]
+__all__ = ["INDEX_TEXT_VERSION", "embedding_text", "keyword_fields", "kind", "plain_note", "point_notes"]
