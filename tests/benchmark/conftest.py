@@ -35,9 +35,13 @@ def queries(dynamo):
 
 def _load(writer, lines: list[dict]) -> list[dict]:
     from groundchat.benchmark.runs_import import import_text
+    from tests.moto_snapshot import runs_imported
 
-    report = import_text(writer, jsonl(lines))
-    assert report.ok and len(report.imported) == len(lines)
+    def store():
+        report = import_text(writer, jsonl(lines))
+        assert report.ok and len(report.imported) == len(lines)
+
+    runs_imported(lines, store)
     return lines
 
 

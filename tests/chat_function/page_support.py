@@ -17,8 +17,13 @@ def import_runs(dynamo, lines: list[dict]) -> list[dict]:
     from groundchat.benchmark.runs_import import import_text
     from groundchat.store.runs import RunWriter
 
-    report = import_text(RunWriter(dynamo), "".join(json.dumps(x) + "\n" for x in lines))
-    assert report.ok and len(report.imported) == len(lines)
+    from tests.moto_snapshot import runs_imported
+
+    def store():
+        report = import_text(RunWriter(dynamo), "".join(json.dumps(x) + "\n" for x in lines))
+        assert report.ok and len(report.imported) == len(lines)
+
+    runs_imported(lines, store)
     return lines
 
 

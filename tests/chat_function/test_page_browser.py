@@ -127,11 +127,11 @@ def offline_answer_in_page(browser, served, dynamo):
     """The offline answerer over the sample runs, allowed to show views, asked the first example
     question in the page by a user with the grants it needs."""
     from groundchat.offline.answerer import OfflineAnswerer
-    from groundchat_cli.sample import load_sample_if_empty_sync
+    from tests.moto_snapshot import sample_loaded
     from groundchat.tools.data_tools import DATA_TOOLS
     from groundchat.tools.view_tool import show_view
 
-    load_sample_if_empty_sync(dynamo)
+    sample_loaded(dynamo)
     env, url = served(OfflineAnswerer(), tools=[*DATA_TOOLS, show_view],
                       grants={"vera": ["chat.use", "runs.read", "views.show"]})
     page = browser.new_page()
@@ -201,11 +201,11 @@ def test_on_a_phone_a_tables_caption_wraps_within_what_the_reader_sees(browser, 
     """At 320 px the view's table is wider than the page and scrolls in its box; its caption must
     wrap at the box's width, not run off under the box's edge with the table."""
     from groundchat.offline.answerer import OfflineAnswerer
-    from groundchat_cli.sample import load_sample_if_empty_sync
+    from tests.moto_snapshot import sample_loaded
     from groundchat.tools.data_tools import DATA_TOOLS
     from groundchat.tools.view_tool import show_view
 
-    load_sample_if_empty_sync(dynamo)
+    sample_loaded(dynamo)
     env, url = served(OfflineAnswerer(), tools=[*DATA_TOOLS, show_view],
                       grants={"vera": ["chat.use", "runs.read", "views.show"]})
     page = browser.new_page(viewport={"width": 320, "height": 640})

@@ -31,13 +31,13 @@ def oidc_app(served, settings, dynamo, monkeypatch):
     def start(offline: bool = False) -> tuple[StubOidcProvider, str]:
         from groundchat.offline.answerer import OfflineAnswerer
         from groundchat.tools.data_tools import DATA_TOOLS
-        from groundchat_cli.sample import load_sample_if_empty_sync
+        from tests.moto_snapshot import sample_loaded
 
         stub = StubOidcProvider(redirect_uris=[], host="localhost", id_token_seconds=ID_TOKEN_SECONDS).start()
         stubs.append(stub)
         monkeypatch.setattr(settings, "auth_mode", "oidc")  # before the app is made: the routes depend on it
         if offline:
-            load_sample_if_empty_sync(dynamo)
+            sample_loaded(dynamo)
             env, url = served(OfflineAnswerer(), tools=list(DATA_TOOLS), grants={USER: ["chat.use", "runs.read"]})
         else:
             env, url = served(ScriptedModel([Step(text="A scripted answer.")]), grants={USER: ["chat.use"]})

@@ -42,9 +42,9 @@ def test_token_verifies_as_that_user(settings, capsys):
 
 
 def test_tool_goes_through_the_same_permission_check(stack, capsys):
-    from groundchat_cli.sample import load_sample_if_empty_sync
+    from tests.moto_snapshot import sample_loaded
 
-    load_sample_if_empty_sync(stack)
+    sample_loaded(stack)
     main(["users", "grant", "alice", "runs.read"])
     capsys.readouterr()
     assert main(["tool", "top_rules", '{"limit": 3}', "--as", "alice"]) == 0
@@ -69,9 +69,9 @@ def test_tool_list_shows_what_this_user_may_call_and_an_unknown_name_says_so(sta
 
 
 def test_eval_answers_asks_through_the_answer_use_case_and_prints_what_each_answer_did(stack, capsys, tmp_path):
-    from groundchat_cli.sample import load_sample_if_empty_sync
+    from tests.moto_snapshot import sample_loaded
 
-    load_sample_if_empty_sync(stack)
+    sample_loaded(stack)
     main(["users", "grant", "alice", "chat.use", "runs.read", "docs.read", "views.show"])
     questions = tmp_path / "q.jsonl"
     questions.write_text('{"q": "Which model is cheapest?"}\na recipe for banana bread\n')

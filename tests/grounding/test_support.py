@@ -225,9 +225,9 @@ async def test_the_offline_answerers_answers_have_no_unverified_figure_and_no_we
     from groundchat.offline.answerer import OfflineAnswerer
     from groundchat.services import Services
     from groundchat.tools.catalog import all_tools
-    from groundchat_cli.sample import load_sample_if_empty
+    from tests.moto_snapshot import sample_loaded_async
 
-    await load_sample_if_empty(dynamo)
+    await sample_loaded_async(dynamo)
     services = Services(settings=dynamo.settings, dynamo=dynamo, docs_override=real_search)
 
     async def allow(permission, caller):

@@ -77,9 +77,9 @@ async def test_the_offline_answerers_answers_pass_by_construction(dynamo):
     from groundchat.services import Services
     from groundchat.offline.answerer import OfflineAnswerer
     from groundchat.tools.data_tools import DATA_TOOLS
-    from groundchat_cli.sample import load_sample_if_empty
+    from tests.moto_snapshot import sample_loaded_async
 
-    await load_sample_if_empty(dynamo)
+    await sample_loaded_async(dynamo)
     services = Services(settings=dynamo.settings, dynamo=dynamo)
 
     async def allow(permission, caller):

@@ -33,11 +33,11 @@ def test_only_offered_tools_are_planned():
 
 
 async def test_answer_copies_figures_from_the_sample_runs_and_says_it_is_offline(dynamo):
-    from groundchat_cli.sample import load_sample_if_empty
+    from tests.moto_snapshot import sample_loaded_async
     from groundchat.services import Services
     from groundchat.tools.data_tools import DATA_TOOLS
 
-    await load_sample_if_empty(dynamo)
+    await sample_loaded_async(dynamo)
     services = Services(settings=dynamo.settings, dynamo=dynamo)
 
     async def allow(permission, caller):

@@ -369,9 +369,10 @@ def test_the_answer_to_a_list_by_violations_says_its_order_and_each_runs_count()
 async def test_which_run_had_the_most_violations_is_answered_from_the_sample_end_to_end(dynamo):
     from groundchat.services import Services
     from groundchat.tools.data_tools import DATA_TOOLS
-    from groundchat_cli.sample import generate_runs, load_sample_if_empty
+    from groundchat_cli.sample import generate_runs
+    from tests.moto_snapshot import sample_loaded_async
 
-    await load_sample_if_empty(dynamo)
+    await sample_loaded_async(dynamo)
 
     async def allow(permission, caller):
         return True

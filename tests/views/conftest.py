@@ -27,10 +27,10 @@ class Answer:
 
 @pytest.fixture
 async def sample(dynamo):
-    from groundchat_cli.sample import load_sample_if_empty
+    from tests.moto_snapshot import sample_loaded_async
     from groundchat.services import Services
 
-    await load_sample_if_empty(dynamo)
+    await sample_loaded_async(dynamo)
     return Services(settings=dynamo.settings, dynamo=dynamo)
 
 
