@@ -17,10 +17,11 @@ text does. The notes live in corpus/notes/<kind>.jsonl, one a line, keyed by sou
 
 `text_sha256` is the first 16 hex digits of the SHA-256 of those passages' texts as the converter
 writes them (the text a chunk cites), each with its whitespace collapsed (corpus/text.py `collapse`),
-joined by "\\n" in the converter's order. The ingest checks every note against the text it has just
-converted (`check_notes`): a note whose section is gone, a section whose text is not the one its
-note was written for, and a section that should have a note and has none are reported by file and
-line (docs/engineering/notes.md).
+sorted, and joined by "\\n" (sorted: an index gives a source's passages back in an order of its own,
+and the ingest checks the chunks it copies from the serving index too). The ingest checks every
+note against the chunks it is about to index (`check_notes`): a note whose section is gone, a section
+whose text is not the one its note was written for, and a section that should have a note and has
+none are reported by file and line (docs/engineering/notes.md).
 """
 from __future__ import annotations
 
@@ -61,6 +62,10 @@ class Note:
     def where(self) -> str:
         return f"{self.kind}.jsonl:{self.line}"
 
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.kind, self.section
+
 
 class Notes:
     """The notes by kind and section, in the files' order."""
@@ -77,9 +82,10 @@ class Notes:
     def entries(self, kind: str) -> list[Note]:
         return list(self._by[kind].values())
 
-    def without(self, notes: Iterable[Note]) -> Notes:
-        drop = {(n.kind, n.section) for n in notes}
-        return Notes(e for k in KINDS for e in self._by[k].values() if (k, e.section) not in drop)
+    def without(self, keys: Iterable[Sequence[str]]) -> Notes:
+        """These notes but those keyed (kind, section)."""
+        drop = {tuple(key) for key in keys}
+        return Notes(e for k in KINDS for e in self._by[k].values() if e.key not in drop)
 
 
 def notes_dir() -> Path:
@@ -134,7 +140,7 @@ def using(notes: Notes) -> Iterator[Notes]:
 
 
 def text_sha256(passages: Sequence[Chunk]) -> str:
-    text = "\n".join(collapse(c.text) for c in passages)
+    text = "\n".join(sorted(collapse(c.text) for c in passages))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_CHARS]
 
 
