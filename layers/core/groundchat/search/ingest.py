@@ -7,14 +7,19 @@ chunks whose id (a hash of their text) is new are embedded, unless the vector ca
 local index has their exact text (search/vector_cache.py). The texts to embed, of every source
 together, go to the model sorted by length. Any failure throws the new index away and leaves the
 serving one as it was.
+
+Before a build begins, our notes are checked against the chunks it will hold (corpus/notes.py):
+under `GROUNDCHAT_NOTES_CHECK=stop` a note out of date fails the ingest, under `warn` it is logged,
+reported in the summary and left out of the derived text.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import io
-import os
 import json
+import logging
+import os
 import tarfile
 import tempfile
 import time
@@ -29,8 +34,11 @@ from groundchat.corpus import eaa, markdown_docs, question_bank, wcag
 from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.dates import parse_utc
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
+from groundchat.corpus.notes import Notes, NotesOutOfDate, NotesReport, check_notes, load, using
 from groundchat.search.embeddings import Embedder
 from groundchat.search.vector_cache import VectorCache, cache_path_beside
+
+log = logging.getLogger("groundchat.search")
 
 Progress = Callable[[str, int, int], None]
 """progress(stage, done, total): stage is `convert:<source>` or `embed`."""
@@ -138,6 +146,9 @@ class IngestSummary:
     total_chunks: int = 0
     seconds: float = 0.0
     reason: str = ""
+    # The notes out of date with the text, left out of the serving index (GROUNDCHAT_NOTES_CHECK=warn);
+    # when nothing changed, those of the index that keeps serving.
+    notes_problems: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         if not self.changed:
@@ -146,12 +157,18 @@ class IngestSummary:
         for s in self.sources:
             cached = f", {s.cached} from the vector cache" if s.cached else ""
             out.append(f"  {s.source}: {s.status}, {s.chunks} chunks (+{s.added} −{s.removed}, embedded {s.embedded}{cached})")
+        if self.notes_problems:
+            out.append(f"  notes: {len(self.notes_problems)} problem(s), indexed without the notes they name")
+            out.extend(f"    {line}" for line in self.notes_problems)
         return out
 
 
 def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
-               progress: Progress | None = None, force: bool = False, use_vector_cache: bool = True) -> IngestSummary:
-    """use_vector_cache=False embeds every text the serving index does not have, cache or not."""
+               progress: Progress | None = None, force: bool = False, use_vector_cache: bool = True,
+               notes_check: str | None = None, notes: Notes | None = None) -> IngestSummary:
+    """use_vector_cache=False embeds every text the serving index does not have, cache or not.
+    notes_check is "stop" or "warn" (None: GROUNDCHAT_NOTES_CHECK); notes are the notes to check and
+    index with (None: the package's)."""
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     hashes = {spec.name: source_hash(spec) for spec in specs}
@@ -162,16 +179,35 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
     old_hashes: dict[str, str] = json.loads(serving.get("source_hashes", "{}")) if same_model and serving else {}
     if not force and same_model and old_hashes == hashes:
         return IngestSummary(changed=False, model_id=embedder.model_id, reason="every source hash and the model match",
-                             seconds=time.perf_counter() - started)
+                             seconds=time.perf_counter() - started,
+                             notes_problems=json.loads((serving or {}).get("notes_problems", "[]")))
+    notes = notes or load()
+    # Vectors already computed for a chunk id are reused: the id is a hash of the cited text.
+    previous: dict[str, dict[str, tuple[Chunk, np.ndarray]]] = {}
+    if same_model:
+        previous = {spec.name: {c.id: (c, v) for c, v in store.serving_chunks(spec.name)} for spec in specs}
+    # Forced: every source is converted again (vectors are still reused by chunk id).
+    converted = _convert(specs, previous, hashes, {} if force else old_hashes, progress)
+    report = _checked_notes(converted, notes, notes_check)
+    usable = notes.without(n.key for n in report.unusable())
+    known = {cid: v for per in previous.values() for cid, (_, v) in per.items()}
+    if serving and previous:
+        # A vector embedded with a note now withheld, or without one no longer withheld, is not reused.
+        built_with = notes.without(json.loads(serving.get("notes_withheld", "[]")))
+        for cid in _derived_differently([c for _, chunks, _ in converted for c in chunks if c.id in known],
+                                        built_with, usable):
+            known.pop(cid)
     cache = vector_cache_for(store, embedder) if use_vector_cache else None
     build = store.begin(model_id=embedder.model_id, dimension=embedder.dimension)
     try:
-        # Forced: every source is converted again (vectors are still reused by chunk id).
-        summary = _fill(specs, store, embedder, build, hashes, {} if force else old_hashes, same_model, progress,
-                        cache)
+        with using(usable):
+            summary = _fill(converted, embedder, build, known, progress, cache)
+        summary.notes_problems = report.lines()
         build.commit({
             "source_hashes": json.dumps(hashes, sort_keys=True),
             "index_text": INDEX_TEXT_VERSION,
+            "notes_problems": json.dumps(report.lines()),
+            "notes_withheld": json.dumps(sorted(n.key for n in report.unusable())),
             "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "chunks": str(summary.total_chunks),
         })
@@ -182,19 +218,14 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
     return summary
 
 
-def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: Build, hashes: dict[str, str],
-          old_hashes: dict[str, str], same_model: bool, progress: Progress,
-          cache: VectorCache | None) -> IngestSummary:
-    summary = IngestSummary(changed=True, model_id=embedder.model_id)
-    # Vectors already computed for a chunk id are reused: the id is a hash of the cited text.
-    previous: dict[str, dict[str, tuple[Chunk, np.ndarray]]] = {}
-    if same_model:
-        previous = {spec.name: {c.id: (c, v) for c, v in store.serving_chunks(spec.name)} for spec in specs}
-    known_vectors = {cid: v for per in previous.values() for cid, (_, v) in per.items()}
+Converted = list[tuple[SourceSpec, list[Chunk], SourceChange]]
+
+
+def _convert(specs: Sequence[SourceSpec], previous: dict[str, dict[str, tuple[Chunk, np.ndarray]]],
+             hashes: dict[str, str], old_hashes: dict[str, str], progress: Progress) -> Converted:
+    """Every source's chunks: an unchanged one's from the serving index, the others converted."""
     seen: set[str] = set()
-    # Every source is converted first, so the texts to embed are sorted by length all together:
-    # a batch pads to its longest text, and padding costs as much as text on a CPU.
-    converted: list[tuple[SourceSpec, list[Chunk], SourceChange]] = []
+    converted: Converted = []
     for spec in specs:
         old = previous.get(spec.name, {})
         if old_hashes.get(spec.name) == hashes[spec.name] and old:
@@ -209,8 +240,35 @@ def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: 
         ids = {c.id for c in chunks}
         converted.append((spec, chunks, SourceChange(spec.name, "converted", chunks=len(chunks),
                                                      added=len(ids - set(old)), removed=len(set(old) - ids))))
-    missing = [c for _, chunks, change in converted if change.status == "converted" for c in chunks
-               if c.id not in known_vectors]
+    return converted
+
+
+def _checked_notes(converted: Converted, notes: Notes, mode: str | None) -> NotesReport:
+    """The notes checked against every source's chunks; under "stop" a problem fails the ingest here,
+    before a build begins, so the serving index is left as it was."""
+    if mode is None:
+        from groundchat.config import get_settings
+
+        mode = get_settings().notes_check
+    report = NotesReport([p for _, chunks, _ in converted for p in check_notes(chunks, notes).problems])
+    if report.problems and mode != "warn":
+        raise NotesOutOfDate(report)
+    for line in report.lines():
+        log.warning("notes out of date, indexed without: %s", line)
+    return report
+
+
+def _derived_differently(chunks: list[Chunk], before: Notes, now: Notes) -> list[str]:
+    with using(before):
+        then = {c.id: embedding_text(c) for c in chunks}
+    with using(now):
+        return [c.id for c in chunks if embedding_text(c) != then[c.id]]
+
+
+def _fill(converted: Converted, embedder: Embedder, build: Build, known_vectors: dict[str, np.ndarray],
+          progress: Progress, cache: VectorCache | None) -> IngestSummary:
+    summary = IngestSummary(changed=True, model_id=embedder.model_id)
+    missing = [c for _, chunks, _ in converted for c in chunks if c.id not in known_vectors]
     texts = {c.id: embedding_text(c) for c in missing}
     from_cache = cache.get_many(list(texts.values())) if cache is not None and texts else {}
     to_embed = [c for c in missing if texts[c.id] not in from_cache]
@@ -222,10 +280,9 @@ def _fill(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, build: 
     for spec, chunks, change in converted:
         if chunks:
             build.add(chunks, np.array([known_vectors[c.id] for c in chunks], dtype=np.float32))
-        if change.status == "converted":
-            mine = [c for c in chunks if c.id in texts]
-            change.cached = sum(1 for c in mine if texts[c.id] in from_cache)
-            change.embedded = len(mine) - change.cached
+        mine = [c for c in chunks if c.id in texts]
+        change.cached = sum(1 for c in mine if texts[c.id] in from_cache)
+        change.embedded = len(mine) - change.cached
         summary.sources.append(change)
         summary.total_chunks += len(chunks)
     return summary
