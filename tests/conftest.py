@@ -69,8 +69,9 @@ def corpus_dir(settings):
 
 @pytest.fixture(scope="session")
 def real_index(request, tmp_path_factory):
-    """The real corpus with the real local model, ingested once. The index lives in pytest's cache,
-    so a later session's ingest is the no-op re-ingest (and costs no embedding)."""
+    """The real corpus with the real local model, ingested once. The index lives in the tools' cache
+    outside the checkout (as the OpenSearch node does), so a later session's ingest, a fresh clone's
+    included, is the no-op re-ingest or embeds only what changed."""
     from tests.corpus_support import require_corpus
 
     corpus = require_corpus()
@@ -78,7 +79,10 @@ def real_index(request, tmp_path_factory):
     from groundchat.search.ingest import manifest, run_ingest
     from groundchat.search.embedded import EmbeddedStore
 
-    cache = Path(request.config.cache.mkdir("groundchat-corpus-index"))
+    from groundchat_cli.opensearch_node import tools_cache
+
+    cache = tools_cache() / "test-corpus-index"
+    cache.mkdir(parents=True, exist_ok=True)
     embedder = LocalOnnxEmbedder()
     docs = tmp_path_factory.mktemp("no-docs")  # the docs folder is someone else's and changes often
     specs = manifest(corpus, docs)
@@ -97,7 +101,27 @@ def real_search(real_index):
     from groundchat.search.embedded import EmbeddedIndex
     from groundchat.search.service import SearchService
 
-    return SearchService(EmbeddedIndex(real_index["path"]), real_index["embedder"])
+    return SearchService(EmbeddedIndex(real_index["path"]), QueriesEmbeddedOnce(real_index["embedder"]))
+
+
+class QueriesEmbeddedOnce:
+    """The session's model, each query embedded once: the retrieval sets search every question with
+    each leg and again for their floors, and embedding the query is most of a search's time. The
+    vectors are the model's own (the same text gives the same vector), so no figure moves."""
+
+    def __init__(self, embedder) -> None:
+        self._embedder = embedder
+        self._queries: dict[str, object] = {}
+        self.model_id = embedder.model_id
+        self.dimension = embedder.dimension
+
+    def embed(self, texts):
+        return self._embedder.embed(texts)
+
+    def embed_query(self, text: str):
+        if text not in self._queries:
+            self._queries[text] = self._embedder.embed_query(text)
+        return self._queries[text]
 
 
 @pytest.fixture
