@@ -101,7 +101,8 @@ def test_an_orphan_a_changed_text_and_a_missing_note_are_each_reported_by_file_a
     spaced = _criterion("1.1.1", "Success Criterion  1.1.1 H\n kept ")
     assert [(p.what, p.section) for p in check_notes([spaced, changed], notes).problems] == [("orphan", "9.9.9")]
     now = _criterion("1.2.1", "Success Criterion 1.2.1 H\nnew words")
-    report = check_notes([kept, now, _criterion("1.3.1", "Success Criterion 1.3.1 H")], notes)
+    new = _criterion("1.3.1", "Success Criterion 1.3.1 H")
+    report = check_notes([kept, now, new], notes)
     assert [(p.what, p.where, p.section) for p in report.problems] == [
         ("changed", "wcag_failures.jsonl:2", "1.2.1"),
         ("orphan", "wcag_failures.jsonl:3", "9.9.9"),
@@ -111,7 +112,7 @@ def test_an_orphan_a_changed_text_and_a_missing_note_are_each_reported_by_file_a
         f"wcag_failures.jsonl:2: note for 1.2.1 was written for another text (text_sha256 {text_sha256([changed])}, "
         f"the text now {text_sha256([now])})",
         "wcag_failures.jsonl:3: note for 9.9.9, which the converted text no longer has",
-        "wcag_failures.jsonl: no note for 1.3.1 (every success criterion has one)",
+        f"wcag_failures.jsonl: no note for 1.3.1 (every success criterion has one; its text_sha256: {text_sha256([new])})",
     ]
     assert [(n.section, n.note) for n in report.unusable()] == [("1.2.1", "stale note"), ("9.9.9", "orphan note")]
     # The Act's notes are checked only against the Act's chunks: none here, so none reported.

@@ -233,8 +233,9 @@ def _check_sections(name: str, rule: _Rule, chunks: list[Chunk], notes: Notes) -
         if (key := rule.key(c)) is not None:
             passages.setdefault(key, []).append(c)
     found = [_against(entry, passages.get(entry.section, [])) for entry in notes.entries(name)]
-    missing = [Problem(name, s, "missing", f"no note for {s} ({rule.needs})")
-               for s in passages if s not in rule.exempt and notes.get(name, s) is None]
+    # A missing note's report carries the hash a new note for the section would carry.
+    missing = [Problem(name, s, "missing", f"no note for {s} ({rule.needs}; its text_sha256: {text_sha256(found_for)})")
+               for s, found_for in passages.items() if s not in rule.exempt and notes.get(name, s) is None]
     return [p for p in found if p] + missing
 
 
