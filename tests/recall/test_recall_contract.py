@@ -91,3 +91,27 @@ def test_entries_without_an_expiry_are_due_and_swept_in_one_call(recall):
     recall.visible()
     assert [h.entry.run_id for h in recall.index.search("bob", "contrast", 10)] == []
     assert "r2" not in {h.entry.run_id for h in recall.index.search("alice", "cheapest context checklist", 10)}
+
+
+def test_on_the_node_a_full_disk_refuses_the_write_and_the_answer_stands(recall):
+    """The disk's flood stage (`read_only_allow_delete`) makes the node refuse every write with 429:
+    the exchange stays answered (the write is after the commit and only logged), is simply not
+    recallable, and the index answers searches throughout."""
+    if recall.kind != "opensearch":
+        pytest.skip("the embedded index has no disk watermark")
+    from opensearchpy.exceptions import TransportError
+
+    from groundchat.recall import index_exchange
+
+    blocked = {"index.blocks.read_only_allow_delete": True}
+    recall.client.indices.put_settings(index=recall.name, body=blocked)
+    try:
+        with pytest.raises(TransportError) as refused:
+            recall.index.add(make_entry("alice", "f" * 32, "r9", "full disk", "an answer about target size"))
+        assert refused.value.status_code == 429
+        assert index_exchange(recall.index, "alice", "f" * 32, "r9", "full disk", "an answer about target size") is False
+        assert [h.entry.run_id for h in recall.index.search("alice", "contrast minimum", 10)][0] == "r1"
+    finally:
+        recall.client.indices.put_settings(index=recall.name, body={"index.blocks.read_only_allow_delete": None})
+    recall.visible()
+    assert "r9" not in {h.entry.run_id for h in recall.index.search("alice", "target size", 10)}

@@ -293,3 +293,47 @@ def test_an_ingest_whose_converter_fails_leaves_the_serving_index(backend, tmp_p
         assert sorted(backend.client.indices.get(index=f"{backend.alias}-*")) == serving
     assert [p.section for p in SearchService(backend.index, embedder).search("focus order", leg="bm25").passages] \
         == ["guide.md > Guide"]
+
+
+def _block(client, index, setting, on):
+    client.indices.put_settings(index=index, body={f"index.blocks.{setting}": True if on else None})
+
+
+def test_on_the_node_a_blocked_index_is_unavailable_and_named_by_its_status(backend):
+    """What a node does that no fake of ours decides: an index whose reads are blocked answers 403,
+    and the search says so rather than finding nothing."""
+    if backend.kind != "opensearch":
+        pytest.skip("the embedded index has no index blocks")
+    embedder = WordHashEmbedder()
+    backend.build(embedder)
+    [serving] = backend.serving()
+    _block(backend.client, serving, "read", True)
+    try:
+        result = SearchService(backend.index, embedder).search("contrast ratio")
+    finally:
+        _block(backend.client, serving, "read", False)
+    assert (result.outcome, result.reason, result.passages) == ("unavailable", "upstream_403", [])
+    assert SearchService(backend.index, embedder).search("contrast ratio").outcome == "hit"
+
+
+def test_on_the_node_a_full_disk_keeps_the_serving_index_searchable_and_a_rebuild_changes_nothing(backend):
+    """The disk's flood stage puts `read_only_allow_delete` on the node's indices: searches still
+    answer, and a re-ingest cannot move the alias off the blocked index (429), so it fails as an
+    aborted build does, and the index it had begun is not left behind."""
+    if backend.kind != "opensearch":
+        pytest.skip("the embedded index has no disk watermark")
+    from opensearchpy.exceptions import TransportError
+
+    embedder = WordHashEmbedder()
+    backend.build(embedder)
+    [serving] = backend.serving()
+    _block(backend.client, serving, "read_only_allow_delete", True)
+    try:
+        assert SearchService(backend.index, embedder).search("contrast ratio").outcome == "hit"
+        with pytest.raises(TransportError) as refused:
+            backend.build(embedder, texts=TEXTS[:1])
+        assert refused.value.status_code == 429
+        assert backend.serving() == [serving]
+        assert sorted(backend.client.indices.get(index=f"{backend.alias}-*")) == [serving]
+    finally:
+        _block(backend.client, serving, "read_only_allow_delete", False)

@@ -253,8 +253,14 @@ class OpenSearchBuild:
         if self.client.indices.exists_alias(name=self.alias):
             for old in self.client.indices.get_alias(name=self.alias):
                 actions.insert(0, {"remove": {"index": old, "alias": self.alias}})
-        # One request: readers see the old index or the new one, never none.
-        self.client.indices.update_aliases(body={"actions": actions})
+        # One request: readers see the old index or the new one, never none. A refused swap (a full
+        # disk's flood stage blocks the old index's aliases with 429) leaves the old one serving; the
+        # index begun here is then deleted, not left behind to fill the disk further.
+        try:
+            self.client.indices.update_aliases(body={"actions": actions})
+        except Exception:
+            self.abort()
+            raise
 
     def abort(self) -> None:
         try:
