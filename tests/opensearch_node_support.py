@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from contextlib import contextmanager
 
 import pytest
 
@@ -42,3 +43,14 @@ def node_or_skip(tmp_path_factory):
 def fresh_alias(prefix: str = "contract") -> str:
     """An alias of one test's own, so tests sharing the node never see each other's indexes."""
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+@contextmanager
+def index_blocked(client, index: str, block: str):
+    """`index.blocks.<block>` set on an index for the block's duration, then cleared: what a node
+    does to an index (a read block, a full disk's `read_only_allow_delete`) that no fake decides."""
+    client.indices.put_settings(index=index, body={f"index.blocks.{block}": True})
+    try:
+        yield
+    finally:
+        client.indices.put_settings(index=index, body={f"index.blocks.{block}": None})

@@ -8,7 +8,7 @@ import pytest
 from groundchat.recall.embedded import EmbeddedRecallIndex
 from groundchat.recall.entries import make_entry
 from tests.corpus_support import WordHashEmbedder
-from tests.opensearch_node_support import fresh_alias
+from tests.opensearch_node_support import fresh_alias, index_blocked
 
 ALICE_C, ALICE_D, SHARED = "c" * 32, "d" * 32, "e" * 32
 
@@ -103,15 +103,11 @@ def test_on_the_node_a_full_disk_refuses_the_write_and_the_answer_stands(recall)
 
     from groundchat.recall import index_exchange
 
-    blocked = {"index.blocks.read_only_allow_delete": True}
-    recall.client.indices.put_settings(index=recall.name, body=blocked)
-    try:
+    with index_blocked(recall.client, recall.name, "read_only_allow_delete"):
         with pytest.raises(TransportError) as refused:
             recall.index.add(make_entry("alice", "f" * 32, "r9", "full disk", "an answer about target size"))
         assert refused.value.status_code == 429
         assert index_exchange(recall.index, "alice", "f" * 32, "r9", "full disk", "an answer about target size") is False
         assert [h.entry.run_id for h in recall.index.search("alice", "contrast minimum", 10)][0] == "r1"
-    finally:
-        recall.client.indices.put_settings(index=recall.name, body={"index.blocks.read_only_allow_delete": None})
     recall.visible()
     assert "r9" not in {h.entry.run_id for h in recall.index.search("alice", "target size", 10)}

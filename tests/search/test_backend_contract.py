@@ -12,7 +12,7 @@ from groundchat.search.embedded import EmbeddedIndex, EmbeddedStore
 from groundchat.search.question_leg import ROWS
 from groundchat.search.service import SearchService
 from tests.corpus_support import WordHashEmbedder
-from tests.opensearch_node_support import fresh_alias
+from tests.opensearch_node_support import fresh_alias, index_blocked
 
 TEXTS = [
     ("wcag22", "2.5.8", "Target size minimum: pointer targets are at least 24 by 24 CSS pixels"),
@@ -295,10 +295,6 @@ def test_an_ingest_whose_converter_fails_leaves_the_serving_index(backend, tmp_p
         == ["guide.md > Guide"]
 
 
-def _block(client, index, setting, on):
-    client.indices.put_settings(index=index, body={f"index.blocks.{setting}": True if on else None})
-
-
 def test_on_the_node_a_blocked_index_is_unavailable_and_named_by_its_status(backend):
     """What a node does that no fake of ours decides: an index whose reads are blocked answers 403,
     and the search says so rather than finding nothing."""
@@ -307,11 +303,8 @@ def test_on_the_node_a_blocked_index_is_unavailable_and_named_by_its_status(back
     embedder = WordHashEmbedder()
     backend.build(embedder)
     [serving] = backend.serving()
-    _block(backend.client, serving, "read", True)
-    try:
+    with index_blocked(backend.client, serving, "read"):
         result = SearchService(backend.index, embedder).search("contrast ratio")
-    finally:
-        _block(backend.client, serving, "read", False)
     assert (result.outcome, result.reason, result.passages) == ("unavailable", "upstream_403", [])
     assert SearchService(backend.index, embedder).search("contrast ratio").outcome == "hit"
 
@@ -327,13 +320,10 @@ def test_on_the_node_a_full_disk_keeps_the_serving_index_searchable_and_a_rebuil
     embedder = WordHashEmbedder()
     backend.build(embedder)
     [serving] = backend.serving()
-    _block(backend.client, serving, "read_only_allow_delete", True)
-    try:
+    with index_blocked(backend.client, serving, "read_only_allow_delete"):
         assert SearchService(backend.index, embedder).search("contrast ratio").outcome == "hit"
         with pytest.raises(TransportError) as refused:
             backend.build(embedder, texts=TEXTS[:1])
         assert refused.value.status_code == 429
         assert backend.serving() == [serving]
         assert sorted(backend.client.indices.get(index=f"{backend.alias}-*")) == [serving]
-    finally:
-        _block(backend.client, serving, "read_only_allow_delete", False)
