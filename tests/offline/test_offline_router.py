@@ -9,6 +9,7 @@ from groundchat.benchmark.axe_rules import rule_ids
 from groundchat.chat.loop import run_exchange
 from groundchat.offline.answerer import DISCLAIMER, OfflineAnswerer
 from groundchat.offline.router import REFUSAL, route
+from groundchat.offline.router_changes import CHANGE_REFUSAL
 from groundchat.tools.base import ToolContext, ToolRegistry
 from groundchat_cli import sample
 from groundchat_testkit.router_eval import TOOLS, load_cases, score
@@ -147,7 +148,7 @@ def test_off_topic_questions_are_refused_without_a_tool(question):
                                       "can you start a new benchmark round?"])
 def test_a_request_to_run_something_is_refused(question):
     plan = route(question, TOOLS, FACETS, RULES)
-    assert plan.calls == [] and plan.refusal.startswith("I do not run anything")
+    assert plan.calls == [] and plan.refusal == CHANGE_REFUSAL
 
 
 def test_a_run_id_or_a_run_cost_is_not_an_order_to_run():

@@ -3,7 +3,8 @@ it, using what the data holds (model, context, task and label names, run ids, ax
 
 Arguments are only what the question pins down: a name the data holds, spelled as users spell it
 ("checkout flow" for `checkout-flow`). A question outside the benchmark, accessibility and the two
-texts, or a request to run something, gets no tool at all and a short refusal.
+texts gets no tool at all and a short refusal; a request to change, delete, rename, run or re-grade
+something gets one sentence saying the chat only reads (offline/router_changes.py).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from groundchat.offline.router_run_lists import (
     lists_by_outcome,
     outcomes_named,
 )
+from groundchat.offline.router_changes import CHANGE_REFUSAL, asks_to_change
 from groundchat.offline.router_gate import on_topic, on_topic_words
 from groundchat.offline.router_topics import asks_the_texts
 from groundchat.search.vocabulary import in_american_spelling
@@ -59,14 +61,6 @@ EVERYDAY_RULES: list[tuple[str, str]] = [
     (r"\bh1\b|main heading|level[- ]one heading|heading one", "page-has-heading-one"),
 ]
 
-_RUN_SOMETHING = re.compile(
-    r"\b(?:run|execute|exec|eval|install|delete|drop|deploy)\b (?:this|my|the following|a|an)\b"
-    r"(?: \w+)? (?:script|code|command|program|query|sql|shell|file|package|table|database)"
-    # an order to run, at the start ("run the benchmark again", "please run axe on …"), not a run id
-    r"|^\s*(?:please\s+|can you\s+|could you\s+)?(?:re-?run|run|execute|exec|launch|trigger|install|deploy|kick off)(?![\w-])"
-    r"(?!\s+(?:the\s+)?(?:costs?|times?|counts?|rates?|results?|ids?|details?|numbers|figures|stats)\b)"
-    r"|\brun (?:this|it|that)\b|\bpython3? -c\b|\bnpm (?:run|test|install)\b|\bpip install\b|\brm -rf\b"
-    r"|\b(?:start|kick off|launch|trigger)\s+(?:a |an |the |another )?(?:new )?(?:round|run|benchmark|evaluation)\b", re.I)
 # Advice on what to buy ("a good laptop for coding under 1000 euros") names a product the Act covers
 # but asks nothing about accessibility.
 _SHOPPING = re.compile(r"\b(?:good|best|cheap\w*|decent|recommend\w*)\b.{0,30}\b(?:laptops?|phones?|tablets?|computers?|"
@@ -131,7 +125,8 @@ CAN_ANSWER = ("I can answer questions about the benchmark's runs (which context 
               "costs, which axe rules the agents break, a run's details), what an axe rule checks, and what WCAG 2.2 "
               "and the European Accessibility Act require.")
 REFUSAL = CAN_ANSWER + " This question is outside that, so I have not looked anything up."
-RUN_REFUSAL = "I do not run anything: I only look up the benchmark's results and the texts. " + CAN_ANSWER
+# A request to change, delete, rename, run or re-grade: one sentence (offline/router_changes.py).
+RUN_REFUSAL = CHANGE_REFUSAL
 # A greeting or "what can you do?" is answered with what it can do, not turned away.
 INTRODUCTION = ("I answer from the benchmark's runs and from the texts, and say where every figure and quote comes "
                 "from. " + CAN_ANSWER + " For example: \u201cWhich context level is best, and what does "
@@ -207,10 +202,11 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
     margin of likeness to what the chat answers over what it declines (offline/topic_neighbours.py)."""
     # One spelling of the words the rules and names use ("colour contrast" is `color-contrast`).
     q = in_american_spelling(question.lower())
-    if _RUN_SOMETHING.search(q):
-        return Plan(refusal=RUN_REFUSAL)
+    # Asked to write code or a poem first: "fix my checkout markup" is not a change to the data.
     if _WRITE_SOMETHING.search(q) or (_SHOPPING.search(q) and not _ACCESSIBILITY.search(q)):
         return Plan(refusal=REFUSAL)
+    if asks_to_change(q, facets):
+        return Plan(refusal=CHANGE_REFUSAL)
     if _GREETING.search(q):
         return Plan(refusal=INTRODUCTION)
     recall = _recall_call(question, offered)

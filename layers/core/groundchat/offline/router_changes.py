@@ -1,0 +1,80 @@
+"""Whether a question asks to change, delete, rename, run or re-grade something, for the offline router.
+
+The chat only reads the benchmark's runs and the texts. A request to act on them ("remove
+cedar-mini's failed runs", "rename this label", "regrade round 2", "re-run the modal task") gets one
+sentence saying so, before any tool is planned: no data tool is called and nothing is drawn. The
+words are data (offline/change_requests.json); what is fixed here is how they are read:
+
+- an order starts a clause, after what may open it ("please", "can you", "i want you to");
+- an order to run is one whatever follows it, unless "run" is the benchmark's noun ("run costs");
+- an order to change is one only when something the data holds follows: one of its strong words,
+  a model, context or label by name, or a run id; a weak word ("label", "timeouts") only where the
+  clause does not speak of a page ("fix the label on our email field" asks how to fix a page);
+- a few orders are recognised wherever they are said ("rm -rf", "start a new round").
+"""
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+from groundchat.offline.name_matching import find_names
+
+Facets = dict[str, list[str]]
+
+CHANGE_REFUSAL = ("I can only read the benchmark's runs and the texts, so I cannot change, delete, rename, run or "
+                  "re-grade anything.")
+
+_TABLE = json.loads(resources.files("groundchat.offline").joinpath("change_requests.json").read_text(encoding="utf-8"))
+
+
+def _either(patterns: list[str]) -> str:
+    return "|".join(f"(?:{p})" for p in patterns)
+
+
+_OPENINGS = rf"(?:(?:{_either(_TABLE['openings']['patterns'])})[\s,]+)*"
+_ORDER_TO_RUN = re.compile(rf"^{_OPENINGS}(?:{_either(_TABLE['orders_to_run']['patterns'])})(?![\w-])"
+                           rf"(?!\s+(?:{_either(_TABLE['run_as_a_noun']['patterns'])}))", re.I)
+_ORDER_TO_CHANGE = re.compile(rf"^{_OPENINGS}(?:{_either(_TABLE['changes']['patterns'])})(?![\w-])", re.I)
+_PASSIVE = re.compile(_either(_TABLE["passive_changes"]["patterns"]), re.I)
+_STRONG = re.compile(_either(_TABLE["what_the_data_holds"]["strong"]), re.I)
+_WEAK = re.compile(_either(_TABLE["weak_data_words"]["patterns"]), re.I)
+_PAGE = re.compile(_TABLE["page_words"]["pattern"], re.I)
+_ANYWHERE = re.compile(_either([entry["pattern"] for entry in _TABLE["anywhere"]]), re.I)
+_RUN_ID = re.compile(r"\brun[-_][a-z0-9][a-z0-9_-]{3,}\b", re.I)
+# Where a clause ends: punctuation, or "and"/"then" before another order ("reset the benchmark and start over").
+_CLAUSE_BREAK = re.compile(r"[.;!?:,()\n]+|\s+(?:and then|and also|and|then|also)\s+", re.I)
+
+
+def _clauses(q: str) -> list[tuple[str, str]]:
+    """Each clause with the rest of the question from it: an order's object may run past a comma."""
+    starts = [0] + [m.end() for m in _CLAUSE_BREAK.finditer(q)]
+    ends = [m.start() for m in _CLAUSE_BREAK.finditer(q)] + [len(q)]
+    return [(q[s:e].strip(), q[s:].strip()) for s, e in zip(starts, ends)]
+
+
+def _holds_data(text: str, clause: str, facets: Facets) -> bool:
+    """Whether what an order acts on is the benchmark's data."""
+    if _STRONG.search(text) or _RUN_ID.search(text):
+        return True
+    names = [n for facet in ("model", "context", "label") for n in facets.get(facet, []) if n != "none"]
+    if names and find_names(text, names, [n for values in facets.values() for n in values]):
+        return True
+    return bool(_WEAK.search(text)) and not _PAGE.search(clause)
+
+
+def asks_to_change(q: str, facets: Facets) -> bool:
+    """True when the question (lower-cased) asks to change, delete, rename, run or re-grade something."""
+    if _ANYWHERE.search(q):
+        return True
+    if _PASSIVE.search(q) and _holds_data(q, q, facets):
+        return True
+    for clause, rest in _clauses(q):
+        if _ORDER_TO_RUN.search(rest):
+            return True
+        if _ORDER_TO_CHANGE.search(rest) and _holds_data(rest, clause, facets):
+            return True
+    return False
+
+
+__all__ = ["CHANGE_REFUSAL", "asks_to_change"]
