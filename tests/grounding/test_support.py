@@ -243,7 +243,9 @@ async def test_the_offline_answerers_answers_have_no_unverified_figure_and_no_we
         assert citations["unverified_numbers"] == [], question
         assert [s for s in citations["support"] if s["verdict"] == "weak"] == [], question
         checked += len(citations["support"])
-    assert checked >= 15  # the documents' answers do cite: the check above had something to judge
+    # The documents' answers do cite (each its best passage, another only near its score): the check above
+    # had something to judge.
+    assert checked >= 8
 
 
 # -- the labelled pairs ------------------------------------------------------------------------------------

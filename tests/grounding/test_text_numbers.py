@@ -40,6 +40,13 @@ def test_a_garbled_figure_is_flagged_once_with_why():
     ]
 
 
+def test_a_passages_search_score_grounds_no_figure():
+    scored = {"outcome": "hit", "excerpts": [{**EXCERPT["excerpts"][0], "score": 3.381225}]}
+    results = [{"id": "b", "name": "search_docs", "result": scored}]
+    assert [f["text"] for f in unverified_numbers("About 3.4 of them, or 3.", "q", results)] == ["3.4", "3"]
+    assert unverified_numbers("Text needs 4.5:1 [3f9a1b2c].", "q", results) == []  # the passage's own figures still do
+
+
 def test_a_number_the_question_gave_is_not_the_answers_invention():
     assert unverified_numbers("Here are the top 5 rules.", "What are the top 5 rules?", RESULTS) == []
     assert [f.text for f in figures("Here are the top 5 rules.")] == ["5"]

@@ -52,14 +52,19 @@ def figures(text: str) -> list[Figure]:
     return out
 
 
+PASSAGE_SCORE = "score"
+
+
 def grounding_pool(question: str, tool_results: Iterable[dict[str, Any]]) -> set[Decimal]:
     """Every number the tools returned (values, numeric strings, numbers inside returned text such as
     excerpts), and those the question gave."""
     results = list(tool_results)
     pool = set(returned_numbers(results))
     everything = [{"name": r.get("name"), "result": r.get("result")} for r in results]
-    for _, value in result_nodes(everything):
-        if isinstance(value, bool) or value is None:
+    for key, value in result_nodes(everything):
+        # A passage's search score orders the excerpts; it is no figure of the passage, and its six
+        # places would round to almost any number an answer writes.
+        if isinstance(value, bool) or value is None or key == PASSAGE_SCORE:
             continue
         if isinstance(value, (int, Decimal)):
             pool.add(Decimal(value))

@@ -51,7 +51,7 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> dict[str, Any]
         return out
     out["excerpts"] = [
         {"ref": p.ref, "source": p.source, "section": p.section, "title": p.title, "url": p.url, "text": p.text,
-         "updated_at": p.updated_at}
+         "updated_at": p.updated_at, "score": p.score}
         for p in result.passages
     ]
     out["freshness"] = result.freshness.model_dump()
