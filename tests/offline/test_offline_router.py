@@ -31,6 +31,10 @@ FIFTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_fifth.jsonl")
 SIXTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_sixth.jsonl")
 # Written blind after the sixth, split by hash ("seventh-1|"): the tune half was read, the report half never.
 SEVENTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_seventh.jsonl")
+# Written before the router learned change requests, round words, "nothing extra", two contexts
+# together and outcomes as filters, halved by hash ("eighth-1|"): the tune half was read, the report
+# half never.
+EIGHTH = load_cases(REPO_ROOT / "tests" / "eval" / "offline_router_eighth.jsonl")
 
 
 @pytest.mark.parametrize(("question", "tool", "args"), [
@@ -412,4 +416,132 @@ def test_a_check_asked_of_a_page_brings_the_rule_and_the_texts():
                                                    ("compare_contexts", {"model": "atlas-large"})]),
 ])
 def test_why_runs_end_as_they_do_and_two_terms_side_by_side_are_the_docs(question, calls):
+    assert route(question, TOOLS, FACETS, RULES).calls == calls
+
+
+def test_on_the_eighth_set_the_router_picks_the_tool_and_its_arguments(topic_margin):
+    import hashlib
+    import re
+
+    assert len(EIGHTH) == 88
+    for case in EIGHTH:
+        normalised = re.sub(r"\s+", " ", case.q.lower()).strip()
+        in_tune = int(hashlib.sha256(("eighth-1|" + normalised).encode()).hexdigest()[:8], 16) % 100 < 50
+        assert case.split == ("tune" if in_tune else "report"), case.q
+    earlier = [*CASES, *VALIDATE, *SECOND, *THIRD, *FOURTH, *FIFTH, *SIXTH, *SEVENTH]
+    assert not {c.q.lower() for c in EIGHTH} & {c.q.lower() for c in earlier}
+    # The tune half (47) as first run: tool 0.681, with arguments 0.447; its misses taught the
+    # change requests, a round's number never a limit, "nothing extra" and "the bare runs", two
+    # contexts written apart, "ran out of time", "incomplete" and "the 5 most common problems".
+    tune = score([c for c in EIGHTH if c.split == "tune"], FACETS, RULES, topic_margin)
+    assert (tune["n"], tune["tool"], tune["tool_and_args"]) == (47, 1.0, 1.0)
+    # Floors under the report half's figures (41: tool 0.976, tool and arguments 0.951; as first run,
+    # before the tune half was read, 0.683 / 0.390), never read.
+    report = score([c for c in EIGHTH if c.split == "report"], FACETS, RULES, topic_margin)
+    assert report["n"] == 41 and report["tool"] >= 0.97 and report["tool_and_args"] >= 0.95
+
+
+def _change_requests() -> list[dict]:
+    """Every line of every router set marked as a request to change, delete, rename, run or re-grade."""
+    import json
+
+    rows = []
+    for path in sorted((REPO_ROOT / "tests" / "eval").glob("offline_router*.jsonl")):
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert {r.get("kind") for r in rows} == {None, "change"}
+    return [r for r in rows if r.get("kind") == "change"]
+
+
+def test_every_change_request_in_the_router_sets_is_refused_without_a_tool(topic_margin):
+    requests = _change_requests()
+    # 15 in the earlier sets (orders to run, deploy, install, delete), 28 in the eighth.
+    assert len(requests) == 43 and all(r["tool"] == "none" and r["args"] == {} for r in requests)
+    for row in requests:
+        for topic in (topic_margin, None):  # with the likeness margin and with the word lists alone
+            plan = route(row["q"], TOOLS, FACETS, RULES, topic=topic)
+            assert (plan.calls, plan.refusal) == ([], CHANGE_REFUSAL), row["q"]
+
+
+def test_the_change_refusal_is_one_sentence_saying_the_chat_only_reads():
+    assert CHANGE_REFUSAL == ("I can only read the benchmark's runs and the texts, so I cannot change, delete, rename, "
+                              "run or re-grade anything.")
+    assert CHANGE_REFUSAL.count(".") == 1 and CHANGE_REFUSAL.endswith(".")
+
+
+@pytest.mark.parametrize("question", [
+    "remove cedar-mini's failed runs", "rename this label", "regrade round 2", "wipe the timeouts",
+    "can we regrade round 2?", "round 2 needs regrading", "i want the failed runs deleted",
+    "show me the runs and then remove the failed ones",
+    "the cost on run-round-1-blog-article-cedar-mini-none is wrong, please fix it",
+    "merge round-1 and round-2 into a single label", "add a new model called elm-tiny to the benchmark",
+])
+def test_a_request_to_change_the_data_is_refused_in_one_sentence(question):
+    plan = route(question, TOOLS, FACETS, RULES)
+    assert (plan.calls, plan.refusal) == ([], CHANGE_REFUSAL)
+
+
+@pytest.mark.parametrize(("question", "tool"), [
+    # Words of a change that ask about a page, or ask to read.
+    ("fix the contrast on our buttons: what ratio do we need?", "search_docs"),
+    ("fix the label on our email field", "search_docs"),
+    ("remove the outline on focus, is that allowed?", "search_docs"),
+    ("delete button needs a label?", "search_docs"),
+    ("hide decorative images from screen readers?", "search_docs"),
+    ("can I import my own runs?", "search_docs"),
+    ("change in cost between round 1 and round 2", "compare_contexts"),
+    ("add up the costs for round 1", "compare_contexts"),
+    ("combine round 1 and 2: which model is cheapest?", "compare_contexts"),
+    ("drop in violations from none to checklist", "compare_contexts"),
+    ("rerun costs for cedar", "compare_contexts"),
+    ("show me every run that failed on the checkout task", "list_runs"),
+])
+def test_words_of_a_change_in_a_question_that_reads_are_not_refused(question, tool):
+    plan = route(question, TOOLS, FACETS, RULES)
+    assert plan.refusal is None and plan.calls[0][0] == tool
+
+
+async def test_the_answerer_refuses_a_change_in_one_sentence_calls_nothing_and_draws_nothing():
+    registry = ToolRegistry([], None)
+    frames = [f async for f in run_exchange(model=OfflineAnswerer(), system="s", registry=registry,
+                                            ctx=ToolContext(caller=Caller(id="u")), history=[],
+                                            question="remove cedar-mini's failed runs", conversation_id="c", run_id="r")]
+    assert [f.type for f in frames] == ["start", "text", "done"]
+    assert frames[1].data["text"] == CHANGE_REFUSAL + "\n\n" + DISCLAIMER
+
+
+@pytest.mark.parametrize(("question", "calls"), [
+    # A round's number is the label, never a limit; a round the data lacks pins nothing.
+    ("round 2 runs for birch pro", [("list_runs", {"model": "birch-pro", "label": "round-2"})]),
+    ("round 3 runs for atlas large", [("list_runs", {"model": "atlas-large", "label": "round-3"})]),
+    ("round 4 runs for cedar", [("list_runs", {"model": "cedar-mini"})]),
+    ("what breaks most in r3?", [("top_rules", {"label": "round-3"})]),
+    ("rd 2 runs for dune", [("list_runs", {"model": "dune-code", "label": "round-2"})]),
+    ("the 2nd round, top 3 rules", [("top_rules", {"label": "round-2", "limit": 3})]),
+    ("last 3 runs in round 2", [("list_runs", {"label": "round-2", "limit": 3})]),
+    ("the 5 most common problems for dune code", [("top_rules", {"model": "dune-code", "limit": 5})]),
+    # "Nothing extra", "bare", "just the task": the none context.
+    ("with nothing extra, which model breaks the fewest rules", [("compare_contexts", {"context": "none"})]),
+    ("show me the bare runs on the product grid", [("list_runs", {"task": "product-grid", "context": "none"})]),
+    ("runs given no extra context for cedar mini", [("list_runs", {"model": "cedar-mini", "context": "none"})]),
+    ("just the task prompt and nothing else: which rules break most?", [("top_rules", {"context": "none"})]),
+    # Two contexts together are the one context the data holds for both.
+    ("guidelines plus the axe results: which model does best?", [("compare_contexts", {"context": "guidelines-axe"})]),
+    ("axe + guidelines: what still breaks?", [("top_rules", {"context": "guidelines-axe"})]),
+    ("when the agent gets the guidelines and can run axe itself, how often does it time out?",
+     [("compare_contexts", {"context": "guidelines-axe"})]),
+    # Two contexts set against each other still pin neither.
+    ("checklist vs guidelines for cedar mini", [("compare_contexts", {"model": "cedar-mini"})]),
+    # Outcomes filter a run list; "incomplete" is failed and timed out, one call each.
+    ("show me every run that failed on the checkout task", [("list_runs", {"task": "checkout-flow", "outcome": "failed"})]),
+    ("which runs ran out of time on the nav header", [("list_runs", {"task": "nav-header", "outcome": "timeout"})]),
+    ("incomplete runs for atlas small", [("list_runs", {"model": "atlas-small", "outcome": "failed"}),
+                                         ("list_runs", {"model": "atlas-small", "outcome": "timeout"})]),
+    ("the unfinished runs of birch pro", [("list_runs", {"model": "birch-pro", "outcome": "failed"}),
+                                          ("list_runs", {"model": "birch-pro", "outcome": "timeout"})]),
+    ("birch pro runs that did not complete", [("list_runs", {"model": "birch-pro", "outcome": "failed"}),
+                                              ("list_runs", {"model": "birch-pro", "outcome": "timeout"})]),
+    # axe's own "incomplete" results are the docs', not an outcome.
+    ("what does incomplete mean in axe", [("search_docs", {"query": "what does incomplete mean in axe", "source": "docs"})]),
+])
+def test_arguments_as_users_say_them(question, calls):
     assert route(question, TOOLS, FACETS, RULES).calls == calls

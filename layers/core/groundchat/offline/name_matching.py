@@ -13,7 +13,11 @@ written:
   ("axe", "form", "small", "code");
 - by a shared part with a word that tells the names apart ("big atlas" for `atlas-large`, since
   "big" says "large");
-- by an everyday part followed by a word that makes it a name ("the axe one", "the axe context").
+- by an everyday part followed by a word that makes it a name ("the axe one", "the axe context");
+- a name of two parts by its parts joined by a word that adds one to the other, in either order
+  ("guidelines plus the axe results", "axe + guidelines", "the guidelines and can run axe" for
+  `guidelines-axe`);
+- a round by its short forms ("r3", "rd 2" for `round-3`, `round-2`).
 
 A facet with two names in one question pins neither: the question compares them.
 """
@@ -45,6 +49,16 @@ _SUFFIXES = {1: "st", 2: "nd", 3: "rd"}  # then "th"
 _ORDINAL = {**{w: str(i) for i, w in enumerate(_ORDINALS, 1)},
             **{f"{i}{_SUFFIXES.get(i, 'th')}": str(i) for i in range(1, 11)}}
 _NUMBER = {**{w: str(i) for i, w in enumerate(_CARDINALS, 1)}, **_ORDINAL}
+# Short forms of a word in a name, with the number after it: "r3", "rd 2", "rnd. 1" for a round.
+_SHORT = {"r": "round", "rd": "round", "rnd": "round"}
+_SHORT_WITH_NUMBER = re.compile(r"^(r|rd|rnd)(\d{1,3})$")
+# Words that join a name's two parts when written apart: "guidelines plus the axe results",
+# "guidelines and can run axe", "axe + guidelines" ("+" and "&" are not words, so nothing is
+# between). At most _JOINED_GAP of them, and at least one that adds ("and", "plus", "with").
+_JOINERS = frozenset({"and", "plus", "with", "together", "also", "the", "a", "an", "its", "their", "can", "may", "run",
+                      "runs", "running", "use", "uses", "using", "results", "tool", "checker", "checks", "on", "top", "of"})
+_ADDS = frozenset({"and", "plus", "with", "together", "also"})
+_JOINED_GAP = 4
 
 
 def parts(name: str) -> list[str]:
@@ -80,6 +94,7 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
                for size in range(1, min(widest, len(tokens) - start) + 1)
                for written in _written(tokens[start:start + size])
                for name in _spelled(by_joined, written)]
+    matches += _joined_apart(tokens, names)
     for name, start, end in sorted(matches, key=lambda m: (-len(parts(m[0])), m[1])):
         take(name, start, end)
     if whole_only:
@@ -100,10 +115,38 @@ def find_names(question: str, names: list[str], all_names: list[str] | None = No
     return sorted(found, key=found.__getitem__)
 
 
+def _joined_apart(tokens: list[str], names: list[str]) -> list[tuple[str, int, int]]:
+    """Names of two parts written apart, their parts joined by words that add one to the other
+    ("guidelines plus the axe results"), in either order; nothing but joiners between."""
+    found = []
+    for name in names:
+        name_parts = parts(name)
+        if len(name_parts) != 2 or name_parts[0] == name_parts[1]:
+            continue
+        for i, token in enumerate(tokens):
+            if token not in name_parts:
+                continue
+            other = name_parts[1] if token == name_parts[0] else name_parts[0]
+            for j in range(i + 1, min(len(tokens), i + _JOINED_GAP + 2)):
+                if tokens[j] == other:
+                    between = tokens[i + 1:j]
+                    if all(w in _JOINERS for w in between) and (not between or _ADDS & set(between)):
+                        found.append((name, i, j + 1))
+                    break
+                if tokens[j] not in _JOINERS:
+                    break
+    return found
+
+
 def _written(window: list[str]) -> list[str]:
     """The ways a window of words may spell a name, joined: as written, with its numbers as digits
     ("round two" -> "round2") and, for an ordinal and one word, the other way round ("2nd round")."""
     out = ["".join(window)]
+    short = [_SHORT_WITH_NUMBER.match(w) for w in window]
+    if any(short):
+        out.append("".join(_SHORT[m.group(1)] + m.group(2) if m else w for m, w in zip(short, window)))
+    if len(window) == 2 and window[0] in _SHORT and window[1].isdigit():
+        out.append(_SHORT[window[0]] + window[1])
     if any(w in _NUMBER for w in window):
         out.append("".join(_NUMBER.get(w, w) for w in window))
         if len(window) == 2 and window[0] in _ORDINAL:

@@ -33,7 +33,13 @@ RUN_ID = re.compile(r"\brun[-_][A-Za-z0-9][A-Za-z0-9_-]{3,}\b", re.I)
 # ("round 3") or an amount ("17%"): after these words, or before what is counted.
 _COUNTED_AFTER = r"(?:top|first|last|latest|recent|newest|show(?: me)?|list|give me)"
 _COUNTED = r"(?:runs|rules|results|items|problems|failures|violations)"
-_LIMIT = re.compile(rf"\b{_COUNTED_AFTER}\s+(\d{{1,3}})\b(?!\s*%)|(?<![\w-])(\d{{1,3}})\s+(?:\w+\s+)?{_COUNTED}\b")
+_LIMIT = re.compile(rf"\b{_COUNTED_AFTER}\s+(\d{{1,3}})\b(?!\s*%)|(?<![\w-])(\d{{1,3}})\s+(?:\w+\s+){{0,2}}{_COUNTED}\b")
+# A number that is a round's or a label's, however written ("round 4", "r3", "rd 2", "the 2nd round",
+# "label 3", "wave two"): never counted, even where the data holds no such label.
+_LABEL_NUMBER = re.compile(r"\b(?:round|rd|rnd|r|label|wave|batch|iteration|sprint|phase|release|version|v)[\s#.-]*"
+                           r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)\b"
+                           r"|\b(?:\d{1,3}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)"
+                           r"\s+(?:round|label|wave|batch|iteration)\b", re.I)
 # The same in words ("top three", "five most common problems"), never "round three".
 _LIMIT_IN_WORDS = [(re.compile(rf"\b{_COUNTED_AFTER} {word}\b|(?<!round )\b{word} (?:\w+ ){{0,3}}{_COUNTED}\b"), number)
                    for word, number in {"three": 3, "five": 5, "ten": 10, "twenty": 20}.items()]
@@ -73,7 +79,7 @@ _WRITE_SOMETHING = re.compile(r"\b(?:write|compose|make up|generate)\b.{0,20}\b(
                               r"|^\s*(?:please\s+|can you\s+|could you\s+)?(?:re-?write|refactor|write|generate|code|fix|patch)\s+"
                               r"(?:my|our|this|the|a|an|me a)\b.{0,40}\b(?:components?|code|markup|html|css|jsx|"
                               r"functions?|snippets?|templates?|navbar|widgets?)\b", re.I)
-_WRONG = re.compile(r"wrong|mistake|most (?:com+on|frequent|often)|frequent|problems|failures|slip through|"
+_WRONG = re.compile(r"wrong|mistake|\bwhat (?:still |else |usually |typically )?(?:breaks|fails)\b|most (?:com+on|frequent|often)|frequent|problems|failures|slip through|"
                     r"broken most|breaks? most|fail(?:s|ing)? most|top rules|rules? (?:are |get )?(?:broken|violated|failed)|"
                     r"errors|issues|trips? up|\b(?:top|worst|most \w+)(?: \d+)?(?: \w+)? (?:rules|violations)\b|"
                     r"\brules\b.{0,40}\b(?:break|breaks|breaking|broke|broken|fail\w*|violated|catch\w*|trip\w*)\b", re.I)
@@ -152,11 +158,31 @@ def _nameable(facets: Facets) -> Facets:
             for facet in ("model", "context", "task", "label") if facet in facets}
 
 
+# The `none` context as people say it: no context, nothing extra, the bare task prompt.
+_NO_CONTEXT = re.compile(
+    r"\b(?:no|zero|without(?: any)?)(?: extra| additional| accessibility| a11y)? (?:context|guidance|instructions|help)\b"
+    r"|\bcontext (?:of )?none\b|\bnone context\b|\bnothing (?:extra|else|more|added)\b|\bbare(?:[- ]bones)?\b"
+    r"|\b(?:just|only) the (?:task|prompt|task prompt)\b|\b(?:task|plain) prompt (?:alone|only)\b|\bplain task prompt\b",
+    re.I)
+
+
 def _filters(q: str, facets: Facets) -> dict[str, str]:
     out = pinned(q, _nameable(facets))
-    if re.search(r"\b(?:no|zero|without(?: any)?) context\b|\bcontext (?:of )?none\b|\bnone context\b", q):
+    if _NO_CONTEXT.search(q) and "none" in facets.get("context", ["none"]):
         out["context"] = "none"
     return out
+
+
+def _without_names_numbers(q: str, facets: Facets) -> str:
+    """The question with the numbers of names blanked: a round's or a label's, and those in a name the
+    data holds ("signup-form-2"), so that none is read as how many results to show."""
+    q = _LABEL_NUMBER.sub(" ", q)
+    for values in facets.values():
+        for name in values:
+            if re.search(r"\d", name):
+                written = r"[\s_-]*".join(re.escape(part) for part in re.findall(r"[a-z]+|\d+", name.lower()))
+                q = re.sub(rf"\b{written}\b", " ", q)
+    return q
 
 
 def _limit(q: str) -> int | None:
@@ -231,13 +257,14 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
         return [("get_run", {"run_id": run_id}) for run_id in dict.fromkeys(run_ids)]
     filters = _filters(q, facets)
     named_rules = _rule_ids(question, q, rules | set(facets.get("rule", [])))
-    if (ranked := _by_violations(q, filters, named_rules)) is not None:
+    counted = _without_names_numbers(q, facets)  # where a number may say how many results
+    if (ranked := _by_violations(q, filters, named_rules, counted)) is not None:
         return [("list_runs", ranked)]
     if named_rules and (_LIST.search(q) or _RUNS.search(q)):
-        return lists_by_outcome({**filters, "rule": named_rules[0], **_limited(q)}, outcomes_named(q, rule_named=True))
+        return lists_by_outcome({**filters, "rule": named_rules[0], **_limited(counted)}, outcomes_named(q, rule_named=True))
     # Runs named by the problem they had ("runs in round 2 with missing form labels").
     if _RUNS.search(q) and not _WRONG.search(q) and not _WHICH_FACET.search(q) and (everyday := _everyday_rule(q, rules)):
-        return lists_by_outcome({**filters, "rule": everyday, **_limited(q)}, outcomes_named(q, rule_named=True))
+        return lists_by_outcome({**filters, "rule": everyday, **_limited(counted)}, outcomes_named(q, rule_named=True))
     if named_rules:
         return [("explain_rule", {"rule_id": rule_id}) for rule_id in named_rules]
     if _ASKS_RULE.search(q) and not _WRONG.search(q) and (everyday := _everyday_rule(q, rules)):
@@ -258,7 +285,7 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if _RESULT_MEANING.search(q) or _HOW_IT_IS_WORKED_OUT.search(q) or (explains_terms and not asks_a_figure):
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WRONG.search(q) and not _COMPARE_ONLY.search(q):
-        return [("top_rules", {**filters, **_limited(q)})]
+        return [("top_rules", {**filters, **_limited(counted)})]
     if _WHICH_FACET.search(q) and _AGGREGATE.search(q) and not _ASKS_FOR_A_LIST.search(q):
         # "Which model finishes its runs most often": a model is chosen by a figure over its runs.
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
@@ -266,10 +293,10 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if outcomes and ASKS_A_COUNT.search(q):  # "how many timed out", "the failure rate": counted, not listed
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if _LIST.search(q) or (_RUNS.search(q) and filters and not _AGGREGATE.search(q)):
-        return lists_by_outcome({**filters, **_limited(q)}, outcomes)
+        return lists_by_outcome({**filters, **_limited(counted)}, outcomes)
     # "timeouts for dune-code": runs named by how they ended, for a name the data holds.
     if outcomes and (filters or _RUNS.search(q)) and not _AGGREGATE.search(q):
-        return lists_by_outcome({**filters, **_limited(q)}, outcomes)
+        return lists_by_outcome({**filters, **_limited(counted)}, outcomes)
     if _COMPARE.search(q) or filters:
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if docs_source == "docs":
@@ -290,7 +317,7 @@ def _texts_search(question: str) -> tuple[str, dict[str, Any]]:
     return ("search_docs", {"query": question[:500]})
 
 
-def _by_violations(q: str, filters: dict[str, str], named_rules: list[str]) -> dict[str, Any] | None:
+def _by_violations(q: str, filters: dict[str, str], named_rules: list[str], counted: str) -> dict[str, Any] | None:
     """list_runs' arguments for runs ranked by their violation count, or None when the question does
     not rank runs so. A rule is kept only alone (the order takes a rule without other filters)."""
     if _WHICH_FACET.search(q):
@@ -300,7 +327,7 @@ def _by_violations(q: str, filters: dict[str, str], named_rules: list[str]) -> d
     if order is None or (named_rules and filters):
         return None
     args: dict[str, Any] = {**filters, **({"rule": named_rules[0]} if named_rules else {}), "order": order}
-    return {**args, **({"limit": 1} if ONE_RUN.search(q) else _limited(q))}
+    return {**args, **({"limit": 1} if ONE_RUN.search(q) else _limited(counted))}
 
 
 def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:

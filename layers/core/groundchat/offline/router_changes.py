@@ -41,6 +41,7 @@ _STRONG = re.compile(_either(_TABLE["what_the_data_holds"]["strong"]), re.I)
 _WEAK = re.compile(_either(_TABLE["weak_data_words"]["patterns"]), re.I)
 _PAGE = re.compile(_TABLE["page_words"]["pattern"], re.I)
 _ANYWHERE = re.compile(_either([entry["pattern"] for entry in _TABLE["anywhere"]]), re.I)
+_PRONOUN = re.compile(r"\s*(?:it|them|that|this|those|these|those ones)\b(?!\s+\w+\s+\w)", re.I)
 _RUN_ID = re.compile(r"\brun[-_][a-z0-9][a-z0-9_-]{3,}\b", re.I)
 # Where a clause ends: punctuation, or "and"/"then" before another order ("reset the benchmark and start over").
 _CLAUSE_BREAK = re.compile(r"[.;!?:,()\n]+|\s+(?:and then|and also|and|then|also)\s+", re.I)
@@ -72,7 +73,10 @@ def asks_to_change(q: str, facets: Facets) -> bool:
     for clause, rest in _clauses(q):
         if _ORDER_TO_RUN.search(rest):
             return True
-        if _ORDER_TO_CHANGE.search(rest) and _holds_data(rest, clause, facets):
+        order = _ORDER_TO_CHANGE.search(rest)
+        # "…is wrong, please fix it": a pronoun's object is what the question said before it.
+        acted_on = q if order and _PRONOUN.match(rest[order.end():]) else rest
+        if order and _holds_data(acted_on, clause, facets):
             return True
     return False
 

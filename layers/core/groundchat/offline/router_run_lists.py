@@ -27,15 +27,23 @@ ONE_RUN = re.compile(r"\b(?:which|what) (?:single )?run\b(?!s)|\bthe (?:worst|di
 _OUTCOME_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("completed", re.compile(r"\bcompleted\b|\bfinished\b|\bsuccessful\b|\bsucceeded\b", re.I)),
     ("failed", re.compile(r"\bfail(?:ed|s)?\b|\bcrash(?:ed|es)?\b", re.I)),
-    ("timeout", re.compile(r"\btime[ -]?outs?\b|\btimed[ -]?out\b|\btim(?:es|ing) out\b", re.I)),
+    ("timeout", re.compile(r"\btime[ -]?outs?\b|\btimed[ -]?out\b|\btim(?:es|ing) out\b|\b(?:ran|run|runs|running) out of time\b",
+                           re.I)),
 )
+# Runs that did not complete, however said: those that failed and those that timed out (one call each).
+_INCOMPLETE = re.compile(r"\bincomplete\b|\bunfinished\b|\bdnf\b|\b(?:never|not|didn't|did not|don't|couldn't|could not|"
+                         r"failed to) (?:finish|complete)(?:d|s)?\b|\bnot completed\b", re.I)
 _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bwithout)\s+(?:\w+\s+)?$", re.I)
 # Asked how many ended so, or how often: a figure compare_contexts gives per model × context.
 ASKS_A_COUNT = re.compile(r"how many|how often|\brates?\b|percent|%|\bshare\b|proportion|number of|\bcount", re.I)
 
 def outcomes_named(q: str, rule_named: bool) -> list[str]:
     """The outcomes the question names for its runs, in the order it names them; none when it
-    names all three (that is every run) or only negates them ("runs that did not time out")."""
+    names all three (that is every run) or only negates them ("runs that did not time out").
+    Runs that did not complete ("incomplete", "never finished") are those that failed or timed out;
+    axe's own "incomplete" results are not an outcome."""
+    if not rule_named and (m := _INCOMPLETE.search(q)) and not re.search(r"\bincomplete (?:results?|checks?|items?)\b", q):
+        return ["failed", "timeout"]
     found = []
     for outcome, words in _OUTCOME_WORDS:
         if outcome == "failed" and rule_named:
