@@ -16,6 +16,9 @@ from typing import Any
 EVAL_DIR = Path(__file__).resolve().parents[2] / "tests" / "eval"
 TUNE_FILE = EVAL_DIR / "citation_support_tune.jsonl"
 REPORT_FILE = EVAL_DIR / "citation_support_report.jsonl"
+# Written later, before the calibration by F0.5, and never tuned on.
+SECOND_REPORT_FILE = EVAL_DIR / "citation_support_second_report.jsonl"
+PARTS = (("tune", TUNE_FILE), ("report", REPORT_FILE), ("second_report", SECOND_REPORT_FILE))
 
 
 def add_eval_support_command(kinds: Any) -> None:
@@ -43,7 +46,7 @@ def cmd_eval_support(args: argparse.Namespace) -> int:
     scorer = SupportScorer()
     parts: dict[str, Any] = {}
     try:
-        for name, path in (("tune", TUNE_FILE), ("report", REPORT_FILE))[: 1 if args.tune else 2]:
+        for name, path in PARTS[: 1 if args.tune else len(PARTS)]:
             pairs = load_pairs(path)
             passages = resolve_passages(pairs, index.get_section, settings.search_max_excerpt_chars)
             parts[name] = (pairs, pair_features(pairs, passages, scorer))
@@ -105,11 +108,11 @@ def _text(out: dict[str, Any]) -> str:
     params = out.get("tuned") or out["params"]
     lines = [f"threshold {params['threshold']} (cosine weight {params['cosine_weight']}, absent-figure factor "
              f"{params['absent_factor']}){'  [tuned on the tune part, not yet in use]' if 'tuned' in out else ''}"]
-    for name in ("tune", "report"):
+    for name, _ in PARTS:
         if name not in out:
             continue
         m = out[name]
-        lines.append(f"{name:6} {m['pairs']:>3} pairs, {m['should_be_weak']:>3} should be weak, {m['flagged_weak']:>3} "
+        lines.append(f"{name:13} {m['pairs']:>3} pairs, {m['should_be_weak']:>3} should be weak, {m['flagged_weak']:>3} "
                      f"flagged: precision {m['precision']:.3f}, recall {m['recall']:.3f}, F1 {m['f1']:.3f}")
         lines.append("       weak by label: " + ", ".join(f"{k} {v['weak']}/{v['n']}" for k, v in m["by_label"].items()))
         for f in m.get("failures", []):

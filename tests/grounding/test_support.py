@@ -252,9 +252,10 @@ async def test_the_offline_answerers_answers_have_no_unverified_figure_and_no_we
 
 EVAL = REPO_ROOT / "tests" / "eval"
 TUNE, REPORT = EVAL / "citation_support_tune.jsonl", EVAL / "citation_support_report.jsonl"
-# The figures docs/engineering/citation-support.md reports for the report part, and the margin a change may lose.
-REPORTED = {"precision": 0.847, "recall": 0.820}
-MARGIN = 0.05
+SECOND_REPORT = EVAL / "citation_support_second_report.jsonl"  # written later, never tuned on
+# The figures docs/engineering/citation-support.md reports for the held-out parts, and the margin a change may lose.
+REPORTED = {"report": {"precision": 0.932, "recall": 0.672}, "second_report": {"precision": 0.725, "recall": 0.674}}
+MARGIN = 0.02
 
 
 def _rows(path):
@@ -288,7 +289,7 @@ def labelled(real_index):
     max_chars = Settings.model_fields["search_max_excerpt_chars"].default
     index, scorer = EmbeddedIndex(real_index["path"]), SupportScorer()
     out = {}
-    for name, path in (("tune", TUNE), ("report", REPORT)):
+    for name, path in (("tune", TUNE), ("report", REPORT), ("second_report", SECOND_REPORT)):
         pairs = load_pairs(path)
         passages = resolve_passages(pairs, index.get_section, max_chars)
         out[name] = (pairs, pair_features(pairs, passages, scorer))
@@ -302,10 +303,32 @@ def test_the_threshold_in_use_is_the_one_the_tune_part_chooses(labelled):
     assert params == PARAMS
 
 
-def test_on_the_report_part_weak_keeps_its_precision_and_recall(labelled):
+@pytest.mark.parametrize("part", ["report", "second_report"])
+def test_on_the_held_out_parts_weak_keeps_its_precision_and_recall(labelled, part):
     from groundchat.grounding.support_eval import weak_metrics
 
-    metrics = weak_metrics(*labelled["report"], PARAMS)
-    assert metrics["precision"] >= REPORTED["precision"] - MARGIN
-    assert metrics["recall"] >= REPORTED["recall"] - MARGIN
-    assert metrics["by_label"]["unrelated"]["weak"] == metrics["by_label"]["unrelated"]["n"]
+    metrics = weak_metrics(*labelled[part], PARAMS)
+    assert metrics["precision"] >= REPORTED[part]["precision"] - MARGIN
+    assert metrics["recall"] >= REPORTED[part]["recall"] - MARGIN
+    assert metrics["by_label"]["contradicts_figure"]["weak"] >= metrics["by_label"]["contradicts_figure"]["n"] - 4
+
+
+def test_the_first_held_out_part_reaches_the_precision_goal_and_the_calibration_chose_precision(labelled):
+    from groundchat.grounding.support import SupportParams
+    from groundchat.grounding.support_eval import weak_metrics
+
+    assert weak_metrics(*labelled["report"], PARAMS)["precision"] >= 0.90
+    # The values chosen by F1, as before: held-out precision under the goal on both parts.
+    by_f1 = SupportParams(cosine_weight=0.75, absent_factor=0.75, threshold=0.56)
+    assert weak_metrics(*labelled["report"], by_f1)["precision"] < 0.90
+    assert weak_metrics(*labelled["second_report"], by_f1)["precision"] < weak_metrics(*labelled["second_report"], PARAMS)["precision"]
+
+
+def test_the_second_held_out_part_is_many_and_shares_no_pair_with_the_first_sets():
+    from groundchat.grounding.support_eval import LABELS, load_pairs
+
+    second = _rows(SECOND_REPORT)
+    assert len(second) >= 60 and len(load_pairs(SECOND_REPORT)) == len(second)
+    assert {r["label"] for r in second} == set(LABELS)
+    earlier = {(" ".join(r["sentence"].lower().split()), r.get("section")) for r in _rows(TUNE) + _rows(REPORT)}
+    assert not [r["id"] for r in second if (" ".join(r["sentence"].lower().split()), r.get("section")) in earlier]
