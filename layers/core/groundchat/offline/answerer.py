@@ -12,8 +12,9 @@ import logging
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from groundchat.offline import templates as answers
+from groundchat.offline.follow_up import resolve as resolve_follow_up
 from groundchat.offline.summary import offline_summary
-from groundchat.offline.router import Facets, route
+from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, route
 from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
 DISCLAIMER = "(This is the offline answerer: a deterministic stand-in that calls the tools and fills templates; it is not a language model.)"
@@ -98,8 +99,29 @@ class OfflineAnswerer:
             return
         called = [c.name for m in turn if m.role == "assistant" for c in m.tool_calls]
         if not called:
+            names = await self._known_names()
             margin = await self._margin(question)
-            routed = route(question, offered, await self._known_names(), self._rules, topic=lambda _: margin)
+            routed = route(question, offered, names, self._rules, topic=lambda _: margin)
+            # A question that leans on the conversation ("and in round 3?", "which criterion is it?") is
+            # read against the earlier turns' calls and results; one that cannot be pinned down is
+            # answered with a question back, and nothing is called. The router's refusals of a request
+            # to run, change or write something stand; its off-topic refusal does not bind a follow-up
+            # ("and why does it matter?" says nothing of its subject alone).
+            follow_up = None
+            if routed.refusal is None or routed.refusal == REFUSAL:
+                follow_up = resolve_follow_up(question, request.messages[:last_user], offered, names, EVERYDAY_RULES,
+                                              off_topic_alone=routed.refusal is not None)
+            if follow_up is not None and follow_up.clarify is not None:
+                yield TextDelta(text=follow_up.clarify + "\n\n" + DISCLAIMER)
+                yield UsageEvent(input_tokens=0, output_tokens=0)
+                yield StopEvent(reason="end_turn")
+                return
+            if follow_up is not None:
+                for j, (name, args) in enumerate(follow_up.calls):
+                    yield ToolCallEvent(id=f"offline_{last_user}_{j}", name=name, args=args)
+                yield UsageEvent(input_tokens=0, output_tokens=0)
+                yield StopEvent(reason="tool_use")
+                return
             if routed.refusal is not None:
                 yield TextDelta(text=routed.refusal + "\n\n" + DISCLAIMER)
                 yield UsageEvent(input_tokens=0, output_tokens=0)
