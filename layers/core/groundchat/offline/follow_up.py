@@ -71,6 +71,7 @@ def _cues() -> dict[str, Any]:
         "texts": {source: re.compile(p) for source, p in w["texts_named"].items()},
         "never_alone": set(w["name_prefixes_that_need_more"]["never"]),
         "short": int(w["short_words"]["max"]),
+        "chooses": re.compile(w["chooses"]["pattern"]),
         "clarify": w["clarify"],
     }
 
@@ -122,12 +123,14 @@ def resolve(question: str, earlier: list[Message], offered: set[str], facets: di
     if not (cues["opens"].search(q) or refers or place is not None or short):
         return None
     outcomes = outcomes_named(q, rule_named=False)
-    if not (asks or refers or place is not None or names or ambiguous or drops or outcomes):
+    before = [e for e in exchanges(earlier) if e.calls]
+    # After a search, new words of its own continue it in the same text ("and for focus order?").
+    searched_last = bool(before) and any(n == "search_docs" for n, _ in before[-1].calls)
+    if not (asks or refers or place is not None or names or ambiguous or drops or outcomes or searched_last):
         return None  # nothing of its own to change or ask: "and?" is the router's
     words = len(re.findall(r"[\w'-]+", q))
     if off_topic_alone and not (refers or place is not None or names or ambiguous) and words > cues["short"]:
         return None
-    before = [e for e in exchanges(earlier) if e.calls]
     if not before:
         if refers or place is not None or asks in ("criterion", "run_detail"):
             return FollowUp(clarify=_nothing(asks, q))
@@ -193,13 +196,13 @@ def _plan(question: str, q: str, last: Exchange, asks: str | None, place: int | 
         return FollowUp([("list_runs", {**names, "rule": rules[0]})])
     if not data:
         return None
-    if refers and len(data) > 1 and not names:
+    if refers and len(data) > 1 and not names and not _cues()["chooses"].search(q):
         for facet in FILTERS:
             values = list(dict.fromkeys(a.get(facet) for _, a in data if a.get(facet)))
             if len(values) > 1:
                 return FollowUp(clarify=_options(facet, values))
     target = {"cost": "compare_contexts", "wrong": "top_rules", "runs_of": "list_runs"}.get(asks or "")
-    if MOST_VIOLATIONS.search(q) or FEWEST_VIOLATIONS.search(q):
+    if _ranks(q):
         target = "list_runs"
     outcomes = outcomes_named(q, rule_named=False)
     calls = []
@@ -234,11 +237,20 @@ def _changed(args: dict[str, Any], names: dict[str, str], drops: list[str], keep
 def _as_run_list(q: str, args: dict[str, Any], outcomes: list[str]) -> dict[str, Any]:
     if outcomes:
         args = {**args, "outcome": outcomes[0]}
-    if MOST_VIOLATIONS.search(q) or FEWEST_VIOLATIONS.search(q):
-        args = {**args, "order": "most_violations" if MOST_VIOLATIONS.search(q) else "fewest_violations"}
+    if order := _ranks(q):
+        args = {**args, "order": order}
         if ONE_RUN.search(q):
             args["limit"] = 1
     return args
+
+
+def _ranks(q: str) -> str | None:
+    """Runs ranked by their violations, said of runs ("runs with the most violations") or of the
+    previous list ("which of them had the most violations")."""
+    if not (MOST_VIOLATIONS.search(q) or FEWEST_VIOLATIONS.search(q) or _cues()["asks"]["ranked"].search(q)):
+        return None
+    fewest = FEWEST_VIOLATIONS.search(q) or re.search(r"\b(?:fewest|least)\b|\bcleanest\b", q)
+    return "fewest_violations" if fewest else "most_violations"
 
 
 def _named(q: str, facets: dict[str, list[str]]) -> dict[str, str]:
