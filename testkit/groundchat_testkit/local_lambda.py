@@ -238,8 +238,16 @@ class LocalLambda:
     def log(self) -> str:
         return "\n".join(self.output[-80:])
 
-    def reports(self) -> list[dict[str, float]]:
-        """The emulator's REPORT lines: {duration_ms, init_duration_ms?} per invocation."""
+    def reports(self, expected: int = 0, within_s: float = 10.0) -> list[dict[str, float]]:
+        """The emulator's REPORT lines: {duration_ms, init_duration_ms?} per invocation. The emulator
+        writes an invocation's line after its response, and a thread reads it: with `expected`, wait
+        (up to within_s) until that many have been read."""
+        deadline = time.monotonic() + within_s
+        while len(self._reports()) < expected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self._reports()
+
+    def _reports(self) -> list[dict[str, float]]:
         out = []
         for line in self.output:
             if line.startswith("REPORT RequestId:"):

@@ -150,5 +150,5 @@ def test_the_ingest_builds_the_index_from_its_scheduled_event_and_a_second_run_d
     assert len(bedrock["calls"]) == sent  # nothing embedded again
     assert store.serving_meta() == meta
     # Two invocations of one execution environment: one init, two reports.
-    reports = stack["ingest"].reports()
+    reports = stack["ingest"].reports(expected=2)
     assert len(reports) == 2 and "init_duration_ms" in reports[0] and "init_duration_ms" not in reports[1]

@@ -327,3 +327,52 @@ def test_on_the_node_a_full_disk_keeps_the_serving_index_searchable_and_a_rebuil
         assert refused.value.status_code == 429
         assert backend.serving() == [serving]
         assert sorted(backend.client.indices.get(index=f"{backend.alias}-*")) == [serving]
+
+
+# "in" and "check" are in every passage; the phrase "check in" is in one, "kiosk" in two. FTS5
+# weighs a phrase by the passages that hold it, so the one with the phrase leads; a Lucene phrase
+# query would sum its words' idfs (both near nothing here) and put it behind the kiosks. The node's
+# shingle subfields give the phrase its own idf.
+PHRASES = [
+    ("eaa", "P", "Travellers check in at the desk in the hall and check the board"),
+    ("eaa", "K", "A kiosk in the hall: check the screen"),
+    ("eaa", "Q", "A kiosk sells papers in the station, check the price of each one first"),
+    ("eaa", "A", "Check the lift in the morning"),
+    ("eaa", "B", "Check the ramp in the evening"),
+    ("eaa", "C", "In winter, check the doors"),
+]
+
+
+@pytest.mark.parametrize("query, first", [("check-in kiosk", "P"), ("check-in", "P"), ("kiosk", "K")])
+def test_a_phrase_weighs_as_rare_as_the_passages_that_hold_it(backend, query, first):
+    backend.build(WordHashEmbedder(), texts=PHRASES)
+    hits = backend.index.legs(query, None, 6, ["eaa"], ["bm25"])["bm25"]
+    assert hits[0].chunk.section == first
+    if query == "check-in kiosk":
+        assert [h.chunk.section for h in hits] == ["P", "K", "Q"]
+
+
+def test_a_phrase_of_three_tokens_is_one_criterion_number(backend):
+    texts = [("wcag22", "1.4.3", "Contrast 1.4.3 of text"), ("wcag22", "4.1.3", "Status messages 4 1 3 1"),
+             ("wcag22", "1.3.1", "Info 1 3 1 4 and relationships 1.3.1"), ("wcag22", "3.1.4", "Abbreviations 3 1 4")]
+    backend.build(WordHashEmbedder(), texts=texts)
+    hits = backend.index.legs("1.4.3", None, 4, ["wcag22"], ["bm25"])["bm25"]
+    assert [h.chunk.section for h in hits] == ["1.4.3"]
+
+
+def test_an_index_of_another_layout_is_built_again_with_its_vectors_reused(backend, tmp_path):
+    """A new field or analyzer in the template (or the embedded schema) reaches the serving index at
+    the next ingest, though no source changed; the stored vectors are reused."""
+    from groundchat.search.ingest import run_ingest
+
+    _, specs = docs_source(tmp_path, "# Guide\n\nfocus order of controls\n\n## Costs\n\nthe price of a run\n")
+    embedder = CountingEmbedder()
+    assert run_ingest(specs, backend.store, embedder, use_vector_cache=False).changed
+    serving = backend.serving()
+    assert backend.store.serving_meta()["layout"] == type(backend.store).layout
+    backend.store.layout = "an-older-layout"
+    again = run_ingest(specs, backend.store, embedder, use_vector_cache=False)
+    assert again.changed is True and embedder.texts == 2
+    assert backend.serving() != serving
+    assert backend.store.serving_meta()["layout"] == "an-older-layout"
+    assert run_ingest(specs, backend.store, embedder, use_vector_cache=False).changed is False

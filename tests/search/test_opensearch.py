@@ -226,3 +226,15 @@ def test_the_template_is_declared_package_data():
     globs = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["groundchat"]
     relative = TEMPLATE_PATH.relative_to(REPO_ROOT / "layers" / "core" / "groundchat").as_posix()
     assert any(fnmatch.fnmatch(relative, g) for g in globs)
+
+
+def test_a_word_of_two_or_three_tokens_is_one_shingle_and_longer_ones_stay_phrases():
+    from groundchat.search.opensearch import msearch_body
+
+    body = msearch_body("kiosk check-in 1.4.3 a-b-c-d", None, 3, None, ["bm25"])
+    assert body[1]["query"]["bool"]["should"] == [
+        {"match_phrase": {"keyword_text": "kiosk"}},
+        {"match": {"keyword_text.pairs": "check-in"}},
+        {"match": {"keyword_text.triples": "1.4.3"}},
+        {"match_phrase": {"keyword_text": "a-b-c-d"}},
+    ]

@@ -10,6 +10,7 @@ notices the new file on its next search; a failed build leaves the serving file 
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -264,6 +265,8 @@ class EmbeddedBuild:
 
 class EmbeddedStore:
     """The ingest's view of the embedded backend: what is serving, and how to build a new one."""
+
+    layout = hashlib.sha256(_SCHEMA.encode()).hexdigest()[:12]
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)

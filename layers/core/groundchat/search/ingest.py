@@ -122,6 +122,11 @@ class Build(Protocol):
 
 
 class Store(Protocol):
+    # What shape a build of this store writes (its schema or index template): an index of another
+    # layout is built again, though its vectors are reused, so a new field or analyzer never waits
+    # for a source to change.
+    layout: str
+
     def serving_meta(self) -> dict[str, str] | None: ...
     def serving_chunks(self, source: str) -> list[tuple[Chunk, np.ndarray]]: ...
     def begin(self, *, model_id: str, dimension: int) -> Build: ...
@@ -177,7 +182,8 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
     same_model = (bool(serving) and serving.get("model_id") == embedder.model_id
                   and serving.get("index_text") == INDEX_TEXT_VERSION)
     old_hashes: dict[str, str] = json.loads(serving.get("source_hashes", "{}")) if same_model and serving else {}
-    if not force and same_model and old_hashes == hashes:
+    same_layout = bool(serving) and serving.get("layout") == store.layout
+    if not force and same_model and same_layout and old_hashes == hashes:
         return IngestSummary(changed=False, model_id=embedder.model_id, reason="every source hash and the model match",
                              seconds=time.perf_counter() - started,
                              notes_problems=json.loads((serving or {}).get("notes_problems", "[]")))
@@ -206,6 +212,7 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
         build.commit({
             "source_hashes": json.dumps(hashes, sort_keys=True),
             "index_text": INDEX_TEXT_VERSION,
+            "layout": store.layout,
             "notes_problems": json.dumps(report.lines()),
             "notes_withheld": json.dumps(sorted(n.key for n in report.unusable())),
             "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -13,7 +13,9 @@ the query side read them from the index itself.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -73,7 +75,7 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
             "query": {"bool": {
                 # The embedded backend's FTS5 query: any of the topic words (question frame dropped),
                 # each a phrase of its tokens ("1.4.3" is 1 4 3 in that order), their scores summed.
-                "should": [{"match_phrase": {KEYWORD_FIELD: word}} for word in terms(query) or [query]],
+                "should": [_phrase(word) for word in terms(query) or [query]],
                 "minimum_should_match": 1,
                 "filter": filters,
             }},
@@ -88,6 +90,21 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
         rows = {"vector": floats, "k": max(QUESTION_ROWS, KNN_CANDIDATES), "filter": {"bool": {"filter": [{"terms": {"source": [QUESTIONS]}}]}}}
         lines += [{}, {"size": QUESTION_ROWS, "_source": _FIELDS, "query": {"knn": {"embedding": rows}}}]
     return lines
+
+
+# A phrase of two or three tokens is one token of a shingle subfield, so its idf is that of the
+# passages holding the phrase, as FTS5 counts it; a phrase query in Lucene sums its words' idfs,
+# which ranks "check-in" or "1.4.3" by how common "in" or "1" are (docs/engineering/opensearch-local.md).
+SHINGLE_FIELDS = {2: f"{KEYWORD_FIELD}.pairs", 3: f"{KEYWORD_FIELD}.triples"}
+# The template's tokenizer: runs of letters and digits.
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def _phrase(word: str) -> dict[str, Any]:
+    shingles = SHINGLE_FIELDS.get(len(_TOKEN.findall(word)))
+    if shingles is not None:
+        return {"match": {shingles: word}}
+    return {"match_phrase": {KEYWORD_FIELD: word}}
 
 
 def cosine_from_knn_score(score: float) -> float:
@@ -270,6 +287,8 @@ class OpenSearchBuild:
 
 
 class OpenSearchStore:
+    layout = hashlib.sha256(TEMPLATE_PATH.read_bytes()).hexdigest()[:12]
+
     def __init__(self, client: Any, alias: str) -> None:
         self.client = client
         self.alias = alias
