@@ -122,10 +122,7 @@ class Build(Protocol):
 
 
 class Store(Protocol):
-    # What shape a build of this store writes (its schema or index template): an index of another
-    # layout is built again, though its vectors are reused, so a new field or analyzer never waits
-    # for a source to change.
-    layout: str
+    layout: str  # the schema or template its builds write: another layout is built again, vectors reused
 
     def serving_meta(self) -> dict[str, str] | None: ...
     def serving_chunks(self, source: str) -> list[tuple[Chunk, np.ndarray]]: ...
