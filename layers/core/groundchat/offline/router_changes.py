@@ -8,8 +8,9 @@ words are data (offline/change_requests.json); what is fixed here is how they ar
 - an order starts a clause, after what may open it ("please", "can you", "i want you to");
 - an order to run is one whatever follows it, unless "run" is the benchmark's noun ("run costs");
 - an order to change is one only when something the data holds follows: one of its strong words,
-  a model, context or label by name, or a run id; a weak word ("label", "timeouts") only where the
-  clause does not speak of a page ("fix the label on our email field" asks how to fix a page);
+  a model or label by name, or a run id; a weak word ("label", "timeouts", "prices") only where the
+  clause does not speak of a page or a business ("fix the label on our email field" asks how to fix a
+  page);
 - a few orders are recognised wherever they are said ("rm -rf", "start a new round").
 """
 from __future__ import annotations
@@ -41,7 +42,9 @@ _STRONG = re.compile(_either(_TABLE["what_the_data_holds"]["strong"]), re.I)
 _WEAK = re.compile(_either(_TABLE["weak_data_words"]["patterns"]), re.I)
 _PAGE = re.compile(_TABLE["page_words"]["pattern"], re.I)
 _ANYWHERE = re.compile(_either([entry["pattern"] for entry in _TABLE["anywhere"]]), re.I)
-_PRONOUN = re.compile(r"\s*(?:it|them|that|this|those|these|those ones)\b(?!\s+\w+\s+\w)", re.I)
+# An object that points back: what the question named before it is acted on.
+_PRONOUN = re.compile(r"\s*(?:it|them|that|this|those|these|(?:all )?(?:the |those |these )?(?:[\w-]+ )?ones|everything|all of (?:it|them))\b"
+                      r"(?!\s+\w+\s+\w)", re.I)
 _RUN_ID = re.compile(r"\brun[-_][a-z0-9][a-z0-9_-]{3,}\b", re.I)
 # Where a clause ends: punctuation, or "and"/"then" before another order ("reset the benchmark and start over").
 _CLAUSE_BREAK = re.compile(r"[.;!?:,()\n]+|\s+(?:and then|and also|and|then|also)\s+", re.I)
@@ -54,27 +57,32 @@ def _clauses(q: str) -> list[tuple[str, str]]:
     return [(q[s:e].strip(), q[s:].strip()) for s, e in zip(starts, ends)]
 
 
-def _holds_data(text: str, clause: str, facets: Facets) -> bool:
-    """Whether what an order acts on is the benchmark's data."""
+def _names_the_data(text: str, facets: Facets) -> bool:
+    """The benchmark's own words, a run id, or a model or label by name. A context's names are left
+    out: "guidelines" and "checklist" are the texts' words too."""
     if _STRONG.search(text) or _RUN_ID.search(text):
         return True
-    names = [n for facet in ("model", "context", "label") for n in facets.get(facet, []) if n != "none"]
-    if names and find_names(text, names, [n for values in facets.values() for n in values]):
-        return True
-    return bool(_WEAK.search(text)) and not _PAGE.search(clause)
+    names = [n for facet in ("model", "label") for n in facets.get(facet, [])]
+    return bool(names) and bool(find_names(text, names, [n for values in facets.values() for n in values]))
+
+
+def _holds_data(text: str, clause: str, facets: Facets) -> bool:
+    """Whether what an order acts on is the benchmark's data."""
+    return _names_the_data(text, facets) or (bool(_WEAK.search(text)) and not _PAGE.search(clause))
 
 
 def asks_to_change(q: str, facets: Facets) -> bool:
     """True when the question (lower-cased) asks to change, delete, rename, run or re-grade something."""
     if _ANYWHERE.search(q):
         return True
-    if _PASSIVE.search(q) and _holds_data(q, q, facets):
+    if _PASSIVE.search(q) and _names_the_data(q, facets):
         return True
     for clause, rest in _clauses(q):
         if _ORDER_TO_RUN.search(rest):
             return True
         order = _ORDER_TO_CHANGE.search(rest)
-        # "…is wrong, please fix it": a pronoun's object is what the question said before it.
+        # "…is wrong, please fix it", "show me the runs and then remove the failed ones": a pronoun's
+        # object is what the question said before it.
         acted_on = q if order and _PRONOUN.match(rest[order.end():]) else rest
         if order and _holds_data(acted_on, clause, facets):
             return True
