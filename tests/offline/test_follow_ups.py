@@ -255,6 +255,28 @@ def test_the_previous_call_is_repeated_with_the_arguments_the_follow_up_changes(
     assert resolve("and a recipe for banana bread?", history, offered, FACETS, off_topic_alone=True) is None
 
 
+@pytest.mark.parametrize("question", [
+    "Which context level is best, and what does it cost?",
+    "What does the color-contrast rule check and why does it matter?",
+    "which rules break most and how do I fix them?",
+    "show me cedar-mini's runs and what they cost",
+])
+def test_a_first_question_whose_pointing_word_points_inside_it_is_the_routers(question):
+    """With nothing earlier, "it" or "them" after the question's own subject needs no conversation."""
+    from groundchat.offline.follow_up import resolve
+
+    assert resolve(question, [], {"compare_contexts", "list_runs", "top_rules", "explain_rule", "search_docs"}, FACETS) is None
+
+
+@pytest.mark.parametrize("question", ["and which criterion is it?", "why does it fail so often?", "what went wrong in that run?",
+                                      "what is the second one?"])
+def test_a_first_question_whose_pointing_word_points_at_nothing_asks_which_is_meant(question):
+    from groundchat.offline.follow_up import resolve
+
+    plan = resolve(question, [], {"compare_contexts", "list_runs", "top_rules", "explain_rule", "search_docs"}, FACETS)
+    assert plan is not None and plan.calls == [] and "Nothing earlier in this conversation names one" in plan.clarify
+
+
 async def test_a_request_to_run_something_stays_refused_after_a_listing():
     history = [Message(role="user", content="list runs please"),
                Message(role="assistant", tool_calls=[ToolCall(id="a", name="list_runs", args={})]),

@@ -19,24 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from groundchat.models.messages import Message
+from groundchat.offline.earlier_turns import Call, Exchange, exchanges
 from groundchat.offline.name_matching import parts, pinned
 from groundchat.offline.router_run_lists import FEWEST_VIOLATIONS, MOST_VIOLATIONS, ONE_RUN, outcomes_named
 from groundchat.search.vocabulary import in_american_spelling
 
-Call = tuple[str, dict[str, Any]]
 FILTERS = ("model", "context", "task", "label")
 _DATA_TOOLS = {"compare_contexts", "list_runs", "top_rules", "get_run"}
 # What each tool takes beyond the filters, so a call turned into another keeps only what it accepts.
 _EXTRA = {"compare_contexts": (), "top_rules": ("limit",), "list_runs": ("rule", "outcome", "order", "limit")}
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One earlier question with the calls made for it and their results (parsed JSON, in order)."""
-
-    question: str
-    calls: tuple[Call, ...]
-    results: tuple[Any, ...]
 
 
 @dataclass
@@ -72,36 +63,9 @@ def _cues() -> dict[str, Any]:
         "never_alone": set(w["name_prefixes_that_need_more"]["never"]),
         "short": int(w["short_words"]["max"]),
         "chooses": re.compile(w["chooses"]["pattern"]),
+        "antecedents": re.compile(w["antecedents"]["pattern"]),
         "clarify": w["clarify"],
     }
-
-
-def exchanges(messages: list[Message]) -> list[Exchange]:
-    """The earlier turns as exchanges: each user question, the calls the answers to it made and their
-    results, matched by call id."""
-    out: list[Exchange] = []
-    question: str | None = None
-    calls: list[tuple[str, str, dict[str, Any]]] = []
-    results: dict[str, Any] = {}
-
-    def close() -> None:
-        if question is not None:
-            out.append(Exchange(question, tuple((n, a) for _, n, a in calls),
-                                tuple(results.get(i) for i, _, _ in calls)))
-
-    for m in messages:
-        if m.role == "user":
-            close()
-            question, calls, results = m.content, [], {}
-        elif m.role == "assistant":
-            calls.extend((c.id, c.name, dict(c.args)) for c in m.tool_calls if c.name != "show_view")
-        elif m.role == "tool" and m.tool_call_id and not m.is_error:
-            try:
-                results[m.tool_call_id] = json.loads(m.content)
-            except (json.JSONDecodeError, TypeError):
-                results[m.tool_call_id] = m.content
-    close()
-    return out
 
 
 def resolve(question: str, earlier: list[Message], offered: set[str], facets: dict[str, list[str]],
@@ -132,7 +96,7 @@ def resolve(question: str, earlier: list[Message], offered: set[str], facets: di
     if off_topic_alone and not (refers or place is not None or names or ambiguous) and words > cues["short"]:
         return None
     if not before:
-        if refers or place is not None or asks in ("criterion", "run_detail"):
+        if (refers or place is not None or asks in ("criterion", "run_detail")) and not _referent_within(q, names, everyday_rules or []):
             return FollowUp(clarify=_nothing(asks, q))
         return None
     last = before[-1]
@@ -214,6 +178,15 @@ def _plan(question: str, q: str, last: Exchange, asks: str | None, place: int | 
         allowed = (*FILTERS, *_EXTRA.get(tool, ()))
         calls.append((tool, {k: v for k, v in changed.items() if k in allowed}))
     return FollowUp(_unique(calls))
+
+
+def _referent_within(q: str, names: dict[str, str], everyday: list[tuple[str, str]]) -> bool:
+    """Whether what a pointing word ("it", "that run", "the second one") points at is named earlier in
+    the question itself: a name of the data, or one of its nouns or an everyday problem before it."""
+    cues = _cues()
+    pointer = [m.start() for m in (cues["refers"].search(q), cues["place"].search(q)) if m]
+    before = q[:min(pointer)] if pointer else q
+    return bool(names) or bool(cues["antecedents"].search(before)) or any(re.search(p, before) for p, _ in everyday)
 
 
 def _unique(calls: list[Call]) -> list[Call]:
@@ -357,4 +330,4 @@ def _nothing(asks: str | None, q: str) -> str:
     return _cues()["clarify"]["nothing"].format(kind=kind)
 
 
-__all__ = ["Exchange", "FollowUp", "exchanges", "resolve"]
+__all__ = ["FollowUp", "resolve"]
