@@ -144,17 +144,17 @@ def main() -> int:
 def sweep(searched: dict[str, list[tuple[dict[str, Any], dict[str, Any], bool]]]) -> int:
     """The floors on the tune sets: each relative floor with each number of passages at most. The one
     in use is the one with the most accepted citations net of the rejected ones per answer."""
-    from groundchat.offline import templates
+    from groundchat.offline import search_answers, templates
 
-    held = templates.SEARCH_FLOOR
+    held = search_answers.SEARCH_FLOOR
     try:
         for relative in (0.0, 0.5, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.96, 0.97, 0.98, 0.99, 1.0, 1.01):
             for most in (2, 3, 4):
-                templates.SEARCH_FLOOR = templates.SearchFloor(relative=relative, most=most)
+                search_answers.SEARCH_FLOOR = search_answers.SearchFloor(relative=relative, most=most)
                 f = measure(searched, templates.compose)["all"]
                 print(_line(f"relative {relative:.2f}, at most {most}", f))
     finally:
-        templates.SEARCH_FLOOR = held
+        search_answers.SEARCH_FLOOR = held
     return 0
 
 

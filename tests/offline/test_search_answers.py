@@ -1,12 +1,13 @@
 """An answer from the document search: one sentence from the best passage, cited; another passage
 only when it is of another criterion or article, near the best one's score and says something new;
-a passage under the floor is neither quoted nor cited (offline/templates.py, bench/offline_citations.py)."""
+a passage under the floor is neither quoted nor cited (offline/search_answers.py, bench/offline_citations.py)."""
 from __future__ import annotations
 
 import asyncio
 import re
 
-from groundchat.offline.templates import SEARCH_FLOOR, cited_passages, compose
+from groundchat.offline.search_answers import SEARCH_FLOOR, cited_passages
+from groundchat.offline.templates import compose
 
 CITED = re.compile(r"\[([0-9a-f]{8})\]")
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from groundchat.offline.name_matching import find_names, pinned
+from groundchat.offline.name_matching import find_names
 from groundchat.offline.router_run_lists import (
     ASKS_A_COUNT,
     FEWEST_VIOLATIONS,
@@ -21,28 +21,13 @@ from groundchat.offline.router_run_lists import (
     lists_by_outcome,
     outcomes_named,
 )
+from groundchat.offline.router_arguments import RUN_ID, counted_part, filters_named, limited, nameable
 from groundchat.offline.router_changes import CHANGE_REFUSAL, asks_to_change
 from groundchat.offline.router_gate import on_topic, on_topic_words
 from groundchat.offline.router_topics import asks_the_texts
 from groundchat.search.vocabulary import in_american_spelling
 
 Facets = dict[str, list[str]]
-
-RUN_ID = re.compile(r"\brun[-_][A-Za-z0-9][A-Za-z0-9_-]{3,}\b", re.I)
-# A number is a limit only where it counts results ("top 5", "last 3", "10 runs"), never in a name
-# ("round 3") or an amount ("17%"): after these words, or before what is counted.
-_COUNTED_AFTER = r"(?:top|first|last|latest|recent|newest|show(?: me)?|list|give me)"
-_COUNTED = r"(?:runs|rules|results|items|problems|failures|violations)"
-_LIMIT = re.compile(rf"\b{_COUNTED_AFTER}\s+(\d{{1,3}})\b(?!\s*%)|(?<![\w-])(\d{{1,3}})\s+(?:\w+\s+){{0,2}}{_COUNTED}\b")
-# A number that is a round's or a label's, however written ("round 4", "r3", "rd 2", "the 2nd round",
-# "label 3", "wave two"): never counted, even where the data holds no such label.
-_LABEL_NUMBER = re.compile(r"\b(?:round|rd|rnd|r|label|wave|batch|iteration|sprint|phase|release|version|v)[\s#.-]*"
-                           r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)\b"
-                           r"|\b(?:\d{1,3}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)"
-                           r"\s+(?:round|label|wave|batch|iteration)\b", re.I)
-# The same in words ("top three", "five most common problems"), never "round three".
-_LIMIT_IN_WORDS = [(re.compile(rf"\b{_COUNTED_AFTER} {word}\b|(?<!round )\b{word} (?:\w+ ){{0,3}}{_COUNTED}\b"), number)
-                   for word, number in {"three": 3, "five": 5, "ten": 10, "twenty": 20}.items()]
 
 # What people call the problems axe names by rule id, for "which axe rule covers …".
 EVERYDAY_RULES: list[tuple[str, str]] = [
@@ -151,49 +136,6 @@ class Plan:
     refusal: str | None = None
 
 
-def _nameable(facets: Facets) -> Facets:
-    """The facets a question may name, each with its names; `none` is a context's name and an
-    everyday word, so it is pinned only by how people say it (see `_filters`)."""
-    return {facet: [v for v in facets[facet] if not (facet == "context" and v == "none")]
-            for facet in ("model", "context", "task", "label") if facet in facets}
-
-
-# The `none` context as people say it: no context, nothing extra, the bare task prompt.
-_NO_CONTEXT = re.compile(
-    r"\b(?:no|zero|without(?: any)?)(?: extra| additional| accessibility| a11y)? (?:context|guidance|instructions|help)\b"
-    r"|\bcontext (?:of )?none\b|\bnone context\b|\bnothing (?:extra|else|more|added)\b|\bbare(?:[- ]bones)?\b"
-    r"|\b(?:just|only) the (?:task|prompt|task prompt)\b|\b(?:task|plain) prompt (?:alone|only)\b|\bplain task prompt\b",
-    re.I)
-
-
-def _filters(q: str, facets: Facets) -> dict[str, str]:
-    out = pinned(q, _nameable(facets))
-    if _NO_CONTEXT.search(q) and "none" in facets.get("context", ["none"]):
-        out["context"] = "none"
-    return out
-
-
-def _without_names_numbers(q: str, facets: Facets) -> str:
-    """The question with the numbers of names blanked: a round's or a label's, and those in a name the
-    data holds ("signup-form-2"), so that none is read as how many results to show."""
-    q = _LABEL_NUMBER.sub(" ", q)
-    for values in facets.values():
-        for name in values:
-            if re.search(r"\d", name):
-                written = r"[\s_-]*".join(re.escape(part) for part in re.findall(r"[a-z]+|\d+", name.lower()))
-                q = re.sub(rf"\b{written}\b", " ", q)
-    return q
-
-
-def _limit(q: str) -> int | None:
-    for counted, number in _LIMIT_IN_WORDS:
-        if counted.search(q):
-            return number
-    m = _LIMIT.search(q)
-    number = int(m.group(1) or m.group(2)) if m else 0
-    return number if 0 < number <= 100 and not RUN_ID.search(q) else None
-
-
 def _rule_ids(question: str, q: str, rules: set[str]) -> list[str]:
     ids = []
     # "heading order: a real failure or best practice?" asks what the rule is.
@@ -255,16 +197,16 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
 def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[str]) -> list[tuple[str, dict[str, Any]]]:
     if run_ids:
         return [("get_run", {"run_id": run_id}) for run_id in dict.fromkeys(run_ids)]
-    filters = _filters(q, facets)
+    filters = filters_named(q, facets)
     named_rules = _rule_ids(question, q, rules | set(facets.get("rule", [])))
-    counted = _without_names_numbers(q, facets)  # where a number may say how many results
+    counted = counted_part(q, facets)  # where a number may say how many results
     if (ranked := _by_violations(q, filters, named_rules, counted)) is not None:
         return [("list_runs", ranked)]
     if named_rules and (_LIST.search(q) or _RUNS.search(q)):
-        return lists_by_outcome({**filters, "rule": named_rules[0], **_limited(counted)}, outcomes_named(q, rule_named=True))
+        return lists_by_outcome({**filters, "rule": named_rules[0], **limited(counted)}, outcomes_named(q, rule_named=True))
     # Runs named by the problem they had ("runs in round 2 with missing form labels").
     if _RUNS.search(q) and not _WRONG.search(q) and not _WHICH_FACET.search(q) and (everyday := _everyday_rule(q, rules)):
-        return lists_by_outcome({**filters, "rule": everyday, **_limited(counted)}, outcomes_named(q, rule_named=True))
+        return lists_by_outcome({**filters, "rule": everyday, **limited(counted)}, outcomes_named(q, rule_named=True))
     if named_rules:
         return [("explain_rule", {"rule_id": rule_id}) for rule_id in named_rules]
     if _ASKS_RULE.search(q) and not _WRONG.search(q) and (everyday := _everyday_rule(q, rules)):
@@ -285,7 +227,7 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if _RESULT_MEANING.search(q) or _HOW_IT_IS_WORKED_OUT.search(q) or (explains_terms and not asks_a_figure):
         return [("search_docs", {"query": question[:500], "source": "docs"})]
     if _WRONG.search(q) and not _COMPARE_ONLY.search(q):
-        return [("top_rules", {**filters, **_limited(counted)})]
+        return [("top_rules", {**filters, **limited(counted)})]
     if _WHICH_FACET.search(q) and _AGGREGATE.search(q) and not _ASKS_FOR_A_LIST.search(q):
         # "Which model finishes its runs most often": a model is chosen by a figure over its runs.
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
@@ -293,10 +235,10 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if outcomes and ASKS_A_COUNT.search(q):  # "how many timed out", "the failure rate": counted, not listed
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if _LIST.search(q) or (_RUNS.search(q) and filters and not _AGGREGATE.search(q)):
-        return lists_by_outcome({**filters, **_limited(counted)}, outcomes)
+        return lists_by_outcome({**filters, **limited(counted)}, outcomes)
     # "timeouts for dune-code": runs named by how they ended, for a name the data holds.
     if outcomes and (filters or _RUNS.search(q)) and not _AGGREGATE.search(q):
-        return lists_by_outcome({**filters, **_limited(counted)}, outcomes)
+        return lists_by_outcome({**filters, **limited(counted)}, outcomes)
     if _COMPARE.search(q) or filters:
         return _per_name(q, facets, filters) or [("compare_contexts", filters)]
     if docs_source == "docs":
@@ -327,7 +269,7 @@ def _by_violations(q: str, filters: dict[str, str], named_rules: list[str], coun
     if order is None or (named_rules and filters):
         return None
     args: dict[str, Any] = {**filters, **({"rule": named_rules[0]} if named_rules else {}), "order": order}
-    return {**args, **({"limit": 1} if ONE_RUN.search(q) else _limited(counted))}
+    return {**args, **({"limit": 1} if ONE_RUN.search(q) else limited(counted))}
 
 
 def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
@@ -335,7 +277,7 @@ def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str
     (a call takes one value per filter). Two contexts need no such split: compare_contexts gives
     a row per context, and naming two pins neither."""
     every = [v for values in facets.values() for v in values]
-    for facet, values in _nameable(facets).items():
+    for facet, values in nameable(facets).items():
         if facet == "context":
             continue  # compare_contexts lists every context side by side already: one call answers it
         names = [] if facet in filters else find_names(q, values, every)
@@ -355,11 +297,6 @@ def _recall_call(question: str, offered: set[str]) -> tuple[str, dict[str, Any]]
 
 # "Which model fails least / has the fewest violations" compares; "what fails most" ranks rules.
 _COMPARE_ONLY = re.compile(r"cheap|cost|price|fewest|least|completion|which model|which context|best", re.I)
-
-
-def _limited(q: str) -> dict[str, int]:
-    limit = _limit(q)
-    return {"limit": limit} if limit else {}
 
 
 def _docs_source(q: str) -> str | None:
