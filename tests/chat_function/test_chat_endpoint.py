@@ -141,7 +141,8 @@ async def test_second_question_sends_exactly_the_stored_history(make_env):
         conv = first[0][1]["conversation_id"]
         second = parse_sse((await c.post("/api/chat", json={"message": "And what does it cost?", "conversation_id": conv},
                                          headers=env.token("alice"))).text)
-    assert second[-1] == ("done", {"reason": "complete", "run_id": second[0][1]["run_id"], "cost": "0", "cost_text": "$0.00"})
+    assert second[-1] == ("done", {"reason": "complete", "run_id": second[0][1]["run_id"], "cost": "0", "cost_text": "$0.00",
+                                   "recall": {"search": False, "reason": "this account may not search its past conversations (recall.read)"}})
     sent = model.requests[2].messages
     stored = await env.services.conversations.read_history(conv)
     assert len(stored) == 6  # both exchanges are committed now
@@ -237,3 +238,25 @@ async def test_bedrock_without_aws_credentials_is_503_and_no_model_is_built(dyna
     assert "AWS" in status["how_to_fix"]
     assert r.status_code == 503 and r.json()["error"]["code"] == "chat-not-configured"
     assert "model" not in services.__dict__  # the adapter was never even constructed
+
+
+async def test_the_trace_and_the_done_frame_carry_the_recall_plan_of_a_question_that_did_not_search(make_env):
+    from groundchat.auth.callers import CHAT_USE, RECALL_READ, TRACES_READ
+
+    env = make_env(answer_model("An answer.", "Another."), grants={"alice": [CHAT_USE, TRACES_READ, RECALL_READ]})
+    async with env.client() as c:
+        frames = parse_sse((await c.post("/api/chat", json={"message": "Which context level is best?"},
+                                         headers=env.token("alice"))).text)
+        run_id = frames[0][1]["run_id"]
+        trace = (await c.get(f"/api/traces/{run_id}", headers=env.token("alice"))).json()
+        latest = (await c.get("/api/traces/latest", headers=env.token("alice"))).json()
+        opted_out = parse_sse((await c.post("/api/chat", json={"message": "don't use my history: which model is cheapest?"},
+                                            headers=env.token("alice"))).text)
+        refused = (await c.get(f"/api/traces/{opted_out[0][1]['run_id']}", headers=env.token("alice"))).json()
+    # Permitted, and nothing in the question looks back: not searched, and the trace says why.
+    assert trace["recall"] == {"search": False, "mode": env.settings.recall, "reason": "no sign the question needs earlier conversations",
+                               "signals": [], "indexes": True}
+    assert latest["recall"] == trace["recall"]
+    assert frames[-1][1]["recall"] == {"search": False, "reason": "no sign the question needs earlier conversations"}
+    assert refused["recall"]["search"] is False and refused["recall"]["signals"] == ["opt-out"]
+    assert refused["recall"]["reason"] == "the question asks not to use its history"

@@ -1,5 +1,5 @@
 """In a real headless Chromium: deleting a conversation after a confirmation (and the 409 while an
-answer runs), the history frame's note, and every page working under an API Gateway stage
+answer runs), and every page working under an API Gateway stage
 (/Prod/...) with an app that never learns the stage."""
 from __future__ import annotations
 
@@ -59,36 +59,6 @@ def test_delete_from_the_list_and_the_open_conversation_with_a_confirmation(brow
 
     listed = httpx.get(f"{url}/api/conversations", headers=env.token("alice")).json()["conversations"]
     assert listed == []
-
-
-def test_the_history_frame_gives_a_polite_note(browser, served):
-    env, url = served(ScriptedModel([Step(text="An answer.")]))
-    page = browser.new_page()
-    page.goto(f"{url}/chat")
-    notes = page.evaluate("""() => {
-      const { Transcript } = window.GroundchatTranscript;
-      const root = document.createElement("div");
-      document.body.appendChild(root);
-      const t = new Transcript(root);
-      const out = [];
-      for (const frame of [
-          {outcome: "unchanged", codes: [], tokens: 10, max_input_tokens: 100},
-          {outcome: "warned", codes: [], tokens: 90, max_input_tokens: 100, profile: "standard"},
-          {outcome: "reduced", codes: [], tokens: 60, max_input_tokens: 100, profile: "long-authoring", summarised_messages: 6},
-          {outcome: "failed", codes: [], tokens: 120, max_input_tokens: 100, reason: "the summary could not be made"}]) {
-        const a = t.frame("history", frame);
-        out.push(a.querySelector(".history-note") ? a.querySelector(".history-note").textContent : null);
-        t.frame("done", {reason: "complete"});
-      }
-      return out;
-    }""")
-    assert notes[0] is None
-    assert notes[1] == ("This conversation is getting long: soon older exchanges will be summarised so the model can still read it"
-                        " (history profile “standard”).")
-    assert notes[2] == ("This conversation is getting long: older exchanges are summarised (6 earlier messages)"
-                        " (history profile “long-authoring”).")
-    assert notes[3] == ("This conversation is too long to shorten further: the summary could not be made."
-                        " Starting a new conversation keeps answers complete.")
 
 
 class StagePrefix:

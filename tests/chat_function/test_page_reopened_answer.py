@@ -48,7 +48,8 @@ def test_the_conversation_api_returns_each_answers_cost_and_details(priced, make
     # The same figure as the done frame, which equals the run's usage rows.
     assert (answer["cost"], answer["cost_text"]) == (done["cost"], done["cost_text"]) == ("0.00825", "$0.00825")
     assert Decimal(answer["cost"]) == _usage_total(dynamo, done["run_id"]) and answer["run_id"] == done["run_id"]
-    assert answer["details"] == {"reason": "complete", "searches": [{"query": "contrast of text", "debug": live_debug}]}
+    assert answer["details"] == {"reason": "complete", "searches": [{"query": "contrast of text", "debug": live_debug}],
+                                 "recall": done["recall"]}
     assert SECRET not in json.dumps(read)
     # Only the answer's last assistant message carries them; the question and tool turns do not.
     assert [("cost" in m) for m in read["messages"]] == [False, False, False, True]

@@ -57,7 +57,9 @@ async def test_a_configured_key_without_a_known_prefix_echoed_by_the_gateway_is_
                               transport=replay.transport, retry=RetryPolicy(attempts=1))
     exchange, frames = await rec.ask(model, "Compare")
     errors = [f.data for f in frames if f.type == "error"]
-    assert errors == [{"code": "auth", "message": "The model provider refused our credentials.", "run_id": "run-1"}]
+    assert errors == [{"code": "auth", "message": "The model provider refused our credentials.", "run_id": "run-1",
+                       "reason": 'HTTP 401: {"error": {"message": "Incorrect API key provided: [redacted-secret].", '
+                                 '"code": "invalid_api_key"}}'}]
     assert BARE_KEY not in json.dumps(exchange.failure)
     assert exchange.failure["class"] == "auth"
     assert exchange.failure["reason"] == 'HTTP 401: {"error": {"message": "Incorrect API key provided: [redacted-secret].", "code": "invalid_api_key"}}'
@@ -118,3 +120,13 @@ def test_a_key_cut_at_the_excerpt_boundary_leaves_no_part_of_it(configured):
     body = "e" * (UPSTREAM_EXCERPT_CHARS - 10) + " " + BARE_KEY + " tail"
     failure = from_http_status(500, body)
     assert BARE_KEY[:8] not in failure.reason
+
+
+def test_the_reader_sees_the_sanitised_reason_bounded_and_only_the_class_of_an_error_of_ours():
+    from groundchat.models.failures import READER_REASON_CHARS, ModelFailure, classify
+
+    long = ModelFailure("gateway", "HTTP 503: " + "upstream overloaded; " * 100 + "Authorization: Bearer sk-abcdef0123456789abcdef")
+    assert long.reader_reason.startswith("HTTP 503: upstream overloaded;") and len(long.reader_reason) <= READER_REASON_CHARS
+    assert "sk-abcdef" not in long.reader_reason and long.reason.startswith(long.reader_reason.rstrip("…"))
+    ours = classify(KeyError("table groundchat-prod-conversations has no item c0ffee"))
+    assert ours.cls == "internal" and ours.reader_reason == "KeyError" and "groundchat-prod" in ours.reason

@@ -29,7 +29,7 @@ def test_signals_are_recorded_and_permission_wins():
     plan = plan_recall("As I asked last week, don't use my history", "auto")
     assert plan.signals == ["opt-out", "explicit", "soft"]
     denied = plan_recall("What did I ask before?", "auto", permitted=False)
-    assert (denied.search, denied.indexes, denied.reason) == (False, False, "no recall.read permission")
+    assert (denied.search, denied.indexes, denied.reason) == (False, False, "this account may not search its past conversations (recall.read)")
     assert plan_recall("x", "off").indexes is False and plan_recall("x", "explicit").indexes is True
 
 

@@ -31,7 +31,7 @@ from groundchat.chat.loop import Exchange, LoopLimits, run_exchange
 from groundchat.chat.prompts import system_prompt
 from groundchat.chat.steps import ModelStep, trace_records
 from groundchat.chat.summarise import Summariser
-from groundchat.exchange.frames import Frame
+from groundchat.exchange.frames import DoneFrame, Frame
 from groundchat.exchange.refusal import IssuedSession, Refusal
 from groundchat.grounding.citations import citation_check
 from groundchat.ids import is_conversation_id
@@ -272,6 +272,7 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
             run_id: str, spend: BudgetGuard, shaped: Shortened, images: list[ImageRef] = (), recall: Any = None) -> AsyncIterator[Frame]:
     settings = services.settings
     ctx = services.tool_context(caller, run_id, conversation.id)
+    shown_plan = recall.for_reader() if recall is not None else None
     if recall is not None and recall.search:
         ctx.recall = RecallAccess(services.recall, recall, services.conversations)
 
@@ -281,7 +282,7 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
         await services.conversations.commit_exchange(
             conversation_id=ex.conversation_id, owner=caller.id, run_id=ex.run_id, existing=conversation.existing,
             messages=ex.new_messages, annotations=ex.annotations, title=question, expires_at=expires,
-            answer_record=answer_record(ex),  # its cost and Details, shown again when it is reopened
+            answer_record=answer_record(ex, recall=shown_plan),  # its cost and Details, shown again when it is reopened
         )
         if recall is not None:  # only now, committed: never a failed or cancelled exchange
             await index_committed(services.recall, recall, caller.id, ex, expires)
@@ -299,14 +300,21 @@ def _frames(services: Services, caller: Caller, conversation: _Conversation, que
         )
         _record_metrics(ex)
 
-    return run_exchange(
+    return _with_recall_plan(shown_plan, run_exchange(
         model=services.model, system=system, registry=GatedRegistry(services.registry, recall) if recall else services.registry,
         ctx=ctx,
         history=conversation.history, question=question, conversation_id=conversation.id, run_id=run_id,
         guard=spend, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
         after_answer=[citation_check, stale_source_note(settings.stale_source_days)], commit=commit, on_finish=finish, history_shortening=shaped,
         question_images=list(images),
-    )
+    ))
+
+
+async def _with_recall_plan(plan: dict[str, Any] | None, frames: AsyncIterator[Frame]) -> AsyncIterator[Frame]:
+    """The frames, the `done` frame carrying the recall plan: the page's Details say whether past
+    conversations were searched, and why, even when they were not."""
+    async for frame in frames:
+        yield frame.model_copy(update={"recall": plan}) if isinstance(frame, DoneFrame) and plan else frame
 
 
 def _check_counts(ex: Exchange) -> dict[str, int] | None:

@@ -27,8 +27,9 @@ MAX_DETAILS_CHARS = 12_000
 MAX_QUERY_CHARS = 500  # what the search tools accept: kept whole
 
 
-def answer_record(ex: Exchange) -> dict[str, Any]:
-    """`{"cost": "0.00825", "details": {"reason", "searches", ["searches_omitted"]}}` for `ex`."""
+def answer_record(ex: Exchange, recall: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`{"cost": "0.00825", "details": {"reason", "searches", ["searches_omitted"], ["recall"]}}` for
+    `ex`; `recall` is the reader's view of its recall plan (whether past conversations were searched, and why)."""
     searches = [_search(step) for step in ex.steps
                 if isinstance(step, ToolStep) and step.outcome == "ok" and for_reader(step.debug)]
     details: dict[str, Any] = {"reason": ex.done_reason, "searches": []}
@@ -38,6 +39,8 @@ def answer_record(ex: Exchange) -> dict[str, Any]:
         details["searches"].append(search)
     if len(details["searches"]) < len(searches):
         details["searches_omitted"] = len(searches) - len(details["searches"])
+    if recall is not None:
+        details["recall"] = recall
     return {"cost": money_text(answer_cost(ex)), "details": details}
 
 

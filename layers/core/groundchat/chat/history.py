@@ -73,6 +73,9 @@ class Shortened:
     limit: int = 0
     dropped_messages: int = 0
     profile: str = ""
+    # How older exchanges are shortened on this path: dropped, or folded into a summary. The page
+    # says which ("left out" is not "summarised").
+    strategy: Strategy = "drop-oldest"
     # Earlier messages the model sees only as the summary (the summarising strategy).
     summarised_messages: int = 0
     # The summarising model steps this shortening took: charged, and recorded in the run's trace.
@@ -81,7 +84,8 @@ class Shortened:
     def frame(self) -> HistoryFrame:
         return HistoryFrame(outcome=self.outcome, codes=self.codes, tokens=self.tokens, max_input_tokens=self.limit,
                             reason=self.reason or None, dropped_messages=self.dropped_messages,
-                            profile=self.profile or None, summarised_messages=self.summarised_messages)
+                            profile=self.profile or None, summarised_messages=self.summarised_messages,
+                            strategy=self.strategy)
 
 
 class Compactor(Protocol):
@@ -97,6 +101,7 @@ async def shape_history(history: list[Message], question: Message, system: str, 
     a summariser (a new conversation, a tool run on its own) the oldest exchanges are dropped."""
     if policy.strategy == "summarise-oldest" and summariser is not None and history:
         shaped = await summariser.compact(history, question, system, tools, policy)
+        shaped.strategy = "summarise-oldest"
     else:
         shaped = shorten(history, question, system, tools, policy)
     shaped.profile = policy.name

@@ -226,15 +226,14 @@ def _unmeasured(ex: Exchange, out: _StepOutcome) -> LimitFrame:
 def _failed(ex: Exchange, exc: Exception) -> ErrorFrame:
     if store_unavailable(exc):  # the answer could not be stored: not the model's fault
         ex.failure = {"class": STORE_UNAVAILABLE, "reason": type(exc).__name__}
-        return ErrorFrame(code=STORE_UNAVAILABLE, message=STORE_UNAVAILABLE_MESSAGE, run_id=ex.run_id)
-    if isinstance(exc, _StepFailed):
-        ex.failure = exc.failure.trace_record()
-        return ErrorFrame(code=exc.failure.cls, message=exc.failure.reader_message, run_id=ex.run_id)
-    failure = classify(exc)
+        return ErrorFrame(code=STORE_UNAVAILABLE, message=STORE_UNAVAILABLE_MESSAGE, run_id=ex.run_id,
+                          reason=type(exc).__name__)
+    failure = exc.failure if isinstance(exc, _StepFailed) else classify(exc)
     ex.failure = failure.trace_record()
+    # The reader's card and the operator's trace read the same class and the same sanitised reason.
     code = getattr(exc, "code", None) or failure.cls
     message = getattr(exc, "message", None) or failure.reader_message
-    return ErrorFrame(code=code, message=message, run_id=ex.run_id)
+    return ErrorFrame(code=code, message=message, run_id=ex.run_id, reason=failure.reader_reason)
 
 
 TOOL_FAILED = "tool-failed"

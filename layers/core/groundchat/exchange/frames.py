@@ -102,11 +102,15 @@ class HistoryFrame(_Frame):
     profile: str | None = None
     # Earlier messages the model saw only as a summary.
     summarised_messages: int = 0
+    # How older exchanges are shortened here: "drop-oldest" (left out of what the model is sent) or
+    # "summarise-oldest" (folded into a summary); the stored conversation is whole either way.
+    strategy: Literal["drop-oldest", "summarise-oldest"] = "drop-oldest"
 
     @property
     def data(self) -> dict[str, Any]:
         return self.model_dump(exclude={"type"}, exclude_defaults=True) | {
             "outcome": self.outcome, "codes": self.codes, "tokens": self.tokens, "max_input_tokens": self.max_input_tokens,
+            "strategy": self.strategy,
         }
 
 
@@ -119,9 +123,13 @@ class LimitFrame(_Frame):
 
 class ErrorFrame(_Frame):
     type: Literal["error"] = "error"
+    # The failure's class (models/failures.py) or the loop's own code ("store_unavailable").
     code: str
     message: str
     run_id: str
+    # The sanitised reason the message is built from (secrets and stack frames removed, bounded);
+    # for a failure inside groundchat only the exception's class, since its text may name a table.
+    reason: str | None = None
 
 
 class DoneFrame(_Frame):
@@ -132,6 +140,9 @@ class DoneFrame(_Frame):
     # `cost_text` ("$0.0012").
     cost: str = "0"
     cost_text: str = "$0.00"
+    # The recall plan (recall/plan.py): whether the caller's past conversations were offered as a
+    # source for this answer, and why or why not. None where no plan was made (a tool run alone).
+    recall: dict[str, Any] | None = None
 
 
 Frame = Annotated[

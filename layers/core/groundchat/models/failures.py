@@ -39,6 +39,8 @@ READER_MESSAGES: dict[str, str] = {
 
 # The reason kept in a trace, and the upstream body inside it, are bounded excerpts.
 MAX_REASON_CHARS = 2000
+# What the reader's error card shows of it: the reason's opening, already sanitised.
+READER_REASON_CHARS = 300
 UPSTREAM_EXCERPT_CHARS = 500
 
 # Stack frames an upstream (a gateway, a proxy, the provider) printed into its error body: Python
@@ -109,6 +111,14 @@ class ModelFailure(Exception):
     @property
     def reader_message(self) -> str:
         return READER_MESSAGES[self.cls]
+
+    @property
+    def reader_reason(self) -> str:
+        """The sanitised reason as every reader sees it, bounded. A failure inside groundchat shows
+        only its exception's class: its text may name a table, a path or an endpoint of ours."""
+        if self.cls == "internal":
+            return self.reason.split(":", 1)[0].strip() or "an unexpected error"
+        return excerpt(self.reason, READER_REASON_CHARS)
 
     @property
     def retry_after(self) -> float | None:

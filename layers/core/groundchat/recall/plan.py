@@ -45,6 +45,10 @@ class RecallPlan:
         """What the answer's debug record and trace show of the decision."""
         return asdict(self)
 
+    def for_reader(self) -> dict[str, Any]:
+        """What the answer's Details show: searched or not, and why."""
+        return {"search": self.search, "reason": self.reason}
+
 
 def plan_recall(question: str, mode: str, *, permitted: bool = True) -> RecallPlan:
     """Whether to offer the recall search for `question` under `mode` (GROUNDCHAT_RECALL)."""
@@ -53,7 +57,7 @@ def plan_recall(question: str, mode: str, *, permitted: bool = True) -> RecallPl
     signals = [name for name, pattern in (("opt-out", _OPT_OUT), ("explicit", _EXPLICIT), ("soft", _SOFT))
                if pattern.search(question)]
     if not permitted:
-        return RecallPlan(False, mode, "no recall.read permission", signals, indexes=False)
+        return RecallPlan(False, mode, "this account may not search its past conversations (recall.read)", signals, indexes=False)
     if mode == "off":
         return RecallPlan(False, mode, "recall is off", signals, indexes=False)
     if "opt-out" in signals:

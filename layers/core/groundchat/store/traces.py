@@ -85,4 +85,6 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
         "steps": redact_value(json.loads(item.get("steps", "[]"))),
         "failure": redact_value(json.loads(item["failure"])) if item.get("failure") else None,
         "checks": json.loads(item["checks"]) if item.get("checks") else None,
+        # The recall plan: searched or not, and why (also when it said no).
+        "recall": json.loads(item["recall"]) if item.get("recall") else None,
     }

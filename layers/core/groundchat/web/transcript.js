@@ -558,6 +558,16 @@
     return scrollBox(table, caption);
   }
 
+  // Why a history could not be shortened, in words (the frame's reason is a code).
+  function historyFailure(reason, summarising) {
+    if (reason === "cannot_reduce") {
+      return "even with every earlier exchange left out, this question with the instructions and tools is more than the model may be sent";
+    }
+    if (reason === "overhead_exceeds_limit") return "the instructions and tool descriptions alone are more than this profile may send";
+    if (reason === "compaction_failed") return summarising ? "the older exchanges could not be summarised" : "the older exchanges could not be left out safely";
+    return "it could not be shortened";
+  }
+
   function facts(pairs) {
     const dl = el("dl", "facts");
     for (const [name, value] of pairs) {
@@ -889,21 +899,43 @@
     }
 
     // The history frame: a polite note when the conversation nears or passes what the model can
-    // read whole (nothing for "unchanged").
+    // read whole (nothing for "unchanged"). It says what the profile's strategy really does: a
+    // dropping profile leaves older exchanges out, only a summarising one summarises them.
     historyNote(a, data) {
-      const summarised = data.summarised_messages || data.dropped_messages || 0;
+      const summarising = data.strategy === "summarise-oldest";
       const profile = data.profile ? " (history profile “" + data.profile + "”)" : "";
       let text = "";
       if (data.outcome === "warned") {
-        text = "This conversation is getting long: soon older exchanges will be summarised so the model can still read it" + profile + ".";
+        text = summarising
+          ? "This conversation is getting long: soon older exchanges will be summarised so the model can still read it" + profile + "."
+          : "This conversation is getting long: soon its oldest exchanges will be left out of what the model is sent" + profile +
+            ". The conversation itself stays whole.";
+      } else if (data.outcome === "reduced" && data.summarised_messages) {
+        text = "This conversation is getting long: older exchanges are summarised (" +
+               plural(data.summarised_messages, "earlier message", "earlier messages") + ")" + profile + ".";
       } else if (data.outcome === "reduced") {
-        text = "This conversation is getting long: older exchanges are summarised" +
-               (summarised ? " (" + plural(summarised, "earlier message", "earlier messages") + ")" : "") + profile + ".";
+        const left = data.dropped_messages ? " (" + plural(data.dropped_messages, "earlier message", "earlier messages") + ")" : "";
+        text = "This conversation is long: the model was not sent its oldest exchanges" + left + ", only the later ones" + profile +
+               ". The conversation itself is kept whole.";
       } else if (data.outcome === "failed") {
-        text = "This conversation is too long to shorten further" + profile + (data.reason ? ": " + data.reason : "") +
+        text = "This conversation is too long to answer" + profile + ": " + historyFailure(data.reason, summarising) +
                ". Starting a new conversation keeps answers complete.";
       }
       if (text) a.insertBefore(el("p", "history-note", text), a.toolsBox);
+    }
+
+    // A failed answer's card: what the reader is told, the failure's class and its sanitised reason
+    // (the same the trace keeps), and the run to quote when asking for help.
+    errorCard(a, data) {
+      const card = el("div", "error error-card");
+      card.setAttribute("role", "alert");
+      card.appendChild(el("p", "error-message", data.message || "Something went wrong while answering."));
+      card.appendChild(facts([
+        ["Class", data.code || undefined],
+        ["Reason", data.reason || undefined],
+        ["Run", data.run_id || undefined],
+      ]));
+      a.appendChild(card);
     }
 
     ensureAnswer() {
@@ -956,7 +988,7 @@
           a.appendChild(el("p", "limit", data.message || "A spending limit was reached."));
           break;
         case "error":
-          a.appendChild(el("p", "error", (data.message || "Error") + (data.run_id ? " (run " + data.run_id + ")" : "")));
+          this.errorCard(a, data);
           break;
         case "done":
           a.dataset.done = data.reason;
@@ -995,6 +1027,7 @@
         ["Cost", data.cost_text + (data.cost !== undefined ? " (" + data.cost + " USD, every model step and search)" : "")],
         ["Run", shown(data.run_id)],
         ["Ended", shown(data.reason)],
+        ["Past conversations", data.recall ? (data.recall.search ? "searched: " : "not searched: ") + data.recall.reason : undefined],
       ]));
       const omitted = data.searches_omitted || 0;
       if (!a.searches.length && !omitted) body.appendChild(el("p", "tool-note", "No search ran for this answer."));
@@ -1151,7 +1184,7 @@
           const d = record.details || {};
           this.answer.searches = (d.searches || []).map((s) => ({ args: { query: s.query }, debug: s.debug || {} }));
           this.ending(this.answer, { reason: d.reason, run_id: record.run_id, cost: record.cost, cost_text: record.cost_text,
-                                     searches_omitted: d.searches_omitted });
+                                     searches_omitted: d.searches_omitted, recall: d.recall });
           ended.push([this.answer, record.run_id]);
         }
         record = null;
