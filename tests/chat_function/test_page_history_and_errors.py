@@ -120,12 +120,13 @@ def test_each_history_note_says_what_its_profile_really_did_in_words(browser, se
     page.screenshot(path=str(tmp_path / "history-notes-390.png"), full_page=True)
 
 
-def test_a_failed_answer_shows_its_class_sanitised_reason_and_run_to_its_reader(browser, served, tmp_path):
+@pytest.mark.parametrize("width", [320, 390, 1280])
+def test_a_failed_answer_shows_its_class_sanitised_reason_and_run_to_its_reader(browser, served, tmp_path, width):
     secret = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
     failure = ModelFailure("gateway", f"HTTP 502 from the gateway: upstream connect error (Authorization: Bearer {secret})")
     env, url = served(ScriptedModel([Step(raise_error=failure)]),
                       grants={"vera": ["chat.use", "runs.read"]})  # no traces.read: an ordinary reader
-    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page = browser.new_page(viewport={"width": width, "height": 844})
     sign_in(page, url, env, "vera")
     page.fill("#question", "Which context level is best?")
     page.click("#ask button[type=submit]")
@@ -141,8 +142,9 @@ def test_a_failed_answer_shows_its_class_sanitised_reason_and_run_to_its_reader(
     trace = _run(env.services.traces.get(facts["Run"], "vera"))
     assert trace is not None and trace["failure"]["class"] == "gateway"
     assert trace["failure"]["reason"].startswith(facts["Reason"].rstrip("…"))
-    assert card.evaluate("c => c.getBoundingClientRect().right") <= 390
-    page.screenshot(path=str(tmp_path / "failed-answer-390.png"), full_page=True)
+    assert card.evaluate("c => c.getBoundingClientRect().right") <= width
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing scrolls sideways
+    page.screenshot(path=str(tmp_path / f"failed-answer-{width}.png"), full_page=True)
 
 
 def test_details_say_past_conversations_were_not_searched_and_why(browser, served):
