@@ -31,6 +31,7 @@ def test_the_third_set_is_thirty_new_conversations_of_every_kind():
 
 async def test_on_the_third_set_follow_ups_reach_the_right_tool_and_arguments(dynamo, topic_margin):
     figures = await scored(THIRD, dynamo, topic_margin)
-    print({"n": figures["n"], "right": figures["right"], "misses": [m["id"] for m in figures["misses"]]})
     assert figures["n"] == 30
-    assert figures["right"] >= 0.0
+    # Written without reading the resolver, run once and never tuned on: 0.867 (26 of 30). Only the
+    # figure is held; the misses are not to be taught from this set.
+    assert figures["right"] >= 0.86, (figures["right"], [m["id"] for m in figures["misses"]])
