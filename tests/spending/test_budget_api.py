@@ -128,7 +128,17 @@ def test_a_later_step_past_the_cap_ends_the_stream_with_limit_and_spend_cap(api,
     limit = [data for event, data in frames if event == "limit"]
     assert len(limit) == 1 and limit[0]["scope"] == "user"
     # `done` says what the answer cost: the one step that ran, as the counter spent it.
-    assert frames[-1] == ("done", {"reason": "spend-cap", "run_id": frames[0][1]["run_id"], "cost": "0.0059", "cost_text": "$0.0059"})
+    # and whether past conversations were searched (this account may not).
+    assert frames[-1] == (
+        "done",
+        {
+            "reason": "spend-cap",
+            "run_id": frames[0][1]["run_id"],
+            "cost": "0.0059",
+            "cost_text": "$0.0059",
+            "recall": {"search": False, "reason": "this account may not search its past conversations (recall.read)"},
+        },
+    )
     assert model.calls == 1
     mine = counter(dynamo, bc.user_scope("alice"))
     assert (mine.spent, mine.reserved) == (Decimal("0.0059"), 0)
