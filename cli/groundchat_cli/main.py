@@ -46,7 +46,7 @@ def _cmd_users_list(args: argparse.Namespace) -> int:
 def _cmd_tool(args: argparse.Namespace) -> int:
     """Call one tool as a user through the same permission check the loop uses."""
     from groundchat.auth.callers import Caller
-    from groundchat.spending.guard import SpendCapReached
+    from groundchat.spending.step_guard import SpendCapReached
     from groundchat.tools.base import ToolError, ToolRefused
 
     s = _services(args.endpoint)

@@ -20,7 +20,7 @@ def test_the_layer_has_no_import_cycle():
 def test_the_graph_sees_the_layer_as_it_is():
     graph = build_graph(CORE)
     # A graph that read nothing would pass both checks above: it must see real modules and edges.
-    assert {"groundchat.chat.loop", "groundchat.spending.guard", "groundchat.store.tables"} <= graph.modules
+    assert {"groundchat.chat.loop", "groundchat.spending.step_guard", "groundchat.store.tables"} <= graph.modules
     assert "groundchat.models.messages" in graph.edges["groundchat.chat.loop"]
 
 

@@ -16,7 +16,7 @@ from groundchat.models.bedrock import to_converse_request
 from groundchat.models.messages import Message, ToolCall, ToolSpec
 from groundchat.offline.answerer import OfflineAnswerer
 from groundchat.models.openai_compat import to_openai_messages
-from groundchat.spending.guard import NoSpendGuard, SpendCapReached
+from groundchat.spending.step_guard import NoSpendGuard, SpendCapReached
 from groundchat_testkit.providers import assert_bedrock_request, assert_openai_messages
 from groundchat_testkit.scripted import ScriptedModel, Step, assert_provider_transcript
 

@@ -16,7 +16,7 @@ from groundchat.chat.history import HistoryPolicy, shape_history
 from groundchat.chat.summarise import Summariser
 from groundchat.models.failures import ModelFailure
 from groundchat.models.messages import Message, ToolCall, ToolSpec
-from groundchat.spending.guard import NoSpendGuard
+from groundchat.spending.step_guard import NoSpendGuard
 from groundchat_testkit.scripted import ScriptedModel, Step
 from tests.chat_function.test_page_browser import CHROMIUM, browser, served, sign_in  # noqa: F401
 

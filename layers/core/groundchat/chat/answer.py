@@ -41,7 +41,7 @@ from groundchat.public.gate import Visit
 from groundchat.recall.hooks import RecallAccess, index_committed
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
-from groundchat.spending.guard import SpendCapReached
+from groundchat.spending.step_guard import SpendCapReached
 from groundchat.spending.prices import PricingError, price_for
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
 from groundchat.store.history_summary import stored_summary

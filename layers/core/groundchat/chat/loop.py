@@ -39,7 +39,7 @@ from groundchat.models.messages import (
     tool_result_text,
 )
 from groundchat.chat.reader_debug import for_reader
-from groundchat.spending.guard import NoSpendGuard, SpendCapReached, StepGuard
+from groundchat.spending.step_guard import NoSpendGuard, SpendCapReached, StepGuard
 from groundchat.money import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
 from groundchat.tools.base import ToolContext, ToolError, ToolRefused, ToolRegistry

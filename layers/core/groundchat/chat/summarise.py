@@ -19,7 +19,7 @@ from groundchat.chat.steps import ModelStep
 from groundchat.chat.summary_prompt import summary_request, turn_chars_for
 from groundchat.models.failures import classify
 from groundchat.models.messages import ChatModel, Message, ModelRequest, StopEvent, TextDelta, ToolSpec, UsageEvent
-from groundchat.spending.guard import StepGuard
+from groundchat.spending.step_guard import StepGuard
 from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.history_summary import StoredSummary, save_summary

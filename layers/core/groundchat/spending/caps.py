@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
 
-from groundchat.spending.guard import SpendCapReached
+from groundchat.spending.step_guard import SpendCapReached
 from groundchat.money import cost_text
 from groundchat.store import budget_counters as bc
 from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync

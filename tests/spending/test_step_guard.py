@@ -10,7 +10,7 @@ import pytest
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat.spending.operator import budget_status, sweep_expired
-from groundchat.spending.guard import SpendCapReached
+from groundchat.spending.step_guard import SpendCapReached
 from groundchat.spending.prices import UnknownModelPrice
 from groundchat.store import budget_counters as bc
 from groundchat_testkit.scripted import ScriptedModel, Step
