@@ -5,7 +5,7 @@ For each question of a retrieval set (tests/eval/users_words_*.jsonl) the offlin
 picks its tools; when it searches, the search_docs tool runs on the real corpus's index and the
 answer's text is composed by the offline templates exactly as in the chat. The refs the text cites
 are read back from it and each cited passage is judged against the question's gold sections (the
-passages that answer it, `retrieval_eval.matches_gold`): accepted if it is one of them.
+passages that answer it, `gold_match.matches_gold`): accepted if it is one of them.
 
 Figures per set: answers, passages cited per answer, the share of cited passages that are accepted,
 the share of answers whose first citation is accepted and the share that cite at least one accepted
@@ -68,7 +68,7 @@ def search_results(docs: Any, question: str) -> tuple[dict[str, Any], bool] | No
 
 
 def judged(question: dict[str, Any], value: dict[str, Any], text: str) -> dict[str, Any]:
-    from groundchat.search.retrieval_eval import matches_gold
+    from groundchat_testkit.gold_match import matches_gold
 
     by_ref = {e["ref"]: e for e in value.get("excerpts", [])}
     cited = [by_ref[r] for r in dict.fromkeys(CITED.findall(text)) if r in by_ref]

@@ -129,7 +129,7 @@ class Recorder:
 
 def rank_of(passages: list[tuple[str, str]], source: str, gold: list[str]) -> int:
     """The gold passage's rank as retrieval_eval.evaluate counts it; 0 when not in the first k."""
-    from groundchat.search.retrieval_eval import matches_gold
+    from groundchat_testkit.gold_match import matches_gold
 
     return next((i + 1 for i, (s, section) in enumerate(passages) if s == source and matches_gold(section, gold)), 0)
 
@@ -213,7 +213,7 @@ def measure(settings: Any, node: Any, json_path: Path | None, limit: int | None)
     from groundchat.search.embeddings import make_embedder
     from groundchat.search.fusion import fuse
     from groundchat.search.ingest import run_ingest, specs_for
-    from groundchat.search.retrieval_eval import evaluate, load_questions
+    from groundchat_cli.retrieval_eval import evaluate, load_questions
     from groundchat.search.service import CANDIDATES_PER_LEG
 
     settings = settings.model_copy(update={"search_backend": "opensearch", "opensearch_endpoint": node.endpoint})

@@ -204,7 +204,7 @@ async def measure(dynamo, lines: list[dict], size: Size, n: int) -> None:
 
 
 def check(dynamo, size: Size) -> None:
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
 
     started = time.perf_counter()
     report = check_views(dynamo)

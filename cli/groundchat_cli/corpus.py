@@ -133,7 +133,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_retrieval(args: argparse.Namespace) -> int:
-    from groundchat.search.retrieval_eval import evaluate, load_questions
+    from groundchat_cli.retrieval_eval import evaluate, load_questions
     from groundchat.search import open_default_search
 
     settings = _search_settings(args)

@@ -31,8 +31,8 @@ def add_eval_support_command(kinds: Any) -> None:
 
 def cmd_eval_support(args: argparse.Namespace) -> int:
     from groundchat.config import get_settings
-    from groundchat.grounding.support import PARAMS, SupportScorer
-    from groundchat.grounding.support_eval import PairsError, load_pairs, pair_features, resolve_passages, tune, weak_metrics
+    from groundchat.grounding.citation_support import PARAMS, SupportScorer
+    from groundchat_cli.support_eval import PairsError, load_pairs, pair_features, resolve_passages, tune, weak_metrics
     from groundchat.search import embedded_index_path
     from groundchat.search.embedded import EmbeddedIndex
     from groundchat.search.types import BackendUnavailable
@@ -62,7 +62,7 @@ def cmd_eval_support(args: argparse.Namespace) -> int:
     for name, (pairs, features) in parts.items() if not args.tune else [("tune", parts["tune"])]:
         out[name] = weak_metrics(pairs, features, params)
         if args.failures:
-            from groundchat.grounding.support_eval import misjudged
+            from groundchat_cli.support_eval import misjudged
 
             out[name]["failures"] = misjudged(pairs, features, params)
     out["timing"] = _timing(parts["tune" if args.tune else "report"][0], index, settings.search_max_excerpt_chars)
@@ -75,8 +75,8 @@ def _timing(pairs: list[Any], index: Any, max_chars: int) -> dict[str, Any]:
     passage, timed through `check_support` as the chat runs it: cold (passages never cited before,
     the usual case) and warm (the same passages cited again: their windows come from the cache).
     The model's load is timed apart, on a fresh instance: a server pays it once."""
-    from groundchat.grounding.support import check_support, clear_window_cache
-    from groundchat.grounding.support_eval import resolve_passages
+    from groundchat.grounding.citation_support import check_support, clear_window_cache
+    from groundchat_cli.support_eval import resolve_passages
     from groundchat.search.embeddings import LocalOnnxEmbedder
 
     started = time.perf_counter()

@@ -64,7 +64,7 @@ def prepare(settings: Settings, say=print) -> None:
 def migrate_indexes(dynamo, say=print) -> None:
     """A store kept from before a table gained an index gets it; when the run views gain theirs, the
     run list entries written before are given the index keys (`runs repair --fix`), once."""
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
     from groundchat.store.table_indexes import IndexNotReady, add_missing_indexes
     from groundchat.store.tables import RUN_VIEWS
 

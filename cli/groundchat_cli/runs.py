@@ -95,7 +95,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
 
 def _cmd_repair(args: argparse.Namespace) -> int:
     """Exit 0 when the views agree with the runs (or were fixed), 1 when they differ."""
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
 
     dynamo, _ = _writer(args.endpoint)
     report = check_views(dynamo, fix=args.fix)

@@ -315,7 +315,7 @@ def load_sample_if_empty_sync(dynamo: Any, seed: int = SEED) -> int:
 def _count_runs_stored_before_the_views(dynamo: Any) -> None:
     """A local store filled before the runs' views existed has runs and no cells: build them once
     (what `groundchat runs repair --fix` does), so its data tools answer as before."""
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
     from groundchat.store.run_views import CELLS
     from groundchat.store.tables import RUN_VIEWS
 

@@ -127,7 +127,7 @@ async def walk_pages(queries, flt: RunFilter, limit: int) -> list[str]:
 
 
 async def assert_views_match(queries, dynamo, runs) -> None:
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
 
     for flt in filters(runs):
         matching = [r for r in runs if flt.matches(r)]
@@ -198,7 +198,7 @@ async def test_reimport_leaves_every_aggregate_unchanged(dynamo, writer, queries
 async def test_writers_that_race_count_each_run_once(dynamo, queries, sample_lines):
     """Two importers with overlapping files at once: each cell ends with each run counted once,
     whichever writer lost a race re-reading the cell and trying again."""
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
     from groundchat.store.runs import RunWriter
 
     lines = [x for x in sample_lines if x["label"] == "round-1" and x["task"] in ("signup-form", "modal-dialog")]

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from groundchat.corpus.annex_points import first_point_names
-from groundchat.search.retrieval_eval import evaluate, load_questions
+from groundchat_cli.retrieval_eval import evaluate, load_questions
 from tests.corpus_support import REPO_ROOT
 
 QUESTIONS = REPO_ROOT / "tests" / "eval" / "retrieval_questions.jsonl"

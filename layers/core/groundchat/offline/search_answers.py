@@ -62,7 +62,7 @@ def cited_passages(passages: list[dict[str, Any]], floor: SearchFloor | None = N
 
 
 def _says_more(question: str, passage: dict[str, Any], chosen: list[dict[str, Any]]) -> bool:
-    from groundchat.grounding.support_terms import key_terms
+    from groundchat.grounding.key_terms import key_terms
 
     said = set().union(*(key_terms(answering_sentence(question, p)) for p in chosen))
     return bool(key_terms(answering_sentence(question, passage)) - said)
@@ -79,7 +79,7 @@ def answering_sentence(question: str, passage: dict[str, Any]) -> str:
     """The sentence of the passage that shares most key terms with the question (the first of equals),
     copied as it stands: the answer quotes, it does not paraphrase. The passage's heading line is
     left out when there is more (its title names it)."""
-    from groundchat.grounding.support_terms import key_terms
+    from groundchat.grounding.key_terms import key_terms
 
     title = str(passage.get("title") or "")
     text = _without_heading(str(passage.get("text", "")), title)

@@ -21,7 +21,7 @@ criterion…") and not the other is about that text: WCAG and the Act share the 
 situation (captions, screen readers, time-outs, CAPTCHAs), and without this "is the image
 CAPTCHA on our shop OK under the EAA?" led with WCAG's criteria. The other text's passages take the
 same factor; our own docs are never demoted, since the benchmark speaks of both. (Such a question is
-also searched in the text it names alone, whose first passages lead: search/named_text.py.)
+also searched in the text it names alone, whose first passages lead: search/named_source_first.py.)
 
 A question that names a conformance level is about the criteria of that level: "is a 16 px close
 button a fail at AA?" asks about 2.5.8 Target Size (Minimum), not 2.5.5 Target Size (Enhanced), and

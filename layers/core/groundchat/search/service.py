@@ -10,9 +10,9 @@ from groundchat.corpus.dates import as_datetime
 from groundchat.search.criterion_leg import CRITERION_LEG, CRITERION_WEIGHT, criterion_leg, criterion_leg_applies
 from groundchat.search.diversity import DISTINCT_FIRST, PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
-from groundchat.search.exact import axe_rule_criteria, exact_chunks
+from groundchat.search.exact_refs import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
-from groundchat.search.named_text import LEAD, already_led, named_first
+from groundchat.search.named_source_first import LEAD, already_led, named_first
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source, named_source
 from groundchat.search.question_leg import QUESTION_LEG, QUESTION_WEIGHT, ROWS, part_scores, question_leg
 from groundchat.search.question_words import QuestionWords, bank_words
@@ -172,7 +172,7 @@ class SearchService:
                           named: str, fused: list[LegHit], debug: dict[str, Any],
                           parts: dict[str, float]) -> list[LegHit]:
         """The text the question names, searched on its own (with our docs): its first passages lead
-        (search/named_text.py). If that search fails, the mixed list still serves."""
+        (search/named_source_first.py). If that search fails, the mixed list still serves."""
         scope = [named, "docs"]
         try:
             own_legs = self.backend.legs(expanded, vector, CANDIDATES_PER_LEG, scope, want - {ROWS})

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from groundchat.grounding.cited_sentences import cited_sentences
-from groundchat.grounding.support import (
+from groundchat.grounding.citation_support import (
     CitedPassage,
     SupportFeatures,
     SupportParams,

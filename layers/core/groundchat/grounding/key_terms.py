@@ -2,7 +2,7 @@
 
 Terms are content words cut to their first six letters, a stem crude enough to meet "captions",
 "captioned" and "captioning" in one place without a stemming library, and British spellings are
-read as the American ones the W3C texts use. Figures are left to `support_figures`.
+read as the American ones the W3C texts use. Figures are left to `figure_agreement`.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ import pytest
 
 from groundchat.corpus.chunk import make_chunk
 from groundchat.search import service as service_module
-from groundchat.search.named_text import named_first
+from groundchat.search.named_source_first import named_first
 from groundchat.search.types import BackendUnavailable, LegHit
 
 
@@ -86,7 +86,7 @@ def test_when_the_named_search_fails_the_mixed_list_still_serves(service):
 
 
 def test_a_mixed_list_already_led_by_the_named_text_needs_no_second_search():
-    from groundchat.search.named_text import already_led
+    from groundchat.search.named_source_first import already_led
 
     led = [hit("eaa", "Article 2(1)", 3.0), hit("eaa", "Article 4(1)", 2.0), hit("wcag22", "1.1.1", 1.0)]
     assert already_led(led, "eaa", exact=0)

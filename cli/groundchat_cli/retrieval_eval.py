@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundchat.corpus.chunk import whole_section
 from groundchat.search.service import SearchService
+from groundchat_testkit.gold_match import matches_gold
 
 
 @dataclass
@@ -24,14 +24,6 @@ def load_questions(path: Path) -> list[Question]:
             row = json.loads(line)
             out.append(Question(q=row["q"], source=row["source"], gold=list(row["gold"])))
     return out
-
-
-def matches_gold(section: str, gold: list[str]) -> bool:
-    # "Article 2" is answered by any of its paragraphs ("Article 2(1)"); "Article 3(22)" only by itself.
-    # A criterion is answered by its Understanding chunks too ("Understanding 1.4.3", "… Benefits"),
-    # and "Annex II" by any of its sections ("Annex II Section IV").
-    whole = whole_section(section)
-    return any(section == g or whole == g or section.startswith(g + " Section ") for g in gold)
 
 
 def evaluate(service: SearchService, questions: list[Question], *, leg: str = "hybrid", k: int = 5) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from groundchat.corpus.chunk import make_chunk
-from groundchat.search.exact import axe_rule_criteria, exact_chunks, named_sections
+from groundchat.search.exact_refs import axe_rule_criteria, exact_chunks, named_sections
 
 SECTIONS = {
     ("wcag22", "2.4.7"), ("wcag22", "1.4.3"), ("wcag22", "1.1.1"), ("eaa", "Article 31(1)"), ("eaa", "Article 3(23)"),

@@ -30,8 +30,8 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from groundchat.grounding.cited_sentences import cited_sentences, clean
-from groundchat.grounding.support_figures import Agreement, agreement
-from groundchat.grounding.support_terms import key_terms, term_overlap
+from groundchat.grounding.figure_agreement import Agreement, agreement
+from groundchat.grounding.key_terms import key_terms, term_overlap
 from groundchat.search.embeddings import EmbeddingError
 
 log = logging.getLogger("groundchat.grounding")
