@@ -93,7 +93,7 @@ def fill(dynamo, size: Size, budget_s: float, importers: int) -> list[dict]:
     has a `RunWriter` of its own, as two `groundchat runs import` commands would)."""
     import json
 
-    from groundchat.benchmark.runs_import import import_text
+    from groundchat.store.runs_import import import_text
     from groundchat.store.runs import RunWriter
     from groundchat_cli.sample import MODELS, generate_runs
 

@@ -52,7 +52,7 @@ def _writer(endpoint: str | None):
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from groundchat.benchmark.runs_import import import_file
+    from groundchat.store.runs_import import import_file
 
     missing = [str(p) for p in args.files if not p.is_file()]
     if missing:

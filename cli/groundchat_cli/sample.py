@@ -299,7 +299,7 @@ async def load_sample_if_empty(dynamo: Any, seed: int = SEED) -> int:
 
 
 def load_sample_if_empty_sync(dynamo: Any, seed: int = SEED) -> int:
-    from groundchat.benchmark.runs_import import import_text
+    from groundchat.store.runs_import import import_text
     from groundchat.store.runs import RunWriter
 
     writer = RunWriter(dynamo)

@@ -90,6 +90,37 @@ class ImportGraph:
         return found
 
 
+    def wing_of(self, module: str) -> str:
+        """`groundchat.chat.loop` -> `chat`; a module at the package's top is a wing of its own."""
+        parts = module.split(".")
+        return parts[1] if len(parts) > 1 else parts[0]
+
+    def wing_edges(self) -> set[tuple[str, str]]:
+        return {(self.wing_of(a), self.wing_of(b)) for a, targets in self.edges.items() for b in targets
+                if self.wing_of(a) != self.wing_of(b)}
+
+    def arrows_back_up(self) -> list[tuple[str, str]]:
+        """Wing-to-wing imports that close a loop between wings: A imports B while B, through any
+        path, imports A. Wings stacked in floors have none; each one is an arrow running back up."""
+        edges = self.wing_edges()
+        reach: dict[str, set[str]] = {}
+        for a, b in edges:
+            reach.setdefault(a, set()).add(b)
+
+        def reaches(start: str, goal: str) -> bool:
+            seen, todo = set(), [start]
+            while todo:
+                node = todo.pop()
+                if node == goal:
+                    return True
+                if node not in seen:
+                    seen.add(node)
+                    todo.extend(reach.get(node, ()))
+            return False
+
+        return sorted((a, b) for a, b in edges if reaches(b, a))
+
+
 def module_name(root: Path, path: Path, package: str) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":

@@ -34,7 +34,7 @@ def queries(dynamo):
 
 
 def _load(writer, lines: list[dict]) -> list[dict]:
-    from groundchat.benchmark.runs_import import import_text
+    from groundchat.store.runs_import import import_text
     from tests.moto_snapshot import runs_imported
 
     def store():

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from groundchat.benchmark.runs_import import import_file, import_text, parse_runs
+from groundchat.store.runs_import import import_file, import_text, parse_runs
 
 from tests.benchmark.conftest import jsonl
 

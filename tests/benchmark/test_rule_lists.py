@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 from groundchat.benchmark.runs import FILTER_FIELDS, RunFilter
-from groundchat.benchmark.runs_import import parse_runs
+from groundchat.store.runs_import import parse_runs
 
 from tests.benchmark.conftest import jsonl
 from tests.benchmark.test_views import newest_first, walk_pages

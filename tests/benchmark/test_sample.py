@@ -6,7 +6,7 @@ from decimal import Decimal
 from statistics import mean
 
 from groundchat.benchmark.axe_rules import load_rules
-from groundchat.benchmark.runs_import import parse_runs
+from groundchat.store.runs_import import parse_runs
 from groundchat_cli.sample import CONTEXTS, generate_runs, load_sample_if_empty, sample_jsonl
 
 from tests.benchmark.conftest import jsonl
@@ -65,7 +65,7 @@ async def test_load_sample_if_empty_loads_once(dynamo, queries):
 
 
 async def test_sample_is_not_mixed_into_real_data(dynamo, writer, queries):
-    from groundchat.benchmark.runs_import import import_text
+    from groundchat.store.runs_import import import_text
 
     line = generate_runs()[0]
     import_text(writer, jsonl([{**line, "id": "run-real-1"}]))

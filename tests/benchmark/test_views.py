@@ -16,7 +16,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from groundchat.benchmark.runs import FILTER_FIELDS, RunFilter, overview_rows, rule_counts_of
-from groundchat.benchmark.runs_import import import_text, parse_runs
+from groundchat.store.runs_import import import_text, parse_runs
 
 from tests.benchmark.conftest import jsonl
 

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 from groundchat.chat.answer_record import MAX_DETAILS_CHARS, MAX_SEARCHES, answer_record
-from groundchat.chat.loop import Exchange, answer_cost
+from groundchat.chat.answer_run import Exchange, answer_cost
 from groundchat.chat.steps import ModelStep, ToolStep
 
 

@@ -12,6 +12,7 @@ from groundchat.chat.freshness_note import stale_source_note
 from groundchat.chat.loop import run_exchange
 from groundchat.grounding.citations import citation_check
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
+from groundchat_testkit.answer_runs import kept_run
 from groundchat_testkit.scripted import ScriptedModel, Step
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc).timestamp()
@@ -40,16 +41,10 @@ async def answer(text: str, days: int):
     model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": "q"})]), Step(text=text)])
     registry = ToolRegistry([Tool(name="search_docs", description="search", input_model=Query, permission=DOCS_READ,
                                   handler=fake_search)], allow)
-    committed = []
-
-    async def commit(ex):
-        committed.append(ex)
-
-    frames = [f async for f in run_exchange(model=model, system="sys", registry=registry, ctx=ToolContext(caller=Caller(id="u")),
-                                            history=[], question="What does the law say?", conversation_id="c", run_id="r",
-                                            after_answer=[citation_check, stale_source_note(days, clock=lambda: NOW)],
-                                            commit=commit)]
-    return frames, committed[0]
+    run = await kept_run(model, registry, system="sys", question="What does the law say?",
+                         checks=[citation_check, stale_source_note(days, clock=lambda: NOW)])
+    frames = [f async for f in run_exchange(run)]
+    return frames, run.committed[0]
 
 
 async def test_an_old_cited_source_gets_a_note_streamed_and_stored():

@@ -58,37 +58,29 @@ def test_profiles_and_explicit_policies():
 
 
 async def test_loop_sends_the_shortened_history_and_says_so():
-    from groundchat.auth.callers import Caller
     from groundchat.chat.loop import run_exchange
+    from groundchat_testkit.answer_runs import kept_run
     from groundchat_testkit.scripted import ScriptedModel, Step
-    from groundchat.tools.base import ToolContext, ToolRegistry
 
     history = exchange(1, 9000) + exchange(2, 200)
     shaped = shorten(history, Message(role="user", content="now"), "sys", [], HistoryPolicy("drop-oldest", 3000))
     model = ScriptedModel([Step(text="ok")])
-    frames = [f async for f in run_exchange(model=model, system="sys", registry=ToolRegistry([], None),
-                                            ctx=ToolContext(caller=Caller(id="u")), history=history, question="now",
-                                            conversation_id="c", run_id="r", history_shortening=shaped)]
+    run = await kept_run(model, system="sys", question="now", history=shaped.messages, shortening=shaped)
+    frames = [f async for f in run_exchange(run)]
     assert frames[1].type == "history" and frames[1].data["outcome"] == "reduced"
     assert [m.content for m in model.requests[0].messages if m.role == "user"] == ["question 2", "now"]
 
 
 async def test_loop_ends_too_large_without_calling_the_model_or_committing():
-    from groundchat.auth.callers import Caller
     from groundchat.chat.loop import run_exchange
+    from groundchat_testkit.answer_runs import kept_run
     from groundchat_testkit.scripted import ScriptedModel
-    from groundchat.tools.base import ToolContext, ToolRegistry
 
     shaped = shorten([], Message(role="user", content="y" * 30_000), "sys", [], HistoryPolicy("drop-oldest", 2000))
     model = ScriptedModel([])
-    committed = []
-
-    async def commit(ex):
-        committed.append(ex)
-
-    frames = [f async for f in run_exchange(model=model, system="sys", registry=ToolRegistry([], None),
-                                            ctx=ToolContext(caller=Caller(id="u")), history=[], question="y" * 30_000,
-                                            conversation_id="c", run_id="r", history_shortening=shaped, commit=commit)]
+    run = await kept_run(model, system="sys", question="y" * 30_000, history=shaped.messages, shortening=shaped)
+    frames = [f async for f in run_exchange(run)]
+    committed = run.committed
     assert [f.type for f in frames] == ["start", "history", "done"]
     assert frames[1].data["reason"] == "cannot_reduce"
     assert frames[-1].data["reason"] == "too-large"

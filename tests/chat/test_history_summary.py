@@ -140,7 +140,7 @@ async def test_warned_near_the_limit_before_anything_is_shortened():
 
 async def test_a_failed_summary_step_fails_the_history_and_the_answer_calls_nothing_more():
     from groundchat.chat.loop import run_exchange
-    from groundchat.tools.base import ToolContext, ToolRegistry
+    from groundchat_testkit.answer_runs import kept_run
 
     history = exchange(1, 4000) + exchange(2, 4000)
     broken = ScriptedModel([Step(raise_error=ConnectionError("provider down"))])
@@ -149,14 +149,10 @@ async def test_a_failed_summary_step_fails_the_history_and_the_answer_calls_noth
     assert (shaped.outcome, shaped.reason) == ("failed", "compaction_failed")
     assert "history.summary_step_failed" in shaped.codes and shaped.messages == []
     assert shaped.steps[0].purpose == "history-summary" and "provider down" in shaped.steps[0].failure["reason"]
-    answer_model, committed = ScriptedModel([]), []
-
-    async def commit(ex):
-        committed.append(ex)
-
-    frames = [f async for f in run_exchange(model=answer_model, system="sys", registry=ToolRegistry([], None),
-                                            ctx=ToolContext(caller=Caller(id="u")), history=history, question="q",
-                                            conversation_id="c", run_id="r", history_shortening=shaped, commit=commit)]
+    answer_model = ScriptedModel([])
+    run = await kept_run(answer_model, system="sys", question="q", history=shaped.messages, shortening=shaped)
+    frames = [f async for f in run_exchange(run)]
+    committed = run.committed
     assert [f.type for f in frames] == ["start", "history", "done"]
     assert frames[1].data["reason"] == "compaction_failed" and frames[-1].data["reason"] == "too-large"
     assert answer_model.calls == 0 and committed == []

@@ -5,7 +5,9 @@ import pytest
 from pydantic import BaseModel
 
 from groundchat.auth.callers import Caller
-from groundchat.chat.loop import LoopLimits, run_exchange
+from groundchat.chat.answer_run import LoopLimits
+from groundchat.chat.loop import run_exchange
+from groundchat_testkit.answer_runs import kept_run
 from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
 from groundchat.models.messages import NO_RESULT
@@ -38,13 +40,9 @@ def registry():
 
 
 async def collect(model, *, limits=None, commit=None, question="q?"):
-    frames = []
-    async for frame in run_exchange(
-        model=model, system="sys", registry=registry(), ctx=ToolContext(caller=Caller(id="u")), history=[],
-        question=question, conversation_id="c1", run_id="r1", limits=limits, commit=commit,
-    ):
-        frames.append(frame)
-    return frames
+    run = await kept_run(model, registry(), system="sys", question=question, conversation_id="c1", run_id="r1",
+                         limits=limits or LoopLimits(), on_commit=commit)
+    return [frame async for frame in run_exchange(run)]
 
 
 def types(frames):
@@ -93,14 +91,9 @@ async def test_model_that_raises_ends_with_error_and_one_done():
 
 async def test_tool_that_raises_is_a_typed_error_the_model_recovers_from_and_only_the_trace_holds_why():
     model = ScriptedModel([Step(tool_calls=[("boom", {})]), Step(text="I could not get that.")])
-    finished = []
-
-    async def on_finish(ex):
-        finished.append(ex)
-
-    frames = [f async for f in run_exchange(
-        model=model, system="sys", registry=registry(), ctx=ToolContext(caller=Caller(id="u")), history=[],
-        question="q?", conversation_id="c1", run_id="r1", on_finish=on_finish)]
+    run = await kept_run(model, registry(), system="sys", question="q?", conversation_id="c1", run_id="r1")
+    frames = [f async for f in run_exchange(run)]
+    finished = run.finished
     result = next(f for f in frames if f.type == "tool-result")
     # The exception's text (which could name an endpoint) reaches neither the reader nor the model.
     assert result.data["error"] == "tool-failed: boom could not run this time (it failed inside); answer without it or try again later"
@@ -136,8 +129,7 @@ async def test_denied_call_is_refused_at_execution_with_an_error_frame():
 
     reg = ToolRegistry([Tool(name="echo", description="d", input_model=Value, permission="runs.read", handler=returns)], deny_runs)
     model = ScriptedModel([Step(tool_calls=[("echo", {})]), Step(text="ok")])
-    frames = [f async for f in run_exchange(model=model, system="s", registry=reg, ctx=ToolContext(caller=Caller(id="u")),
-                                            history=[], question="q", conversation_id="c", run_id="r")]
+    frames = [f async for f in run_exchange(await kept_run(model, reg))]
     assert model.requests[0].tools == []  # not offered
     result = next(f for f in frames if f.type == "tool-result")
     assert "not available" in result.data["error"]
@@ -148,13 +140,8 @@ async def test_client_gone_the_exchange_still_completes_and_commits():
     from chat_function.streaming import ExchangeStream
 
     model = ScriptedModel([Step(tool_calls=[("echo", {})]), Step(text="done")])
-    committed = []
-
-    async def commit(ex):
-        committed.append([m.role for m in ex.new_messages])
-
-    frames = run_exchange(model=model, system="s", registry=registry(), ctx=ToolContext(caller=Caller(id="u")), history=[],
-                          question="q", conversation_id="c", run_id="r", commit=commit)
+    run = await kept_run(model, registry())
+    frames = run_exchange(run)
     sent = []
 
     async def send(message):
@@ -166,7 +153,7 @@ async def test_client_gone_the_exchange_still_completes_and_commits():
         await asyncio.sleep(3600)
 
     await ExchangeStream(frames)({"type": "http"}, receive, send)
-    assert committed == [["user", "assistant", "tool", "assistant"]]
+    assert [[m.role for m in ex.new_messages] for ex in run.committed] == [["user", "assistant", "tool", "assistant"]]
     assert len(sent) == 2  # headers and the first frame only
 
 
@@ -188,15 +175,31 @@ async def test_unmeasurable_step_never_leaves_unanswered_calls_in_the_conversati
     from groundchat.models.messages import Message
 
     model = ScriptedModel([Step(text=text, tool_calls=[("echo", {})], report_usage=False)])
-    committed = []
-
-    async def commit(ex):
-        committed.extend(ex.new_messages)
-
-    frames = [f async for f in run_exchange(model=model, system="s", registry=registry(), ctx=ToolContext(caller=Caller(id="u")),
-                                            history=[], question="q", conversation_id="c", run_id="r",
-                                            guard=_CountingGuard(), commit=commit)]
+    run = await kept_run(model, registry(), guard=_CountingGuard())
+    frames = [f async for f in run_exchange(run)]
+    committed = [m for ex in run.committed for m in ex.new_messages]
     assert done_reasons(frames) == ["unmeasurable-cost"]
     assert [m.role for m in committed] == stored_roles
     assert all(not m.tool_calls for m in committed)
     assert_provider_transcript([*committed, Message(role="user", content="next question")])
+
+
+async def test_the_loop_sends_what_the_run_holds_built_once():
+    """The specs, the system prompt, the history and the question's message the run was built with
+    are what every step sends: nothing is read again from the registry or rebuilt."""
+    from groundchat.models.messages import Message
+
+    model = ScriptedModel([Step(tool_calls=[("echo", {"value": "x"})]), Step(text="ok")])
+    earlier = [Message(role="user", content="before"), Message(role="assistant", content="answered")]
+    run = await kept_run(model, registry(), system="sys", question="now?", history=earlier)
+    run.offered = [spec for spec in run.offered if spec.name == "echo"]  # what the caller was offered, fixed
+    await collect_run(run)
+    assert [[t.name for t in r.tools] for r in model.requests] == [["echo"], ["echo"]]
+    assert all(r.system == "sys" for r in model.requests)
+    assert model.requests[0].messages == [*earlier, run.question]
+    assert model.requests[1].messages[:3] == [*earlier, run.question]
+    assert run.committed[0].new_messages[0] is run.question
+
+
+async def collect_run(run):
+    return [frame async for frame in run_exchange(run)]

@@ -14,7 +14,7 @@ def sample_slice(tasks: tuple[str, ...] = SLICE_TASKS) -> list[dict]:
 
 def import_runs(dynamo, lines: list[dict]) -> list[dict]:
     """The runs stored as an import stores them (with their views); returns the lines."""
-    from groundchat.benchmark.runs_import import import_text
+    from groundchat.store.runs_import import import_text
     from groundchat.store.runs import RunWriter
 
     from tests.moto_snapshot import runs_imported

@@ -20,7 +20,7 @@ async def test_cors_allows_only_configured_origins(dynamo, settings, monkeypatch
 
 
 async def test_refusals_and_answers_are_recorded_as_metrics(make_env, monkeypatch):
-    import groundchat.chat.answer as answer_module
+    import groundchat.chat.stored_run as answer_module
     import chat_function.errors as errors_module
 
     refusals, answers = [], []

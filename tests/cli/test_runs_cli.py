@@ -84,7 +84,7 @@ def test_repair_finds_no_difference_after_imports_and_fixes_what_was_broken(dyna
 def test_a_fix_never_overwrites_an_import_that_ran_meanwhile(dynamo, sample_lines):
     """Repair reads the views, then the runs; a run imported in between makes the cells it touched
     differ from what was read, so their fixes are refused (and the next check is clean)."""
-    from groundchat.benchmark.runs_import import import_text
+    from groundchat.store.runs_import import import_text
     from groundchat_cli import run_repair
     from groundchat.store.runs import RunWriter
 

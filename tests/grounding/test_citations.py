@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from groundchat.grounding.citations import check_citations, citation_check
-from groundchat.chat.loop import Exchange
+from groundchat.chat.answer_run import Exchange
 
 EXCERPT = {"ref": "3f9a1b2c", "source": "wcag22", "section": "1.4.3", "title": "1.4.3 Contrast (Minimum)",
            "url": "https://www.w3.org/TR/WCAG22/#contrast-minimum", "text": "..."}

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from groundchat.auth.callers import Caller
 from groundchat.chat.loop import run_exchange
+from groundchat_testkit.answer_runs import kept_run
 from groundchat.grounding.cited_sentences import cited_sentences
 from groundchat.grounding.citations import citation_check
 from groundchat.grounding.citation_support import (
@@ -181,14 +182,9 @@ async def test_the_citations_frame_carries_the_support_of_each_cited_sentence_an
         return True
 
     model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": "focus"})]), Step(text=ANSWER)])
-    committed = []
-
-    async def commit(ex):
-        committed.append(ex.annotations)
-
-    frames = [f async for f in run_exchange(model=model, system="s", registry=ToolRegistry([SEARCH], allow),
-                                            ctx=ToolContext(caller=Caller(id="u")), history=[], question="q",
-                                            conversation_id="c", run_id="r", after_answer=[citation_check], commit=commit)]
+    run = await kept_run(model, ToolRegistry([SEARCH], allow), checks=[citation_check])
+    frames = [f async for f in run_exchange(run)]
+    committed = [ex.annotations for ex in run.committed]
     citations = next(f for f in frames if f.type == "citations").data
     assert [(s["ref"], s["verdict"]) for s in citations["support"]] == [("1a2b3c4d", "supported"), ("5e6f7a8b", "weak")]
     assert citations["support"][1]["score"] == 0.0  # 2030 where the passage says 2025
@@ -235,10 +231,9 @@ async def test_the_offline_answerers_answers_have_no_unverified_figure_and_no_we
 
     checked = 0
     for question in OFFLINE_QUESTIONS:
-        frames = [f async for f in run_exchange(
-            model=OfflineAnswerer(), system="s", registry=ToolRegistry(all_tools(), allow),
-            ctx=services.tool_context(Caller(id="u")), history=[], question=question, conversation_id="c",
-            run_id="r", after_answer=[citation_check])]
+        run = await kept_run(OfflineAnswerer(), ToolRegistry(all_tools(), allow), question=question,
+                             ctx=services.tool_context(Caller(id="u")), checks=[citation_check])
+        frames = [f async for f in run_exchange(run)]
         citations = next(f for f in frames if f.type == "citations").data
         assert citations["unverified_numbers"] == [], question
         assert [s for s in citations["support"] if s["verdict"] == "weak"] == [], question

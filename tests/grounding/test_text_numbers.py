@@ -9,6 +9,7 @@ from groundchat.chat.loop import run_exchange
 from groundchat.grounding.citations import citation_check
 from groundchat.grounding.text_numbers import figures, unverified_numbers
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
+from groundchat_testkit.answer_runs import kept_run
 from groundchat_testkit.scripted import ScriptedModel, Step
 from pydantic import BaseModel
 
@@ -67,17 +68,11 @@ async def test_through_the_loop_the_citations_frame_lists_the_unverified_figures
                                   handler=compare)], allow)
     model = ScriptedModel([Step(tool_calls=[("compare_contexts", {})]),
                            Step(text="Guidelines: 3.52 violations per run at $0.0126, not 4.1.")])
-    committed = []
-
-    async def commit(ex):
-        committed.append(ex.annotations)
-
-    frames = [f async for f in run_exchange(model=model, system="s", registry=registry, ctx=ToolContext(caller=Caller(id="u")),
-                                            history=[], question="q", conversation_id="c", run_id="r",
-                                            after_answer=[citation_check], commit=commit)]
+    run = await kept_run(model, registry, checks=[citation_check])
+    frames = [f async for f in run_exchange(run)]
     citations = next(f for f in frames if f.type == "citations").data
     assert [n["text"] for n in citations["unverified_numbers"]] == ["4.1"]
-    assert committed[0]["citations"]["unverified_numbers"] == citations["unverified_numbers"]
+    assert run.committed[0].annotations["citations"]["unverified_numbers"] == citations["unverified_numbers"]
 
 
 async def test_the_offline_answerers_answers_pass_by_construction(dynamo):
@@ -96,10 +91,9 @@ async def test_the_offline_answerers_answers_pass_by_construction(dynamo):
                  "list runs please", "Which model is cheapest?", "what goes wrong on the checkout flow?",
                  "Which axe rule covers missing alt text?"]
     for question in questions:
-        frames = [f async for f in run_exchange(
-            model=OfflineAnswerer(), system="s", registry=ToolRegistry(DATA_TOOLS, allow),
-            ctx=services.tool_context(Caller(id="u")), history=[], question=question, conversation_id="c",
-            run_id="r", after_answer=[citation_check])]
+        run = await kept_run(OfflineAnswerer(), ToolRegistry(DATA_TOOLS, allow), question=question,
+                             ctx=services.tool_context(Caller(id="u")), checks=[citation_check])
+        frames = [f async for f in run_exchange(run)]
         citations = next(f for f in frames if f.type == "citations").data
         assert citations["unverified_numbers"] == [], question
 

@@ -59,7 +59,7 @@ def test_code_only_layer_ships_the_core_without_the_command_the_local_stack_or_t
     assert package.main(["--code-only", "--build-dir", str(tmp_path)]) == 0
     site = tmp_path / "layer" / "python"
     assert (site / "groundchat" / "chat" / "loop.py").exists()
-    assert (site / "groundchat" / "spending" / "guard.py").exists()
+    assert (site / "groundchat" / "spending" / "step_guard.py").exists()
     assert not list(site.rglob("groundchat_cli")) and not list(site.rglob("groundchat_testkit"))
     assert package.local_only_in_layer(site) == []
     printed = capsys.readouterr().out

@@ -18,7 +18,9 @@ from botocore.awsrequest import AWSResponse
 from botocore.config import Config
 
 from groundchat.auth.callers import Caller
-from groundchat.chat.loop import Exchange, run_exchange
+from groundchat.chat.answer_run import Exchange
+from groundchat.chat.loop import run_exchange
+from groundchat_testkit.answer_runs import kept_run
 from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
 from pydantic import BaseModel
@@ -240,20 +242,9 @@ async def ask(model: Any, question: str, history: list | None = None) -> tuple[E
 
     registry = _tools()
     ctx = ToolContext(caller=Caller(id="tester"), run_id="run-1", conversation_id="conv-1")
-    frames = [
-        f
-        async for f in run_exchange(
-            model=model,
-            system="Answer only from tool results.",
-            registry=registry,
-            ctx=ctx,
-            history=history or [],
-            question=question,
-            conversation_id="conv-1",
-            commit=commit,
-            on_finish=finish,
-        )
-    ]
+    run = await kept_run(model, registry, system="Answer only from tool results.", ctx=ctx, history=history or [],
+                         question=question, conversation_id="conv-1", on_commit=commit, on_finish=finish)
+    frames = [f async for f in run_exchange(run)]
     return captured[0], frames
 
 

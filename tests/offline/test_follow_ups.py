@@ -170,6 +170,7 @@ def _search_turn(question: str) -> list[Message]:
 async def _exchange(history: list[Message], question: str):
     from groundchat.chat.loop import run_exchange
     from groundchat.grounding.citations import check_citations
+    from groundchat_testkit.answer_runs import kept_run
     from groundchat.tools.base import ToolContext
     from groundchat.tools.docs_tools import search_docs
     from groundchat.tools.rule_tool import explain_rule
@@ -182,10 +183,10 @@ async def _exchange(history: list[Message], question: str):
     async def commit(exchange):
         ex.append(exchange)
 
-    frames = [f async for f in run_exchange(
-        model=OfflineAnswerer(facets=_names), system="s", registry=ToolRegistry([explain_rule, search_docs], allow),
-        ctx=ToolContext(caller=Caller(id="u"), docs=_Criteria()), history=history, question=question,
-        conversation_id="c", run_id="r", commit=commit)]
+    run = await kept_run(OfflineAnswerer(facets=_names), ToolRegistry([explain_rule, search_docs], allow),
+                         ctx=ToolContext(caller=Caller(id="u"), docs=_Criteria()), history=history, question=question,
+                         on_commit=commit)
+    frames = [f async for f in run_exchange(run)]
     calls = [(f.data["name"], f.data["args"]) for f in frames if f.type == "tool-call"]
     text = "".join(f.data["text"] for f in frames if f.type == "text")
     cited = check_citations(text, ex[0].answer.tool_results) if ex else None

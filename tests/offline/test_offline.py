@@ -7,6 +7,7 @@ from groundchat.auth.callers import Caller
 from groundchat.chat.loop import run_exchange
 from groundchat.offline.answerer import DISCLAIMER, OfflineAnswerer
 from groundchat.tools.base import ToolContext, ToolRegistry
+from groundchat_testkit.answer_runs import kept_run
 
 ALL = {"compare_contexts", "list_runs", "get_run", "top_rules", "explain_rule", "search_docs"}
 
@@ -44,9 +45,9 @@ async def test_answer_copies_figures_from_the_sample_runs_and_says_it_is_offline
         return True
 
     registry = ToolRegistry(DATA_TOOLS, allow)
-    frames = [f async for f in run_exchange(
-        model=OfflineAnswerer(), system="s", registry=registry, ctx=services.tool_context(Caller(id="u")),
-        history=[], question="What do agents get wrong most often?", conversation_id="c", run_id="r")]
+    run = await kept_run(OfflineAnswerer(), registry, ctx=services.tool_context(Caller(id="u")),
+                         question="What do agents get wrong most often?")
+    frames = [f async for f in run_exchange(run)]
     result = next(f.data["result"] for f in frames if f.type == "tool-result")
     text = "".join(f.data["text"] for f in frames if f.type == "text")
     top = result["rules"][0]

@@ -12,6 +12,7 @@ from groundchat.offline.router import REFUSAL, route
 from groundchat.offline.router_changes import CHANGE_REFUSAL
 from groundchat.tools.base import ToolContext, ToolRegistry
 from groundchat_cli import sample
+from groundchat_testkit.answer_runs import kept_run
 from groundchat_testkit.router_eval import TOOLS, load_cases, score
 from tests.corpus_support import REPO_ROOT
 
@@ -177,9 +178,7 @@ def test_a_question_on_how_to_fix_something_is_still_answered():
 
 async def test_the_answerer_refuses_off_topic_in_words_and_calls_nothing():
     registry = ToolRegistry([], None)
-    frames = [f async for f in run_exchange(model=OfflineAnswerer(), system="s", registry=registry,
-                                            ctx=ToolContext(caller=Caller(id="u")), history=[],
-                                            question="a recipe for banana bread", conversation_id="c", run_id="r")]
+    frames = [f async for f in run_exchange(await kept_run(OfflineAnswerer(), registry, question="a recipe for banana bread"))]
     assert [f.type for f in frames] == ["start", "text", "done"]
     assert frames[1].data["text"] == REFUSAL + "\n\n" + DISCLAIMER
     assert frames[-1].data["reason"] == "complete"
@@ -383,9 +382,8 @@ async def test_which_run_had_the_most_violations_is_answered_from_the_sample_end
         return True
 
     ctx = Services(settings=dynamo.settings, dynamo=dynamo).tool_context(Caller(id="u"))
-    frames = [f async for f in run_exchange(
-        model=OfflineAnswerer(), system="s", registry=ToolRegistry(DATA_TOOLS, allow), ctx=ctx, history=[],
-        question="Which run had the most violations?", conversation_id="c", run_id="r")]
+    run = await kept_run(OfflineAnswerer(), ToolRegistry(DATA_TOOLS, allow), ctx=ctx, question="Which run had the most violations?")
+    frames = [f async for f in run_exchange(run)]
     call = next(f.data for f in frames if f.type == "tool-call")
     assert (call["name"], call["args"]) == ("list_runs", {"order": "most_violations", "limit": 1})
     [row] = next(f.data["result"] for f in frames if f.type == "tool-result")["runs"]
@@ -502,9 +500,7 @@ def test_words_of_a_change_in_a_question_that_reads_are_not_refused(question, to
 
 async def test_the_answerer_refuses_a_change_in_one_sentence_calls_nothing_and_draws_nothing():
     registry = ToolRegistry([], None)
-    frames = [f async for f in run_exchange(model=OfflineAnswerer(), system="s", registry=registry,
-                                            ctx=ToolContext(caller=Caller(id="u")), history=[],
-                                            question="remove cedar-mini's failed runs", conversation_id="c", run_id="r")]
+    frames = [f async for f in run_exchange(await kept_run(OfflineAnswerer(), registry, question="remove cedar-mini's failed runs"))]
     assert [f.type for f in frames] == ["start", "text", "done"]
     assert frames[1].data["text"] == CHANGE_REFUSAL + "\n\n" + DISCLAIMER
 

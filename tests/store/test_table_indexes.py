@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from groundchat.benchmark.runs import RunFilter
-from groundchat.benchmark.runs_import import import_text
+from groundchat.store.runs_import import import_text
 
 from tests.benchmark.conftest import jsonl
 from tests.benchmark.test_rule_lists import summaries

@@ -8,6 +8,7 @@ import pytest
 
 from groundchat.auth.callers import ALL_PERMISSIONS, Caller
 from groundchat.chat.loop import run_exchange
+from groundchat_testkit.answer_runs import kept_run
 from groundchat.tools.base import ToolRegistry
 from groundchat.tools.catalog import all_tools
 
@@ -50,10 +51,9 @@ def ask(sample):
                 conversation_id=ex.conversation_id, owner="u", run_id=ex.run_id, existing=None,
                 messages=ex.new_messages, annotations=ex.annotations, title=question)
 
-        async for frame in run_exchange(
-            model=model, system="s", registry=ToolRegistry(all_tools(), can), ctx=sample.tool_context(Caller(id="u")),
-            history=[], question=question, conversation_id=answer.conversation_id, commit=commit,
-        ):
+        run = await kept_run(model, ToolRegistry(all_tools(), can), question=question, ctx=sample.tool_context(Caller(id="u")),
+                             conversation_id=answer.conversation_id, on_commit=commit)
+        async for frame in run_exchange(run):
             answer.frames.append(frame)
         return answer
 

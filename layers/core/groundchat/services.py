@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundchat.auth.tokens import TokenVerifier
 from groundchat.auth.callers import Caller
@@ -19,6 +19,9 @@ from groundchat.store.traces import TraceStore
 from groundchat.store.users import UserStore
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
 from groundchat.models.messages import ChatModel
+
+if TYPE_CHECKING:  # the share function builds these services and never loads recall
+    from groundchat.recall.hooks import RecallAccess
 
 
 @dataclass
@@ -163,9 +166,11 @@ class Services:
 
         return rules
 
-    def tool_context(self, caller: Caller, run_id: str = "", conversation_id: str = "") -> ToolContext:
+    def tool_context(self, caller: Caller, run_id: str = "", conversation_id: str = "",
+                     recall: RecallAccess | None = None) -> ToolContext:
         """What a tool may reach for this caller. Every search is charged here, whoever runs the
-        tool (an answer, a page route, `groundchat tool`), under this run."""
+        tool (an answer, a page route, `groundchat tool`), under this run. `recall`: the caller's
+        past conversations, given only when this question's recall plan searches them."""
         from groundchat.spending.search_charge import SearchCharge
 
         run_id = run_id or uuid.uuid4().hex
@@ -176,6 +181,7 @@ class Services:
             runs=_Lazy(lambda: self.runs),
             docs=_Lazy(lambda: self.docs),
             rules=_Lazy(lambda: self.rules),
+            recall=recall,
             charge_search=SearchCharge(self.dynamo, self.settings, caller.id, conversation_id, run_id, public=caller.is_visitor),
         )
 

@@ -15,7 +15,6 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from typing import Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -24,28 +23,27 @@ from groundchat.attachments.history_images import history_for_model
 from groundchat.attachments.question import prepare_question_images
 from groundchat.attachments.uploads import ImagesRefused, UploadProblem, Uploads
 from groundchat.auth.callers import CHAT_USE, SIGN_IN_MESSAGE, Caller
-from groundchat.chat.answer_record import answer_record
+from groundchat.chat.answer_run import LoopLimits, offered_specs
 from groundchat.chat.freshness_note import stale_source_note
-from groundchat.chat.history import Shortened, policy_for, shape_history
-from groundchat.chat.loop import Exchange, LoopLimits, run_exchange
+from groundchat.chat.history import policy_for, shape_history
+from groundchat.chat.loop import run_exchange
 from groundchat.chat.prompts import system_prompt
-from groundchat.chat.steps import ModelStep, trace_records
+from groundchat.chat.stored_run import ConversationOpened, StoredRun
 from groundchat.chat.summarise import Summariser
 from groundchat.exchange.frames import DoneFrame, Frame
 from groundchat.exchange.refusal import IssuedSession, Refusal
 from groundchat.grounding.citations import citation_check
 from groundchat.ids import is_conversation_id
 from groundchat.models.messages import ImageRef, Message, ModelRequest
-from groundchat.observability import record_answer, record_refusal
 from groundchat.public.gate import Visit
-from groundchat.recall.hooks import RecallAccess, index_committed
+from groundchat.recall.hooks import RecallAccess
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.step_guard import SpendCapReached
 from groundchat.spending.prices import PricingError, price_for
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
 from groundchat.store.history_summary import stored_summary
-from groundchat.tools.recall_tool import GatedRegistry, offered_for
+from groundchat.tools.recall_tool import GatedRegistry
 
 log = logging.getLogger("groundchat.chat")
 
@@ -64,13 +62,6 @@ class Answer:
     run_id: str
     frames: AsyncIterator[Frame]
     visitor_session: IssuedSession | None = None  # a visitor verified by this request: set the cookie
-
-
-@dataclass
-class _Conversation:
-    id: str
-    existing: dict[str, Any] | None  # None: a new conversation, created by the commit
-    history: list[Message]
 
 
 async def answer_question(services: Services, caller: Caller | None, body: bytes | str | dict[str, Any],
@@ -122,15 +113,20 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
     return prepared
 
 
-async def _prepare(services: Services, caller: Caller, conversation: _Conversation, question: str, run_id: str,
+async def _prepare(services: Services, caller: Caller, conversation: ConversationOpened, question: str, run_id: str,
                    images: list[ImageRef] = ()) -> Refusal | Answer:
-    """The history the model will see and step 0's reservation; then the answer, not yet started."""
+    """The run: what the model is sent (tools, history, question) and step 0's reservation; then
+    the answer, not yet started."""
     recall = await services.recall_plan(caller, question)  # offers the recall search, or not
-    offered = [t.spec() for t in offered_for(await services.registry.offered(caller), recall)]
+    registry = GatedRegistry(services.registry, recall)
+    access = RecallAccess(services.recall, recall, services.conversations) if recall.search else None
+    ctx = services.tool_context(caller, run_id, conversation.id, recall=access)
+    offered = await offered_specs(registry, ctx)
     system = system_prompt(services.settings.bot_name, [t.name for t in offered])
+    settings = services.settings
     # Visitors get the short profile: few turns, oldest forgotten first, small cheap requests.
-    profile = services.settings.visitor_history_profile if caller.is_visitor else services.settings.history_profile
-    spend = BudgetGuard(services.dynamo, services.settings, caller.id, conversation.id, run_id, services.model.price_id,
+    profile = settings.visitor_history_profile if caller.is_visitor else settings.history_profile
+    spend = BudgetGuard(services.dynamo, settings, caller.id, conversation.id, run_id, services.model.price_id,
                         public=caller.is_visitor)
     # Earlier images: sent again or as words, per profile and model (stamped with the model's bound).
     conversation.history = await history_for_model(conversation.history, services.model, profile, services.conversations.images)
@@ -143,19 +139,28 @@ async def _prepare(services: Services, caller: Caller, conversation: _Conversati
             # 429 before any model call: step 0's worst case is reserved now, against both caps,
             # and that reservation is the one step 0 uses.
             await spend.precheck(ModelRequest(system=system, messages=[*shaped.messages, asked],
-                                              tools=offered, max_output_tokens=services.settings.max_output_tokens))
+                                              tools=offered, max_output_tokens=settings.max_output_tokens))
     except SpendCapReached as cap:
         return Refusal(429, "spend-cap", cap.message, {"scope": cap.scope, "resets_at": cap.resets_at})
-    frames = _frames(services, caller, conversation, question, system, run_id, spend, shaped, images, recall)
+    run = StoredRun(
+        model=services.model, system=system, registry=registry, offered=offered, ctx=ctx, question=asked,
+        conversation_id=conversation.id, run_id=run_id, history=shaped.messages,
+        # A first question whose history had nothing to shorten has nothing to say about it.
+        shortening=shaped if conversation.history or shaped.outcome != "unchanged" else None,
+        guard=spend, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
+        checks=[citation_check, stale_source_note(settings.stale_source_days)],
+        services=services, caller=caller, conversation=conversation, recall=recall, spend=spend,
+    )
+    frames = _with_recall_plan(run.shown_plan, run_exchange(run))
     return Answer(conversation_id=conversation.id, run_id=run_id, frames=frames)
 
 
-def _summariser(services: Services, conversation: _Conversation, run_id: str, spend: BudgetGuard) -> Summariser:
+def _summariser(services: Services, conversation: ConversationOpened, run_id: str, spend: BudgetGuard) -> Summariser:
     return Summariser(services.model, spend, services.dynamo, conversation.id, run_id,
                       stored_summary(conversation.existing), services.settings.bot_name, services.settings.max_output_tokens)
 
 
-async def _release_claim(services: Services, conversation: _Conversation, run_id: str) -> None:
+async def _release_claim(services: Services, conversation: ConversationOpened, run_id: str) -> None:
     if conversation.existing is None:
         return  # a new conversation holds no claim
     try:
@@ -242,10 +247,10 @@ def _validation_problem(exc: ValidationError) -> str:
     return "; ".join(problems)
 
 
-async def _open_conversation(services: Services, caller: Caller, conversation_id: str | None, run_id: str) -> _Conversation | Refusal:
+async def _open_conversation(services: Services, caller: Caller, conversation_id: str | None, run_id: str) -> ConversationOpened | Refusal:
     """A new conversation, or the caller's own one claimed for this run (404 / 409 otherwise)."""
     if conversation_id is None:
-        return _Conversation(new_conversation_id(), None, [])
+        return ConversationOpened(new_conversation_id(), None, [])
     store, limit = services.conversations, services.settings.max_conversation_messages
     # Someone else's, unknown and malformed all get the same answer; a malformed id never reaches the store.
     existing = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
@@ -257,7 +262,7 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
         await store.claim(conversation_id, run_id)
     except ConversationBusy:
         return Refusal(409, "conversation-busy", "Another answer to this conversation is in progress: wait for it, then ask again.")
-    claimed = _Conversation(conversation_id, existing, [])
+    claimed = ConversationOpened(conversation_id, existing, [])
     try:
         # Read after the claim: no other answer can change the conversation now.
         claimed.existing = await store.get(conversation_id) or existing
@@ -268,70 +273,8 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
     return claimed
 
 
-def _frames(services: Services, caller: Caller, conversation: _Conversation, question: str, system: str,
-            run_id: str, spend: BudgetGuard, shaped: Shortened, images: list[ImageRef] = (), recall: Any = None) -> AsyncIterator[Frame]:
-    settings = services.settings
-    ctx = services.tool_context(caller, run_id, conversation.id)
-    shown_plan = recall.for_reader() if recall is not None else None
-    if recall is not None and recall.search:
-        ctx.recall = RecallAccess(services.recall, recall, services.conversations)
-
-    async def commit(ex: Exchange) -> None:
-        # One expiry for the conversation and for what recall keeps of this exchange (recall.sweep).
-        expires = services.conversations.expiry()
-        await services.conversations.commit_exchange(
-            conversation_id=ex.conversation_id, owner=caller.id, run_id=ex.run_id, existing=conversation.existing,
-            messages=ex.new_messages, annotations=ex.annotations, title=question, expires_at=expires,
-            answer_record=answer_record(ex, recall=shown_plan),  # its cost and Details, shown again when it is reopened
-        )
-        if recall is not None:  # only now, committed: never a failed or cancelled exchange
-            await index_committed(services.recall, recall, caller.id, ex, expires)
-
-    async def finish(ex: Exchange) -> None:
-        await spend.release_unused()  # the precheck's reservation, if the run ended before step 0
-        if conversation.existing is not None:
-            # A commit already cleared this run's claim; any other ending must not leave the
-            # conversation blocked. The release is conditional on the claim, so it is safe either way.
-            await services.conversations.release(ex.conversation_id, ex.run_id)
-        await services.traces.put(
-            run_id=ex.run_id, caller=caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
-            outcome=ex.done_reason, steps=trace_records(ex.steps), failure=ex.failure, question=ex.question,
-            checks=_check_counts(ex), recall=recall.record() if recall is not None else None,
-        )
-        _record_metrics(ex)
-
-    return _with_recall_plan(shown_plan, run_exchange(
-        model=services.model, system=system, registry=GatedRegistry(services.registry, recall) if recall else services.registry,
-        ctx=ctx,
-        history=conversation.history, question=question, conversation_id=conversation.id, run_id=run_id,
-        guard=spend, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
-        after_answer=[citation_check, stale_source_note(settings.stale_source_days)], commit=commit, on_finish=finish, history_shortening=shaped,
-        question_images=list(images),
-    ))
-
-
-async def _with_recall_plan(plan: dict[str, Any] | None, frames: AsyncIterator[Frame]) -> AsyncIterator[Frame]:
+async def _with_recall_plan(plan: dict[str, Any], frames: AsyncIterator[Frame]) -> AsyncIterator[Frame]:
     """The frames, the `done` frame carrying the recall plan: the page's Details say whether past
     conversations were searched, and why, even when they were not."""
     async for frame in frames:
-        yield frame.model_copy(update={"recall": plan}) if isinstance(frame, DoneFrame) and plan else frame
-
-
-def _check_counts(ex: Exchange) -> dict[str, int] | None:
-    report = ex.answer.annotations.citations
-    if report is None:
-        return None
-    support = report.get("support", [])
-    return {"verified_refs": report["verified"], "unverified_refs": len(report["unverified"]),
-            "unverified_numbers": len(report.get("unverified_numbers", [])),
-            "support_checked": len(support), "weak_support": sum(1 for s in support if s["verdict"] == "weak")}
-
-
-def _record_metrics(ex: Exchange) -> None:
-    model_steps = [step for step in ex.steps if isinstance(step, ModelStep)]
-    input_tokens = sum(step.input_tokens or 0 for step in model_steps)
-    output_tokens = sum(step.output_tokens or 0 for step in model_steps)
-    cost = sum((step.charged for step in model_steps), Decimal(0))
-    record_answer(cost, input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens)
-    if ex.done_reason in ("spend-cap", "unmeasurable-cost", "error", "too-large"):
-        record_refusal(ex.done_reason)
+        yield frame.model_copy(update={"recall": plan}) if isinstance(frame, DoneFrame) else frame

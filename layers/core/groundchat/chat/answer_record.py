@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from groundchat.chat.loop import Exchange, answer_cost
+from groundchat.chat.answer_run import Exchange, answer_cost
 from groundchat.chat.reader_debug import for_reader
 from groundchat.chat.steps import ToolStep
 from groundchat.money import money_text

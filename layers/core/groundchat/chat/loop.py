@@ -1,15 +1,14 @@
 """The loop: one question in, typed frames out, tools called on the model's behalf.
 
 `done` is emitted exactly once, here, on every exit path. The exchange (question, assistant turns,
-tool results) is handed to `commit` before `done` leaves; a failed exchange is not committed.
+tool results) is handed to the run's `commit` before `done` leaves; a failed exchange is not
+committed. What the loop reads (model, tools, history, question, caps) is one `AnswerRun`.
 """
 from __future__ import annotations
 
 import time
-import uuid
 from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator
 
 from groundchat.exchange.frames import (
     DoneFrame,
@@ -21,14 +20,12 @@ from groundchat.exchange.frames import (
     ToolCallFrame,
     ToolResultFrame,
 )
-from groundchat.chat.history import Shortened
+from groundchat.chat.answer_run import AnswerRun, Exchange, LoopLimits, answer_cost
 from groundchat.chat.steps import ModelStep, ToolStep
-from groundchat.exchange.state import AnswerState
 from groundchat.grounding.result_ceiling import fit_result
 from groundchat.models.failures import ModelFailure, classify
 from groundchat.models.messages import (
     ChatModel,
-    ImageRef,
     Message,
     ModelRequest,
     StopEvent,
@@ -39,43 +36,10 @@ from groundchat.models.messages import (
     tool_result_text,
 )
 from groundchat.chat.reader_debug import for_reader
-from groundchat.spending.step_guard import NoSpendGuard, SpendCapReached, StepGuard
+from groundchat.spending.step_guard import SpendCapReached, StepGuard
 from groundchat.money import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
-from groundchat.tools.base import ToolContext, ToolError, ToolRefused, ToolRegistry
-
-
-@dataclass
-class Exchange:
-    """What one question produced: the turns to commit, and the trace of the run."""
-
-    conversation_id: str
-    run_id: str
-    question: str
-    new_messages: list[Message] = field(default_factory=list)
-    steps: list[ModelStep | ToolStep] = field(default_factory=list)
-    # Tool results, annotations (citations, views) and frames tools asked for: shared with tools.
-    answer: AnswerState = field(default_factory=AnswerState)
-    answer_text: str = ""
-    done_reason: str = ""
-    failure: dict[str, Any] | None = None
-    started_at: float = field(default_factory=time.time)
-
-    @property
-    def annotations(self) -> dict[str, Any]:
-        """What is stored with the assistant's answer (citations, views)."""
-        return self.answer.annotations.stored()
-
-
-AfterAnswer = Callable[[Exchange], Awaitable[list[Frame]]]
-Commit = Callable[[Exchange], Awaitable[None]]
-
-
-@dataclass
-class LoopLimits:
-    max_steps: int = 6
-    max_output_tokens: int = 3000
-    max_tool_result_chars: int = 60_000
+from groundchat.tools.base import Registry, ToolContext, ToolError, ToolRefused
 
 
 @dataclass
@@ -87,49 +51,25 @@ class _StepOutcome:
     capped: bool = False  # the step's reservation was refused: it never ran
 
 
-async def run_exchange(
-    *,
-    model: ChatModel,
-    system: str,
-    registry: ToolRegistry,
-    ctx: ToolContext,
-    history: list[Message],
-    question: str,
-    conversation_id: str,
-    run_id: str | None = None,
-    guard: StepGuard | None = None,
-    limits: LoopLimits | None = None,
-    after_answer: list[AfterAnswer] | None = None,
-    commit: Commit | None = None,
-    on_finish: Commit | None = None,
-    history_shortening: Shortened | None = None,
-    question_images: list[ImageRef] | None = None,
-) -> AsyncIterator[Frame]:
-    """`history_shortening` says what of `history` to send; its outcome goes out as a `history`
-    frame, and a failed one ends the answer as `too-large`."""
-    limits = limits or LoopLimits()
-    guard = guard or NoSpendGuard()
-    run_id = run_id or ctx.run_id or uuid.uuid4().hex
-    ex = Exchange(conversation_id=conversation_id, run_id=run_id, question=question)
-    ex.new_messages.append(Message(role="user", content=question, images=list(question_images or [])))
-    ctx.answer = ex.answer
+async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
+    """The run's frames, `done` last. `run.shortening` says what was done to the conversation's
+    history; its outcome goes out as a `history` frame, and a failed one ends the answer as `too-large`."""
+    ex = run.exchange()
+    guard, limits = run.guard, run.limits
     reason = "error"
     try:
-        yield StartFrame(conversation_id=conversation_id, run_id=run_id)
-        specs = [t.spec() for t in await registry.offered(ctx.caller)]
+        yield StartFrame(conversation_id=run.conversation_id, run_id=run.run_id)
         too_large = False
-        if history_shortening is not None:
-            ex.steps.extend(history_shortening.steps)  # a summarising step belongs to this run's trace
-            if history or history_shortening.outcome != "unchanged":
-                yield history_shortening.frame()
-            too_large = history_shortening.outcome == "failed"
-            history = history_shortening.messages
+        if run.shortening is not None:
+            ex.steps.extend(run.shortening.steps)  # a summarising step belongs to this run's trace
+            yield run.shortening.frame()
+            too_large = run.shortening.outcome == "failed"
         reason = "too-large" if too_large else "max-steps"
         for step in range(0 if too_large else limits.max_steps):
-            request = ModelRequest(system=system, messages=[*history, *ex.new_messages], tools=specs,
+            request = ModelRequest(system=run.system, messages=[*run.history, *ex.new_messages], tools=run.offered,
                                    max_output_tokens=limits.max_output_tokens)
             outcome = _StepOutcome()
-            async for frame in _model_step(step, request, model, guard, ex, outcome):
+            async for frame in _model_step(step, request, run.model, guard, ex, outcome):
                 yield frame
             if outcome.capped:
                 reason = "spend-cap"
@@ -143,33 +83,25 @@ async def run_exchange(
                 break
             for call in outcome.calls:
                 yield ToolCallFrame(id=call.id, name=call.name, args=call.args)
-                async for frame in _run_tool(call, registry, ctx, ex, limits):
+                async for frame in _run_tool(call, run.registry, run.ctx, ex, limits):
                     yield frame
         if reason in ("complete", "max-steps", "spend-cap", "unmeasurable-cost"):
             ex.done_reason = reason  # the commit stores how the answer ended (chat.answer_record)
-            for check in after_answer or []:
+            for check in run.checks:
                 for frame in await check(ex):
                     yield frame
-            if commit is not None:
-                await commit(ex)
+            await run.commit(ex)
     except Exception as exc:  # a model that failed, a bug, or a commit that failed: still one done
         reason = "error"
         yield _failed(ex, exc)
     finally:
         ex.done_reason = reason
-        if on_finish is not None:
-            try:
-                await on_finish(ex)
-            except Exception:  # the trace writer must never take the done frame with it
-                pass
+        try:
+            await run.finish(ex)
+        except Exception:  # the trace writer must never take the done frame with it
+            pass
     cost = answer_cost(ex)
-    yield DoneFrame(reason=reason, run_id=run_id, cost=money_text(cost), cost_text=cost_text(cost))  # type: ignore[arg-type]
-
-
-def answer_cost(ex: Exchange) -> Decimal:
-    """What the answer was charged: its model steps (a history summary among them) and its searches."""
-    steps = sum((step.charged for step in ex.steps if isinstance(step, ModelStep)), Decimal(0))
-    return steps + sum(ex.answer.search_charges, Decimal(0))
+    yield DoneFrame(reason=reason, run_id=run.run_id, cost=money_text(cost), cost_text=cost_text(cost))  # type: ignore[arg-type]
 
 
 class _StepFailed(Exception):
@@ -239,7 +171,7 @@ def _failed(ex: Exchange, exc: Exception) -> ErrorFrame:
 TOOL_FAILED = "tool-failed"
 
 
-async def _run_tool(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, ex: Exchange, limits: LoopLimits) -> AsyncIterator[Frame]:
+async def _run_tool(call: ToolCall, registry: Registry, ctx: ToolContext, ex: Exchange, limits: LoopLimits) -> AsyncIterator[Frame]:
     started = time.perf_counter()
     outcome = "ok"
     detail = ""

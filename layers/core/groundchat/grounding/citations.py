@@ -52,7 +52,7 @@ def check_citations(answer_text: str, tool_results: Iterable[dict[str, Any]]) ->
 
 
 async def citation_check(exchange: Any) -> list[CitationsFrame]:
-    """An after-answer check for `groundchat.chat.loop.run_exchange`: the refs the answer cites, the
+    """An after-answer check (`AnswerRun.checks`, chat/answer_run.py): the refs the answer cites, the
     figures in its words that no tool of this answer returned (see `text_numbers`), and how well
     each cited passage supports the sentence citing it (see `support`)."""
     from groundchat.grounding.citation_support import check_support

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -97,6 +97,15 @@ def define_tool(
 
 class ToolRefused(Exception):
     """The caller may not use this tool (or it does not exist): refused at execution too."""
+
+
+class Registry(Protocol):
+    """What an answer runs its tools through: the deployment's registry, or a view of it for one
+    question (tools/recall_tool.py's `GatedRegistry`)."""
+
+    async def offered(self, caller: Caller) -> list[Tool]: ...
+
+    async def execute(self, name: str, args: dict[str, Any], ctx: ToolContext) -> Any: ...
 
 
 class ToolRegistry:

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from groundchat.auth.callers import RECALL_READ
+from groundchat.auth.callers import RECALL_READ, Caller
 from groundchat.recall.plan import TOOL_NAME, RecallPlan
-from groundchat.tools.base import ToolContext, ToolRefused, define_tool
+from groundchat.tools.base import Registry, Tool, ToolContext, ToolRefused, define_tool
 
 MAX_HITS = 5
 
@@ -44,7 +44,7 @@ async def search_my_conversations(ctx: ToolContext, args: SearchMyConversationsI
     return {"outcome": "ok" if shown else "empty", "excerpts": shown}
 
 
-def offered_for(tools: list[Any], plan: RecallPlan) -> list[Any]:
+def offered_for(tools: list[Tool], plan: RecallPlan) -> list[Tool]:
     """The recall tool only when the plan searches; every other tool (search_docs too) untouched."""
     return [t for t in tools if plan.search or t.name != TOOL_NAME]
 
@@ -53,17 +53,17 @@ class GatedRegistry:
     """The deployment's tool registry as one answer sees it: the recall tool only if its plan searches.
     Every other tool, `search_docs` among them, is offered and run exactly as before."""
 
-    def __init__(self, registry: Any, plan: RecallPlan) -> None:
+    def __init__(self, registry: Registry, plan: RecallPlan) -> None:
         self._registry = registry
         self._plan = plan
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._registry, name)
 
-    async def offered(self, caller: Any) -> list[Any]:
+    async def offered(self, caller: Caller) -> list[Tool]:
         return offered_for(await self._registry.offered(caller), self._plan)
 
-    async def execute(self, name: str, args: dict[str, Any], ctx: Any) -> Any:
+    async def execute(self, name: str, args: dict[str, Any], ctx: ToolContext) -> Any:
         if name == TOOL_NAME and not self._plan.search:
             raise ToolRefused(f"tool {name!r} is not available to this caller")
         return await self._registry.execute(name, args, ctx)

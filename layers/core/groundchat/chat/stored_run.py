@@ -1,0 +1,91 @@
+"""A person's answer as a run: committed to their conversation, traced, and counted.
+
+`chat/answer.py` builds one per question once every check has passed; the loop calls `commit` for
+an answer that ended well and `finish` on every exit path.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from groundchat.auth.callers import Caller
+from groundchat.chat.answer_record import answer_record
+from groundchat.chat.answer_run import AnswerRun, Exchange
+from groundchat.chat.steps import ModelStep, trace_records
+from groundchat.models.messages import Message
+from groundchat.observability import record_answer, record_refusal
+from groundchat.recall.hooks import index_committed
+from groundchat.recall.plan import RecallPlan
+from groundchat.services import Services
+from groundchat.spending.budget_guard import BudgetGuard
+
+
+@dataclass
+class ConversationOpened:
+    """The conversation an answer belongs to, as read under its claim."""
+
+    id: str
+    existing: dict[str, Any] | None  # None: a new conversation, created by the commit
+    history: list[Message]
+
+
+@dataclass(kw_only=True)
+class StoredRun(AnswerRun):
+    services: Services
+    caller: Caller
+    conversation: ConversationOpened
+    recall: RecallPlan
+    spend: BudgetGuard
+
+    @property
+    def shown_plan(self) -> dict[str, Any]:
+        """The recall plan in the reader's words (the done frame, the stored answer's Details)."""
+        return self.recall.for_reader()
+
+    async def commit(self, ex: Exchange) -> None:
+        services = self.services
+        # One expiry for the conversation and for what recall keeps of this exchange (recall.sweep).
+        expires = services.conversations.expiry()
+        await services.conversations.commit_exchange(
+            conversation_id=ex.conversation_id, owner=self.caller.id, run_id=ex.run_id,
+            existing=self.conversation.existing, messages=ex.new_messages, annotations=ex.annotations,
+            title=ex.question, expires_at=expires,
+            answer_record=answer_record(ex, recall=self.shown_plan),  # its cost and Details, shown again when reopened
+        )
+        # Only now, committed: never a failed or cancelled exchange.
+        await index_committed(services.recall, self.recall, self.caller.id, ex, expires)
+
+    async def finish(self, ex: Exchange) -> None:
+        services = self.services
+        await self.spend.release_unused()  # the precheck's reservation, if the run ended before step 0
+        if self.conversation.existing is not None:
+            # A commit already cleared this run's claim; any other ending must not leave the
+            # conversation blocked. The release is conditional on the claim, so it is safe either way.
+            await services.conversations.release(ex.conversation_id, ex.run_id)
+        await services.traces.put(
+            run_id=ex.run_id, caller=self.caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
+            outcome=ex.done_reason, steps=trace_records(ex.steps), failure=ex.failure, question=ex.question,
+            checks=_check_counts(ex), recall=self.recall.record(),
+        )
+        _record_metrics(ex)
+
+
+def _check_counts(ex: Exchange) -> dict[str, int] | None:
+    report = ex.answer.annotations.citations
+    if report is None:
+        return None
+    support = report.get("support", [])
+    return {"verified_refs": report["verified"], "unverified_refs": len(report["unverified"]),
+            "unverified_numbers": len(report.get("unverified_numbers", [])),
+            "support_checked": len(support), "weak_support": sum(1 for s in support if s["verdict"] == "weak")}
+
+
+def _record_metrics(ex: Exchange) -> None:
+    model_steps = [step for step in ex.steps if isinstance(step, ModelStep)]
+    input_tokens = sum(step.input_tokens or 0 for step in model_steps)
+    output_tokens = sum(step.output_tokens or 0 for step in model_steps)
+    cost = sum((step.charged for step in model_steps), Decimal(0))
+    record_answer(cost, input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens)
+    if ex.done_reason in ("spend-cap", "unmeasurable-cost", "error", "too-large"):
+        record_refusal(ex.done_reason)
