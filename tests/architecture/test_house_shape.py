@@ -56,6 +56,15 @@ def test_the_loop_takes_one_run():
     assert parameters(run_exchange) == ["run"]
 
 
+def test_the_composition_names_what_it_holds():
+    """`Services` says what each part it builds is (a Protocol or a class), never `Any`."""
+    tree = ast.parse((CORE / "services.py").read_text(encoding="utf-8"))
+    [services] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Services"]
+    untyped = [ast.unparse(node)[:60] for node in ast.walk(services)
+               if isinstance(node, ast.Name) and node.id == "Any"]
+    assert untyped == []
+
+
 def test_the_any_counter_counts_annotations_and_ignores_prose(tmp_path):
     module = tmp_path / "m.py"
     module.write_text('from typing import Any\nimport typing\n"""Any reader may call this."""\n'

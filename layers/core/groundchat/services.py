@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from groundchat.auth.tokens import TokenVerifier
 from groundchat.auth.callers import Caller
@@ -20,8 +20,14 @@ from groundchat.store.users import UserStore
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
 from groundchat.models.messages import ChatModel
 
-if TYPE_CHECKING:  # the share function builds these services and never loads recall
+if TYPE_CHECKING:  # built on first use: the share function builds these services and never loads recall or search
+    from groundchat.benchmark.axe_rules import RuleTable
+    from groundchat.public.gate import PublicGate
     from groundchat.recall.hooks import RecallAccess
+    from groundchat.recall.index import RecallIndex
+    from groundchat.recall.plan import RecallPlan
+    from groundchat.search.service import SearchService
+    from groundchat.store.runs import RunsStore
 
 
 @dataclass
@@ -31,8 +37,8 @@ class Services:
     # Injected in tests; built from settings otherwise.
     model_override: ChatModel | None = None
     tools_override: list[Tool] | None = None
-    docs_override: Any = None
-    recall_override: Any = None
+    docs_override: SearchService | None = None
+    recall_override: RecallIndex | None = None
 
     @cached_property
     def users(self) -> UserStore:
@@ -63,7 +69,7 @@ class Services:
         return self.settings.mode == "public"
 
     @cached_property
-    def public_gate(self) -> Any:
+    def public_gate(self) -> PublicGate:
         """Public mode's rate limit and bot wall (groundchat.public.gate); tests may replace it."""
         from groundchat.public.bot_wall import TurnstileVerifier
         from groundchat.public.gate import PublicGate
@@ -123,13 +129,13 @@ class Services:
         return status
 
     @cached_property
-    def runs(self) -> Any:
+    def runs(self) -> RunsStore:
         from groundchat.store.runs import RunsStore
 
         return RunsStore(self.dynamo)
 
     @cached_property
-    def docs(self) -> Any:
+    def docs(self) -> SearchService:
         if self.docs_override is not None:
             return self.docs_override
         from groundchat.search import open_default_search
@@ -137,7 +143,7 @@ class Services:
         return open_default_search(self.settings)
 
     @cached_property
-    def recall(self) -> Any:
+    def recall(self) -> RecallIndex:
         """The recall index (past exchanges by owner); its embedding model loads on first use."""
         if self.recall_override is not None:
             return self.recall_override
@@ -153,7 +159,7 @@ class Services:
 
         return await asyncio.to_thread(self.recall.remove_conversation, owner, conversation_id)
 
-    async def recall_plan(self, caller: Caller, question: str) -> Any:
+    async def recall_plan(self, caller: Caller, question: str) -> RecallPlan:
         """Whether this question may search the caller's past conversations (groundchat.recall.plan)."""
         from groundchat.auth.callers import RECALL_READ
         from groundchat.recall.plan import plan_recall
@@ -161,10 +167,10 @@ class Services:
         return plan_recall(question, self.settings.recall, permitted=await self.can(RECALL_READ, caller))
 
     @cached_property
-    def rules(self) -> Any:
-        from groundchat.benchmark import axe_rules as rules
+    def rules(self) -> RuleTable:
+        from groundchat.benchmark.axe_rules import load_rules
 
-        return rules
+        return load_rules()
 
     def tool_context(self, caller: Caller, run_id: str = "", conversation_id: str = "",
                      recall: RecallAccess | None = None) -> ToolContext:
@@ -189,7 +195,7 @@ class Services:
 class _Lazy:
     """Defers building a service (the search index loads a model) until a tool first touches it."""
 
-    def __init__(self, build) -> None:
+    def __init__(self, build: Callable[[], object]) -> None:
         self._build = build
         self._obj = None
 

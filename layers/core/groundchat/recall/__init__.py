@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from groundchat.recall.entries import RecallEntry, RecallHit, conversation_link, make_entry
 from groundchat.recall.plan import RECALL_MODES, RecallPlan, plan_recall
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
+    from groundchat.recall.index import RecallIndex
+    from groundchat.search.embeddings import Embedder
 
 log = logging.getLogger("groundchat.recall")
 
@@ -23,7 +25,7 @@ def recall_index_path(settings: "Settings") -> Path:
     return Path(settings.home) / "recall.sqlite"
 
 
-def open_recall_index(settings: "Settings", embedder: Callable[[], Any]) -> Any:
+def open_recall_index(settings: "Settings", embedder: Callable[[], Embedder]) -> RecallIndex:
     """The configured recall index; `embedder` is called once, on the first write or search."""
     from groundchat.search import backend_kind
 
@@ -38,7 +40,7 @@ def open_recall_index(settings: "Settings", embedder: Callable[[], Any]) -> Any:
     return EmbeddedRecallIndex(recall_index_path(settings), embedder)
 
 
-def index_exchange(index: Any, owner: str, conversation_id: str, run_id: str, question: str, answer: str,
+def index_exchange(index: RecallIndex, owner: str, conversation_id: str, run_id: str, question: str, answer: str,
                    expires_at: int | None = None) -> bool:
     """Adds one committed exchange. Called only after its commit succeeded; a failure here is logged
     and never undoes the answer (the exchange is then simply not recallable). `expires_at`: the

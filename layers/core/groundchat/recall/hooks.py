@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundchat.recall import index_exchange
 from groundchat.recall.plan import RecallPlan
+
+if TYPE_CHECKING:
+    from groundchat.recall.index import RecallIndex
+    from groundchat.store.conversations import ConversationStore
 
 
 @dataclass(frozen=True)
@@ -16,9 +20,9 @@ class RecallAccess:
     and the conversations, so a hit whose conversation has expired or gone is never shown (between
     a conversation's expiry and the next sweep, `recall.sweep`, its entries are still indexed)."""
 
-    index: Any
+    index: RecallIndex
     plan: RecallPlan
-    conversations: Any = None
+    conversations: ConversationStore | None = None
 
     async def still_held(self, conversation_id: str, owner: str) -> bool:
         if self.conversations is None:
@@ -26,7 +30,7 @@ class RecallAccess:
         return await self.conversations.get_owned(conversation_id, owner) is not None
 
 
-async def index_committed(recall: Any, plan: RecallPlan, owner: str, exchange: Any, expires_at: int | None = None) -> bool:
+async def index_committed(recall: RecallIndex, plan: RecallPlan, owner: str, exchange: Any, expires_at: int | None = None) -> bool:
     """After `commit_exchange` returned: a committed exchange becomes recallable by its owner, its
     entry carrying the expiry that commit gave the conversation (`expires_at`), so the sweep
     removes it when the conversation expires. Never called for a failed or cancelled exchange

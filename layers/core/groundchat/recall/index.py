@@ -1,0 +1,23 @@
+"""What every recall index answers, embedded (SQLite) or OpenSearch: the one shape the chat, the
+sweep and deletion hold it by."""
+from __future__ import annotations
+
+from typing import Protocol
+
+from groundchat.recall.entries import RecallEntry, RecallHit
+
+
+class RecallIndex(Protocol):
+    def add(self, entry: RecallEntry) -> None: ...
+
+    def search(self, owner: str, query: str, k: int = 5) -> list[RecallHit]: ...
+
+    def remove_conversation(self, owner: str, conversation_id: str) -> int: ...
+
+    def due_conversations(self, now: int, limit: int) -> list[tuple[str, str]]: ...
+
+    def remove_conversations(self, pairs: list[tuple[str, str]]) -> int: ...
+
+    def renew(self, expiries: dict[tuple[str, str], int]) -> int: ...
+
+    def close(self) -> None: ...
