@@ -24,11 +24,14 @@ Two kinds of OpenSearch, one interface:
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from groundchat.recall.entries import RecallEntry, RecallHit
 from groundchat.search.embeddings import Embedder
 from groundchat.search.query_text import terms
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
 
 _FIELDS = ["owner", "conversation_id", "run_id", "question", "answer", "created_at"]
 
@@ -141,7 +144,7 @@ def update_lines(docs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 class OpenSearchRecallIndex:
     name = "opensearch"
 
-    def __init__(self, client: Any, index: str, embedder: Callable[[], Embedder], *, serverless: bool = False,
+    def __init__(self, client: OpenSearch, index: str, embedder: Callable[[], Embedder], *, serverless: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.client = client
         self.index = index

@@ -18,7 +18,7 @@ import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
 from groundchat.search.query_text import KEYWORD_WEIGHTS, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
 
 TEMPLATE_PATH = Path(__file__).resolve().parent / "opensearch_template.json"
 TEMPLATE_NAME = "groundchat-corpus"
@@ -152,7 +155,7 @@ def _item_reason(status: int) -> str:
 class OpenSearchIndex:
     name = "opensearch"
 
-    def __init__(self, client: Any, alias: str) -> None:
+    def __init__(self, client: OpenSearch, alias: str) -> None:
         self.client = client
         self.alias = alias
         # The index behind the alias when its model id was read, and that id: a search's hits name
@@ -247,7 +250,7 @@ def _keyword_doc(chunk: Chunk) -> dict[str, list[str]]:
 
 
 class OpenSearchBuild:
-    def __init__(self, client: Any, alias: str, *, model_id: str, dimension: int, stamp: str | None = None) -> None:
+    def __init__(self, client: OpenSearch, alias: str, *, model_id: str, dimension: int, stamp: str | None = None) -> None:
         self.client = client
         self.alias = alias
         stamp = stamp or datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S%f")
@@ -289,7 +292,7 @@ class OpenSearchBuild:
 class OpenSearchStore:
     layout = hashlib.sha256(TEMPLATE_PATH.read_bytes()).hexdigest()[:12]
 
-    def __init__(self, client: Any, alias: str) -> None:
+    def __init__(self, client: OpenSearch, alias: str) -> None:
         self.client = client
         self.alias = alias
         self.reader = OpenSearchIndex(client, alias)

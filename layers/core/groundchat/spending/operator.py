@@ -9,13 +9,16 @@ import logging
 import time
 import uuid
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundchat.spending.caps import Cap, caps_for
 from groundchat.money import money_text
 from groundchat.store import budget_counters as bc
 from groundchat.store.tables import BUDGET
 from groundchat.store.transactions import MAX_TRANSACTION_ATTEMPTS, TransactionBusy, TransactionRefused, transact_sync
+
+if TYPE_CHECKING:
+    from groundchat.store.items import DynamoClient
 
 log = logging.getLogger("groundchat.spending")
 
@@ -90,7 +93,7 @@ def parse_scope(text: str) -> str:
     raise ValueError(f"scope must be 'chat', 'public' or 'user:<id>', not {text!r}")
 
 
-def _reset_sync(client: Any, table: str, scope: str, period: str, actor: str, attempts: int = MAX_TRANSACTION_ATTEMPTS) -> dict[str, Any] | None:
+def _reset_sync(client: DynamoClient, table: str, scope: str, period: str, actor: str, attempts: int = MAX_TRANSACTION_ATTEMPTS) -> dict[str, Any] | None:
     for _ in range(attempts):
         got = client.get_item(TableName=table, Key=bc.key(scope, period), ConsistentRead=True)
         if "Item" not in got:

@@ -18,10 +18,14 @@ import calendar
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundchat.money import money_text
 from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
+from groundchat.store.items import Item, Request, TransactAction
+
+if TYPE_CHECKING:
+    from groundchat.store.items import DynamoClient
 
 
 CHAT_SCOPE = "chat"
@@ -71,7 +75,7 @@ def key(scope: str, period: str) -> dict[str, dict[str, str]]:
     return {"scope": {"S": scope}, "period": {"S": period}}
 
 
-def plain(item: dict[str, Any] | None) -> dict[str, Any]:
+def plain(item: Item | None) -> dict[str, Any]:
     """A low-level item as Python values (numbers as Decimal)."""
     return {k: _deserializer.deserialize(v) for k, v in (item or {}).items()}
 
@@ -85,7 +89,7 @@ class Counter:
     committed: Decimal = Decimal(0)
 
     @classmethod
-    def from_item(cls, scope: str, period: str, item: dict[str, Any] | None) -> "Counter":
+    def from_item(cls, scope: str, period: str, item: Item | None) -> "Counter":
         values = plain(item)
         return cls(
             scope=scope,
@@ -96,12 +100,12 @@ class Counter:
         )
 
 
-def read_counter_sync(client: Any, table_name: str, scope: str, period: str) -> Counter:
+def read_counter_sync(client: DynamoClient, table_name: str, scope: str, period: str) -> Counter:
     got = client.get_item(TableName=table_name, Key=key(scope, period), ConsistentRead=True)
     return Counter.from_item(scope, period, got.get("Item"))
 
 
-def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal, *, into: str) -> dict[str, Any]:
+def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal, *, into: str) -> TransactAction:
     """Add `amount` to `into` ("reserved" for a hold, "spent" for a charge known in advance) and to
     committed, only if committed stays within the cap."""
     other = {"reserved": "spent", "spent": "reserved"}[into]
@@ -120,15 +124,15 @@ def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap
     }
 
 
-def hold_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> dict[str, Any]:
+def hold_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> TransactAction:
     return within_cap_op(table_name, scope, period, amount, cap, into="reserved")
 
 
-def charge_within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> dict[str, Any]:
+def charge_within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> TransactAction:
     return within_cap_op(table_name, scope, period, amount, cap, into="spent")
 
 
-def settle_op(table_name: str, scope: str, period: str, charged: Decimal, released: Decimal) -> dict[str, Any]:
+def settle_op(table_name: str, scope: str, period: str, charged: Decimal, released: Decimal) -> TransactAction:
     """Move a reservation into spent: spent += charged, reserved -= released, committed follows."""
     return {
         "Update": {
@@ -142,7 +146,7 @@ def settle_op(table_name: str, scope: str, period: str, charged: Decimal, releas
     }
 
 
-def release_op(table_name: str, scope: str, period: str, amount: Decimal) -> dict[str, Any]:
+def release_op(table_name: str, scope: str, period: str, amount: Decimal) -> TransactAction:
     return {
         "Update": {
             "TableName": table_name,
@@ -167,8 +171,8 @@ def reservation_item(
     model: str,
     kind: str,
     step: int | None,
-) -> dict[str, Any]:
-    item: dict[str, Any] = {
+) -> Item:
+    item: Item = {
         **key(reservation_scope(reservation_id), NO_PERIOD),
         "reservation_state": {"S": RESERVATION_OPEN},
         "amount": n(amount),
@@ -186,15 +190,15 @@ def reservation_item(
     return item
 
 
-def put_reservation_op(table_name: str, item: dict[str, Any]) -> dict[str, Any]:
+def put_reservation_op(table_name: str, item: Item) -> TransactAction:
     # "scope" is a DynamoDB reserved word, hence the name placeholder.
     return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": "attribute_not_exists(#s)", "ExpressionAttributeNames": {"#s": "scope"}}}
 
 
-def close_reservation_op(table_name: str, reservation_id: str, *, expired_before: int | None = None) -> dict[str, Any]:
+def close_reservation_op(table_name: str, reservation_id: str, *, expired_before: int | None = None) -> TransactAction:
     """Delete an open reservation. Whoever deletes it (settle or sweep) is the only one who
     releases its amount: the condition makes the second one fail instead of releasing twice."""
-    op: dict[str, Any] = {
+    op: Request = {
         "TableName": table_name,
         "Key": key(reservation_scope(reservation_id), NO_PERIOD),
         "ConditionExpression": "attribute_exists(#s)",
@@ -206,16 +210,16 @@ def close_reservation_op(table_name: str, reservation_id: str, *, expired_before
     return {"Delete": op}
 
 
-def reservation_counters(item: dict[str, Any]) -> list[tuple[str, str]]:
+def reservation_counters(item: Item) -> list[tuple[str, str]]:
     values = plain(item)
     return [(str(s), str(p)) for s, p in values.get("counters", [])]
 
 
-def expired_reservations_sync(client: Any, table_name: str, now: int) -> list[dict[str, Any]]:
+def expired_reservations_sync(client: DynamoClient, table_name: str, now: int) -> list[Item]:
     """Open reservations whose expiry has passed (the index is eventually consistent; the
     release itself is conditional, so a stale entry is harmless)."""
-    items: list[dict[str, Any]] = []
-    kwargs: dict[str, Any] = {
+    items: list[Item] = []
+    kwargs: Request = {
         "TableName": table_name,
         "IndexName": "by_expiry",
         "KeyConditionExpression": "reservation_state = :open AND expires_at < :now",
@@ -229,14 +233,14 @@ def expired_reservations_sync(client: Any, table_name: str, now: int) -> list[di
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def open_reservations_sync(client: Any, table_name: str) -> list[dict[str, Any]]:
-    kwargs: dict[str, Any] = {
+def open_reservations_sync(client: DynamoClient, table_name: str) -> list[Item]:
+    kwargs: Request = {
         "TableName": table_name,
         "IndexName": "by_expiry",
         "KeyConditionExpression": "reservation_state = :open",
         "ExpressionAttributeValues": {":open": {"S": RESERVATION_OPEN}},
     }
-    items: list[dict[str, Any]] = []
+    items: list[Item] = []
     while True:
         page = client.query(**kwargs)
         items.extend(page.get("Items", []))

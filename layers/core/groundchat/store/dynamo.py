@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import asyncio
 from functools import cached_property, partial
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from botocore.exceptions import ClientError
 
 from groundchat.config import Settings
 from groundchat.store.tables import ALL_TABLES, TableDef
+
+if TYPE_CHECKING:
+    from groundchat.store.items import DynamoClient
 
 T = TypeVar("T")
 
@@ -36,7 +39,7 @@ class Dynamo:
         return kwargs
 
     @cached_property
-    def client(self) -> Any:
+    def client(self) -> DynamoClient:
         import boto3
 
         return boto3.client("dynamodb", **self._kwargs)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
+
+if TYPE_CHECKING:
+    from groundchat.store.items import DynamoClient, TransactAction
 
 # Retried before giving up: a conflict means another writer holds the same counter right now.
 MAX_TRANSACTION_ATTEMPTS = 10
@@ -35,7 +38,7 @@ class TransactionBusy(Exception):
     """The transaction kept meeting others on the same items; nothing was written."""
 
 
-def transact_sync(client: Any, items: list[dict[str, Any]], attempts: int | None = None) -> None:
+def transact_sync(client: DynamoClient, items: list[TransactAction], attempts: int | None = None) -> None:
     attempts = attempts or MAX_TRANSACTION_ATTEMPTS
     for attempt in range(attempts):
         try:

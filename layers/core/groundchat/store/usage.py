@@ -12,9 +12,13 @@ retried after a lost reply finds its own row instead of writing a second one.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundchat.store.budget_counters import n, plain
+from groundchat.store.items import Item, TransactAction
+
+if TYPE_CHECKING:
+    from groundchat.store.items import DynamoClient
 
 
 KIND_MODEL_STEP = "model-step"
@@ -50,8 +54,8 @@ def usage_item(
     cache_write_tokens: int | None = None,
     failed: bool = False,
     reservation_expired: bool = False,
-) -> dict[str, Any]:
-    item: dict[str, Any] = {
+) -> Item:
+    item: Item = {
         "run_id": {"S": run_id},
         "entry": {"S": entry},
         "created_at": {"S": created_at},
@@ -85,27 +89,27 @@ def usage_item(
     return item
 
 
-def put_usage_op(table_name: str, item: dict[str, Any]) -> dict[str, Any]:
+def put_usage_op(table_name: str, item: Item) -> TransactAction:
     """Add a row; never replace one."""
     return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": "attribute_not_exists(run_id)"}}
 
 
-def get_usage_row_sync(client: Any, table_name: str, run_id: str, entry: str) -> dict[str, Any] | None:
+def get_usage_row_sync(client: DynamoClient, table_name: str, run_id: str, entry: str) -> dict[str, Any] | None:
     got = client.get_item(TableName=table_name, Key={"run_id": {"S": run_id}, "entry": {"S": entry}}, ConsistentRead=True)
     return plain(got["Item"]) if "Item" in got else None
 
 
-def rows_for_run_sync(client: Any, table_name: str, run_id: str) -> list[dict[str, Any]]:
+def rows_for_run_sync(client: DynamoClient, table_name: str, run_id: str) -> list[dict[str, Any]]:
     return _paged(client.query, TableName=table_name, KeyConditionExpression="run_id = :r",
                   ExpressionAttributeValues={":r": {"S": run_id}}, ConsistentRead=True)
 
 
-def rows_for_caller_sync(client: Any, table_name: str, caller: str) -> list[dict[str, Any]]:
+def rows_for_caller_sync(client: DynamoClient, table_name: str, caller: str) -> list[dict[str, Any]]:
     return _paged(client.query, TableName=table_name, IndexName="by_caller", KeyConditionExpression="caller = :c",
                   ExpressionAttributeValues={":c": {"S": caller}})
 
 
-def all_rows_sync(client: Any, table_name: str) -> list[dict[str, Any]]:
+def all_rows_sync(client: DynamoClient, table_name: str) -> list[dict[str, Any]]:
     """Every row (reconciliation and tests; the table is read whole, so not for requests)."""
     return _paged(client.scan, TableName=table_name, ConsistentRead=True)
 
