@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from groundchat.config import Settings, get_settings, reset_settings_cache
 from groundchat_cli.moto_store import LocalDynamo
@@ -24,6 +25,9 @@ from groundchat_cli.stack_address import (
     DEFAULT_PORT, Stack, StackError, _local_credentials, _point_at, env_port, free_port, port_in_use,
     remove_stack_file, s3_state_dir, state_log, write_stack_file,
 )
+
+if TYPE_CHECKING:
+    import uvicorn
 
 
 def prepare(settings: Settings, say=print) -> None:
@@ -147,9 +151,16 @@ def serve(port: int | None = None, reset_state: bool = False, public: bool = Fal
             stub.stop()
 
 
-def _serve(port: int | None, reset_state: bool) -> int:
+def local_server_config(app: object, port: int) -> uvicorn.Config:
+    """How the local stack serves: on this machine only, and with no proxy in front of it, so
+    X-Forwarded-For / -Proto are whatever the client wrote and never name the visitor's address
+    (the rate limit's key) or the scheme (the origin check's)."""
     import uvicorn
 
+    return uvicorn.Config(app, host="127.0.0.1", port=port, log_level="info", proxy_headers=False)
+
+
+def _serve(port: int | None, reset_state: bool) -> int:
     from groundchat_cli import dynamodb_log
 
     settings = get_settings()
@@ -197,7 +208,9 @@ def _serve(port: int | None, reset_state: bool) -> int:
 
         warming = _warm_the_offline_gate(current)
         print(f"groundchat on {url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
-        uvicorn.run(combined_app(), host="127.0.0.1", port=port, log_level="info")
+        import uvicorn
+
+        uvicorn.Server(local_server_config(combined_app(), port)).run()
     finally:
         if warming is not None:
             # A Ctrl-C while the model still loads: the interpreter must not finish under the model's

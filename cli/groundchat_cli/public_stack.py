@@ -37,6 +37,9 @@ def start_public_stand_ins(say=print):
     os.environ.update(stub.settings_env())
     for name, value in LOCAL_GUARDS.items():
         os.environ.setdefault(name, value)
+    # Dev auth on this machine only: the startup check refuses it anywhere else, and the dev
+    # sign-in route stays off in public mode (a stranger at the page is a visitor).
+    os.environ.setdefault("GROUNDCHAT_PUBLIC_DEV_AUTH", "local-only")
     os.environ["GROUNDCHAT_VISITOR_SECRET"] = local_visitor_secret(get_settings())
     reset_settings_cache()
     settings = get_settings()

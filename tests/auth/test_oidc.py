@@ -334,6 +334,10 @@ def test_client_secret_goes_in_basic_auth_not_the_form(idp):
     ("DELETE", "null", None, True),
     ("POST", None, None, True),
     ("POST", None, "1", False),
+    ("POST", "http://chat.test", None, True),  # another scheme is another origin
+    ("POST", "https://chat.test:99999", None, True),  # a port out of range is no origin (never a 500)
+    ("POST", "https://chat.test:8443", None, True),
+    ("POST", "ftp://chat.test", None, True),
 ])
 def test_cookie_signed_changes_must_come_from_this_origin(method, origin, header, refused):
     reason = cross_site_reason(method, origin, "chat.test", header, "https://chat.test")
@@ -397,3 +401,9 @@ def test_an_unreadable_secret_is_one_line(settings, monkeypatch):
         with pytest.raises(OidcNotConfigured, match="cannot read the sign-in secret 'no/such/secret'") as refused:
             resolve_oidc_config(settings)
     assert "\n" not in str(refused.value)
+
+
+def test_the_host_header_counts_under_the_scheme_the_request_came_by():
+    assert cross_site_reason("POST", "http://127.0.0.1:8000", "127.0.0.1:8000", None, None, "http") is None
+    assert cross_site_reason("POST", "https://127.0.0.1:8000", "127.0.0.1:8000", None, None, "http") is not None
+    assert cross_site_reason("POST", "http://127.0.0.1:8000", "127.0.0.1:99999", None, None, "http") is not None

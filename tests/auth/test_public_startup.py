@@ -19,6 +19,7 @@ GUARDED = {
     "GROUNDCHAT_TURNSTILE_SECRET": "turnstile-secret",
     "GROUNDCHAT_PUBLIC_BUDGET_USD": "0.25",
     "GROUNDCHAT_VISITOR_SECRET": "x" * 32,
+    "GROUNDCHAT_PUBLIC_DEV_AUTH": "local-only",  # these tests run dev auth on this machine
 }
 
 
@@ -66,7 +67,8 @@ def test_without_a_ceiling_for_visitors_it_refuses(monkeypatch, dynamo):
 def test_every_hole_is_named_at_once():
     problems = public_mode_problems(Settings(mode="public"))
     assert [p.split(" (")[0] for p in problems] == [
-        "no rate limit", "no bot wall", "no spending ceiling for anonymous visitors", "no visitor secret"]
+        "dev auth lets anyone in", "no rate limit", "no bot wall", "no spending ceiling for anonymous visitors",
+        "no visitor secret"]
 
 
 @pytest.mark.parametrize("env, said", [
@@ -75,6 +77,13 @@ def test_every_hole_is_named_at_once():
     ({"GROUNDCHAT_VISITOR_PERMISSIONS": "docs.read"}, "must include chat.use"),
     ({"GROUNDCHAT_VISITOR_ADDRESS_FROM": "x-forwarded-for"}, "GROUNDCHAT_VISITOR_ADDRESS_FROM must be one of"),
     ({"GROUNDCHAT_TURNSTILE_VERIFY_URL": "http://verifier.example/siteverify"}, "must be https"),
+    ({"GROUNDCHAT_TURNSTILE_VERIFY_URL": "http://127.0.0.1@verifier.example/siteverify"}, "must be https"),
+    ({"GROUNDCHAT_TURNSTILE_VERIFY_URL": "http://localhost.verifier.example/siteverify"}, "must be https"),
+    ({"GROUNDCHAT_TURNSTILE_VERIFY_URL": "http://127.0.0.1.nip.example/siteverify"}, "must be https"),
+    ({"GROUNDCHAT_TURNSTILE_VERIFY_URL": "http://127.0.0.1:99999/siteverify"}, "must be https"),
+    ({"GROUNDCHAT_PUBLIC_DEV_AUTH": ""}, "dev auth lets anyone in (set GROUNDCHAT_AUTH_MODE=oidc"),
+    ({"GROUNDCHAT_PUBLIC_DEV_AUTH": "yes"}, "dev auth lets anyone in"),
+    ({"AWS_LAMBDA_FUNCTION_NAME": "chat"}, "GROUNDCHAT_PUBLIC_DEV_AUTH=local-only is refused in AWS"),
     ({"GROUNDCHAT_PUBLIC_BUDGET_USD": "-1"}, "is negative"),
 ])
 def test_other_unsafe_settings_refuse_too(monkeypatch, dynamo, env, said):
@@ -107,7 +116,8 @@ def test_groundchat_serve_refuses_with_one_line_before_starting_anything(monkeyp
     reset_settings_cache()
     assert main(["serve", "--port", "8765"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("groundchat refuses to start in public mode: no rate limit")
+    assert len(err) == 1 and err[0].startswith("groundchat refuses to start in public mode: dev auth lets anyone in")
+    assert "no rate limit" in err[0]
     assert not list((tmp_path / "home").glob("stack-*.json"))  # no stack was started
 
 
@@ -144,3 +154,11 @@ async def test_a_question_asked_in_process_meets_the_same_refusal(monkeypatch, d
     refused = await answer_question(services, Caller(id="alice"), {"message": "hi"})
     assert isinstance(refused, Refusal) and (refused.status, refused.code) == (503, "chat-not-configured")
     assert refused.message.startswith("Public mode lacks a guard: no rate limit") and model.calls == 0
+
+
+@pytest.mark.parametrize("url", ["https://challenges.example/siteverify", "http://127.0.0.1:8123/siteverify",
+                                 "http://localhost:8123/siteverify", "http://[::1]:8123/siteverify"])
+def test_https_and_a_stub_on_this_machine_are_accepted_as_verifiers(url):
+    from groundchat.public.startup_check import verify_url_is_safe
+
+    assert verify_url_is_safe(url)

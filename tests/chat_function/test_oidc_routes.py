@@ -228,3 +228,33 @@ async def test_the_routes_exist_only_in_oidc_mode(make_env):
                              ("POST", "/auth/sign-out"), ("GET", "/auth/session")):
             assert (await app_client.request(method, path)).status_code == 404
     assert not any(p.startswith("/auth/") for p in env.app.openapi()["paths"])
+
+
+async def test_a_changed_refresh_cookie_ends_the_session_with_401_and_clears_it(oidc_env, idp):
+    async with client(oidc_env) as app_client:
+        await sign_in(app_client)
+        sealed = app_client.cookies.get("__Secure-groundchat-refresh")
+        app_client.cookies.set("__Secure-groundchat-refresh", sealed[:-6] + "AAAAAA", domain="chat.test", path="/auth")
+        refused = await app_client.post("/auth/refresh", headers=SAME_ORIGIN)
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "unauthenticated"
+        assert "changed or sealed by another server" in refused.json()["error"]["message"]
+        cleared = set_cookies(refused)
+        assert cleared["__Secure-groundchat-refresh"]["max-age"] == "0"
+        assert cleared["__Host-groundchat-session"]["max-age"] == "0"
+
+
+async def test_an_origin_that_is_not_an_origin_is_a_403_never_a_500(oidc_env):
+    async with client(oidc_env) as app_client:
+        await sign_in(app_client)
+        for origin in ("https://chat.test:99999", "http://[::1", "https://", "chat.test"):
+            refused = await app_client.post("/api/chat", json={"message": "Hi"}, headers={"origin": origin})
+            assert refused.status_code == 403 and refused.json()["error"]["code"] == "cross-site", origin
+            out = await app_client.post("/auth/sign-out", headers={"origin": origin, "accept": "application/json"})
+            assert out.status_code == 403, origin
+
+
+async def test_the_scheme_is_part_of_the_origin(oidc_env):
+    async with client(oidc_env) as app_client:
+        await sign_in(app_client)
+        refused = await app_client.post("/api/chat", json={"message": "Hi"}, headers={"origin": "http://chat.test"})
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "cross-site"

@@ -40,7 +40,9 @@ class PublicEnv:
 
     def client(self, address: str = HOME_ADDRESS) -> httpx.AsyncClient:
         # https: the visitor cookie is Secure, and a client keeps it only over https.
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app, client=(address, 50123)), base_url="https://test")
+        # The page's own requests: a browser sends its Origin with every POST.
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app, client=(address, 50123)), base_url="https://test",
+                                 headers={"origin": "https://test"})
 
 
 def token() -> dict[str, str]:
@@ -64,7 +66,8 @@ def public(stub, dynamo, monkeypatch, tmp_path):
             path.write_text(json.dumps(prices))
             monkeypatch.setenv("GROUNDCHAT_PRICES_FILE", str(path))
         values = {"GROUNDCHAT_MODE": "public", "GROUNDCHAT_VISITOR_RATE_LIMIT": "20", "GROUNDCHAT_PUBLIC_BUDGET_USD": "0.50",
-                  "GROUNDCHAT_VISITOR_SECRET": SECRET, **stub.settings_env(), **env}
+                  "GROUNDCHAT_VISITOR_SECRET": SECRET, "GROUNDCHAT_PUBLIC_DEV_AUTH": "local-only",
+                  **stub.settings_env(), **env}
         for name, value in values.items():
             monkeypatch.setenv(name, value)
         reset_settings_cache()
@@ -323,3 +326,66 @@ async def test_private_mode_status_and_answers_are_as_before(make_env):
         assert (r.status_code, code(r)) == (401, "unauthenticated")
         r = await ask(client, {"message": "hi"}, env.token("alice"))
         assert r.status_code == 200 and "set-cookie" not in r.headers
+
+
+async def test_a_question_a_visitors_cookie_signs_must_come_from_this_site(public):
+    """Another site's page can make the browser post text/plain with the visitor's cookie: refused,
+    nothing is asked or spent; the page's own post (its Origin) and a script's header pass."""
+    env = public(answered("x"))
+    async with env.client() as client:
+        assert (await ask(client, {"message": "hi"}, token())).status_code == 200
+        for origin in ("https://evil.test", "http://test", "null", "https://test:99999"):
+            forged = await client.post("/api/chat", content=json.dumps({"message": "hi"}),
+                                       headers={"content-type": "text/plain", "origin": origin})
+            assert (forged.status_code, code(forged)) == (403, "cross-site"), origin
+        without = await client.post("/api/chat", content=json.dumps({"message": "hi"}),
+                                    headers={"content-type": "application/json", "origin": ""})
+        assert (without.status_code, code(without)) == (403, "cross-site")
+        scripted = await client.post("/api/chat", content=json.dumps({"message": "hi"}),
+                                     headers={"content-type": "application/json", "origin": "", "x-groundchat-csrf": "1"})
+        assert scripted.status_code == 200
+    assert env.model.calls == 2
+
+
+async def test_public_mode_serves_no_dev_sign_in(public):
+    env = public(answered("x"))
+    async with env.client() as client:
+        offered = await client.get("/api/dev/sign-in")
+        taken = await client.post("/api/dev/sign-in", content=json.dumps({"user": "dev"}),
+                                  headers={"content-type": "application/json"})
+    assert offered.status_code == 404 and taken.status_code == 404 and "token" not in taken.text
+
+
+def test_the_local_server_never_takes_the_visitors_address_from_x_forwarded_for(public):
+    """`groundchat serve` in client mode: uvicorn would trust X-Forwarded-For from 127.0.0.1 by
+    default, so each made-up address would get a window of its own. Served the way the stack serves."""
+    import threading
+    import time
+
+    import uvicorn
+
+    from groundchat_cli.localstack import local_server_config
+    from groundchat_cli.stack_address import free_port
+
+    env = public(ScriptedModel([Step(text="x")] * 5), GROUNDCHAT_VISITOR_RATE_LIMIT="1")
+    port = free_port()
+    server = uvicorn.Server(local_server_config(env.app, port))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            time.sleep(0.05)
+        statuses = []
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            for n in range(4):
+                answer = client.post("/api/chat", content=json.dumps({"message": "hi"}),
+                                     headers={"content-type": "application/json", **token(),
+                                              "x-forwarded-for": f"203.0.113.{n + 1}"})
+                statuses.append(answer.status_code)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    assert statuses == [200, 429, 429, 429]
+    assert [c["remoteip"] for c in env.stub.checks] == ["127.0.0.1"]

@@ -51,7 +51,7 @@ def session_caller(request: Request) -> Caller | None:
     if caller is None:
         return None
     reason = cross_site_reason(request.method, request.headers.get("origin"), request.headers.get("host"),
-                               request.headers.get(CSRF_HEADER), app_origin(settings))
+                               request.headers.get(CSRF_HEADER), app_origin(settings), request.url.scheme)
     if reason:
         raise Refused(403, "cross-site", reason[0].upper() + reason[1:] + ".")
     return caller
@@ -87,9 +87,24 @@ def visit_of(request: Request) -> "Visit":
     from groundchat.public.gate import Visit
     from groundchat.public.visitor_sessions import COOKIE_NAME
 
-    if services_of(request).settings.visitor_address_from == "api-gateway":
+    settings = services_of(request).settings
+    if settings.visitor_address_from == "api-gateway":
         address = source_ip_from_request_context(request.headers.get("x-amzn-request-context"))
     else:
         address = request.client.host if request.client else None
-    return Visit(address=address, session=request.cookies.get(COOKIE_NAME),
-                 human_check_token=request.headers.get(HUMAN_CHECK_HEADER) or None)
+    session = request.cookies.get(COOKIE_NAME)
+    if session:
+        _refuse_a_forged_visit(request)
+    return Visit(address=address, session=session, human_check_token=request.headers.get(HUMAN_CHECK_HEADER) or None)
+
+
+def _refuse_a_forged_visit(request: Request) -> None:
+    """A visitor's session cookie goes with any request the browser sends here, a form or a
+    text/plain post from another site's page included: a question it signs must come from this
+    site, as for the sign-in's cookie (403 `cross-site` otherwise; the question is never spent)."""
+    from groundchat.auth.sessions import CSRF_HEADER, cross_site_reason
+
+    reason = cross_site_reason(request.method, request.headers.get("origin"), request.headers.get("host"),
+                               request.headers.get(CSRF_HEADER), None, request.url.scheme)
+    if reason:
+        raise Refused(403, "cross-site", reason[0].upper() + reason[1:] + ".")

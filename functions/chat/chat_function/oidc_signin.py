@@ -198,7 +198,8 @@ def _provider_for_a_change(request: Request) -> Any:
 def _cross_site(request: Request) -> Response | None:
     """The sign-in's own cookie-signed changes pass the same origin check as every other route."""
     reason = cross_site_reason(request.method, request.headers.get("origin"), request.headers.get("host"),
-                               request.headers.get(CSRF_HEADER), steps.app_origin(services_of(request).settings))
+                               request.headers.get(CSRF_HEADER), steps.app_origin(services_of(request).settings),
+                               request.url.scheme)
     if reason:
         return error(403, "cross-site", reason[:1].upper() + reason[1:] + ".")
     return None

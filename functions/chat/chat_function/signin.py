@@ -1,8 +1,8 @@
 """Local sign-in without pasting a token: in dev auth mode only, the chat page asks this route for
 a dev token for a local user (the dev user by default) and keeps it in the tab.
 
-The routes exist only when `GROUNDCHAT_AUTH_MODE=dev`; with `oidc` they are never added, so they
-answer 404 like any unknown address. Dev mode trusts whoever reaches the server, exactly as
+The routes exist only when `GROUNDCHAT_AUTH_MODE=dev` in private mode; with `oidc`, or in public
+mode, they are never added, so they answer 404 like any unknown address. Dev mode trusts whoever reaches the server, exactly as
 `groundchat token USER` does for whoever can read the dev secret: the local stack listens on
 127.0.0.1, and the deployed stack runs in `oidc` mode.
 """
@@ -55,7 +55,10 @@ def _ok(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
 
 def add_sign_in_routes(app: FastAPI) -> None:
     """Adds the dev sign-in routes, only when the deployment runs in dev auth mode."""
-    if app.state.services.settings.auth_mode != "dev":
+    settings = app.state.services.settings
+    if settings.auth_mode != "dev" or settings.mode == "public":
+        # In public mode whoever reaches the page is a visitor with a visitor's permissions and
+        # ceiling; a one-click dev token would hand a stranger the dev user's grants.
         return
 
     @app.get(SIGN_IN_PATH, responses={**_ok(DevSignInOffer), **refusals(*ALWAYS)})

@@ -137,6 +137,10 @@ class Settings(BaseSettings):
     # What an anonymous visitor may do (never traces.read), and how much history the model sees.
     visitor_permissions: str = "chat.use,docs.read,runs.read"
     visitor_history_profile: str = "visitor-qa"
+    # Dev auth trusts whoever reaches the server, so a public chat refuses it unless this says
+    # "local-only" (`groundchat serve --public` sets it; a Lambda refuses it). Even then the dev
+    # sign-in route is not served: in public mode strangers ask as visitors, never as the dev user.
+    public_dev_auth: str = ""
     # Guard 2, the bot wall: Cloudflare Turnstile (the URLs point at a stub locally and in tests).
     turnstile_site_key: str = ""
     turnstile_secret: str = ""

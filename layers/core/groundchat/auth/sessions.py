@@ -159,14 +159,37 @@ def session_view(config: OidcConfig, claims: dict[str, Any] | None, refreshable:
 
 # ---- cross-site requests -------------------------------------------------------------------------
 
-def _host_of(origin: str) -> str:
-    parts = urlsplit(origin)
-    default = {"http": 80, "https": 443}.get(parts.scheme)
-    return parts.hostname + (f":{parts.port}" if parts.port and parts.port != default else "") if parts.hostname else ""
+def _origin_of(url: str) -> tuple[str, str] | None:
+    """(scheme, host[:port]) of an origin or URL, the default port left out; None when it is not
+    one (no host, or a port urllib refuses, such as 99999: a forged header, never a 500)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    default = {"http": 80, "https": 443}[parts.scheme]
+    return parts.scheme, parts.hostname + (f":{port}" if port and port != default else "")
+
+
+def _request_origin(host: str | None, app_origin: str | None, scheme: str) -> set[tuple[str, str]]:
+    """The origins this request may come from: the app's configured one, and the Host it was sent
+    to under the scheme this server was reached by."""
+    allowed = set()
+    if host:
+        own = _origin_of(f"{scheme}://{host.lower()}")
+        if own:
+            allowed.add(own)
+    if app_origin:
+        configured = _origin_of(app_origin)
+        if configured:
+            allowed.add(configured)
+    return allowed
 
 
 def cross_site_reason(method: str, origin: str | None, host: str | None, csrf_header: str | None,
-                      app_origin: str | None) -> str | None:
+                      app_origin: str | None, scheme: str = "https") -> str | None:
     """Why a request that a cookie authenticates must be refused as possibly forged, or None.
 
     A cookie goes with every request the browser makes to this site, whoever's page started it;
@@ -178,8 +201,8 @@ def cross_site_reason(method: str, origin: str | None, host: str | None, csrf_he
     if method.upper() not in UNSAFE_METHODS:
         return None
     if origin:
-        allowed = {h for h in ((host or "").lower(), _host_of(app_origin) if app_origin else "") if h}
-        if origin != "null" and _host_of(origin) in allowed:
+        # Scheme, host and port all count: https://chat.example is another origin than http://chat.example.
+        if origin != "null" and _origin_of(origin) in _request_origin(host, app_origin, scheme):
             return None
         return f"this request came from another site ({origin}): cookie-signed changes are accepted only from this site's pages"
     if csrf_header:

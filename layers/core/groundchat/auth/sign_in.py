@@ -64,7 +64,12 @@ def finish(provider: OidcProvider, params: Mapping[str, str], sealed_state: str 
 def renew(provider: OidcProvider, sealed_refresh: str | None) -> Outcome:
     """A new ID token from the refresh token, before the old one expires. The new token must name
     the same person; a refused refresh token ends the session."""
-    grant = read_refresh_cookie(provider.config, sealed_refresh)
+    try:
+        grant = read_refresh_cookie(provider.config, sealed_refresh)
+    except SignInFailed as exc:
+        # A changed or expired refresh cookie is a session that is over: 401, so the page's answer
+        # clears the dead cookie instead of sending it again on every renewal.
+        raise SignInFailed(exc.message, status=401, code="unauthenticated") from exc
     if grant is None:
         raise SignInFailed("there is no sign-in to renew here", status=401, code="unauthenticated")
     try:
