@@ -119,3 +119,39 @@ def test_alt_text_is_the_users_or_the_file_name():
     assert prepare_image(Upload("a.png", picture(20, 20), alt=""), LIMITS).alt == "a.png"
     assert prepare_image(Upload("", picture(20, 20)), LIMITS, position=3).alt == "image 3"
     assert "alt text is over 300 characters" in refusal([Upload("a.png", picture(20, 20), alt="x" * 301)])
+
+
+def _icc_profile() -> bytes:
+    from PIL import ImageCms
+
+    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+
+
+@pytest.mark.parametrize("fmt, carried", [
+    ("JPEG", {"comment": b"MARKER-comment-owner-ada-lovelace"}),
+    ("JPEG", {"icc_profile": "icc"}),
+    ("PNG", {"icc_profile": "icc"}),
+    ("PNG", {"pnginfo": "text"}),
+    ("WEBP", {"icc_profile": "icc"}),
+    ("WEBP", {"xmp": b"<x:xmpmeta>MARKER-xmp-owner</x:xmpmeta>"}),
+])
+def test_no_metadata_survives_the_re_encoding(fmt, carried):
+    """Comments, colour profiles (which can name a device or a person) and text chunks never travel."""
+    from PIL import PngImagePlugin
+
+    save = dict(carried)
+    markers = [v for v in save.values() if isinstance(v, bytes)]
+    if save.get("icc_profile") == "icc":
+        save["icc_profile"] = _icc_profile()
+    if save.get("pnginfo") == "text":
+        info = PngImagePlugin.PngInfo()
+        info.add_text("Author", "MARKER-png-text-author")
+        save["pnginfo"] = info
+        markers.append(b"MARKER-png-text-author")
+    original = picture(200, 120, fmt, **save)
+    with Image.open(io.BytesIO(original)) as made:  # the test's own file does carry them
+        assert all(m in original for m in markers) and set(made.info) & {"icc_profile", "comment", "xmp", "Author"}
+    image = prepare_image(Upload(f"shot.{fmt.lower()}", original), LIMITS)
+    assert not [m for m in markers if m in image.data]
+    with Image.open(io.BytesIO(image.data)) as sent:
+        assert not {"icc_profile", "comment", "exif", "xmp", "Author"} & set(sent.info)

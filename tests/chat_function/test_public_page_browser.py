@@ -35,7 +35,8 @@ def public_site(stub, dynamo, monkeypatch):
         stub.answer, stub.widget = answer, widget
         stub.checks.clear()
         for name, value in {"GROUNDCHAT_MODE": "public", "GROUNDCHAT_VISITOR_RATE_LIMIT": "20",
-                            "GROUNDCHAT_PUBLIC_BUDGET_USD": "0.50", "GROUNDCHAT_VISITOR_SECRET": "b" * 40, **stub.settings_env()}.items():
+                            "GROUNDCHAT_PUBLIC_BUDGET_USD": "0.50", "GROUNDCHAT_VISITOR_SECRET": "b" * 40,
+                            "GROUNDCHAT_PUBLIC_DEV_AUTH": "local-only", **stub.settings_env()}.items():
             monkeypatch.setenv(name, value)
         reset_settings_cache()
         services = Services(settings=get_settings(), dynamo=dynamo, model_override=model, tools_override=TEST_TOOLS)

@@ -108,6 +108,10 @@ def _decode(upload: Upload, limits: ImageLimits, position: int):
 def _encode(image, sent_as: str) -> tuple[bytes, str]:
     buffer = io.BytesIO()
     fitted = _in_mode_for(image, sent_as)
+    # Pillow writes back what it read (a JPEG's comment, a colour profile, XMP, text chunks), and a
+    # profile or a comment can name a device or a person: only the pixels travel, and a PNG's
+    # transparent colour, which is part of them.
+    fitted.info = {key: value for key, value in fitted.info.items() if key == "transparency"}
     if sent_as == "JPEG":
         fitted.save(buffer, "JPEG", quality=90)
     elif sent_as == "WEBP":
