@@ -46,3 +46,49 @@ def test_the_chat_route_declares_its_body_and_every_refusal(fuzzed):
     assert sorted(doc["responses"]) == ["200", "400", "401", "403", "404", "409", "413", "429", "500", "503"]
     assert list(doc["responses"]["200"]["content"]) == ["text/event-stream"]
     assert doc["responses"]["429"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}
+
+
+@pytest.fixture
+def combined(make_env):
+    """The chat app with the share routes beside it, as the local stack and API Gateway serve them."""
+    from share_function.app import add_share_routes
+
+    env = make_env(ScriptedModel([Step(text="An answer.", input_tokens=10, output_tokens=5)], repeat_last=True))
+    add_share_routes(env.app, env.services)
+    return env
+
+
+def test_the_share_routes_answer_as_their_document_says(combined):
+    schema = schemathesis.openapi.from_asgi("/openapi.json", combined.app)
+    operations = [r.ok() for r in schema.get_all_operations() if "/shared" in r.ok().path]
+    assert len(operations) == 4
+    failures = []
+    for operation in operations:
+        @given(case=operation.as_strategy())
+        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+                  derandomize=True)
+        def fuzz(case):
+            case.call_and_validate()
+
+        try:
+            fuzz()
+        except Exception as exc:
+            failures.append(f"{operation.label}: {str(exc)[:600]}")
+    assert failures == []
+    page = combined.app.openapi()["paths"]["/chat/shared/{conversation_id}"]["get"]["responses"]
+    assert list(page["200"]["content"]) == ["text/html"] and list(page["404"]["content"]) == ["text/html"]
+
+
+async def test_what_the_framework_answers_itself_is_typed_and_documented(combined):
+    async with combined.client() as client:
+        out_of_range = await client.get("/api/shared?limit=0")
+        unknown = await client.get("/api/nothing-here")
+        wrong_method = await client.put("/api/conversations/c-1", headers=combined.token("alice"))
+    assert out_of_range.status_code == 400
+    assert out_of_range.json() == {"error": {"code": "bad-request", "message": "limit: Input should be greater than or equal to 1."}}
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not-found"
+    assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "DELETE, GET"
+    assert wrong_method.json()["error"]["code"] == "method-not-allowed"
+    doc = combined.app.openapi()
+    statuses = {status for path in doc["paths"].values() for op in path.values() for status in op["responses"]}
+    assert "422" not in statuses and "HTTPValidationError" not in doc["components"]["schemas"]

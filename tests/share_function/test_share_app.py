@@ -102,7 +102,8 @@ async def test_list_is_shared_only_newest_first(client, dynamo, settings, make_c
     assert [c["conversation_id"] for c in listed] == ["e" * 32, SHARED]
     assert listed[0]["share_url"] == "/chat/shared/" + "e" * 32
     assert (await client.get("/api/shared", params={"limit": 1})).json()["conversations"][0]["conversation_id"] == "e" * 32
-    assert (await client.get("/api/shared", params={"limit": 0})).status_code == 422
+    out_of_range = await client.get("/api/shared", params={"limit": 0})
+    assert out_of_range.status_code == 400 and out_of_range.json()["error"]["code"] == "bad-request"
 
 
 async def test_reads_only_and_never_calls_a_model(client):

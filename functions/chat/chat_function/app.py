@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in, visit_of
 from chat_function.public_mode import add_public_script_route, keep_visitor_session, public_status, refuse_to_start_with_a_hole
 from chat_function.errors import error, store_failure
+from chat_function.framework_errors import add_typed_http_errors
 from chat_function.limits import chat_body_limit, read_limited, too_large_message
 from chat_function.uploads import read_question
 from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, document_chat_request, refusals
@@ -71,6 +72,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         add_oidc_sign_in_routes(app)  # the page's sign-in with the provider
     add_public_script_route(app)  # the human-check widget's loader (does nothing in private mode)
     _page_routes(app)
+    add_typed_http_errors(app)  # Starlette's own 404/405 and FastAPI's 422 in our error shape
     return app
 
 

@@ -4,20 +4,8 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from pydantic import BaseModel
-
 from groundchat.exchange.frames import FrameType
-
-
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
-
-
-class ErrorBody(BaseModel):
-    """Every refusal on every route: `{"error": {"code", "message", ...}}`."""
-
-    error: ErrorDetail
+from groundchat.web.http_errors import ErrorBody
 
 
 def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -13,12 +13,14 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from groundchat.ids import is_conversation_id
 from groundchat.services import Services, build_services
 from groundchat.web.pages import fill
 from groundchat.web.assets import ASSETS, asset
+from groundchat.web.http_errors import ErrorBody, error_body, validation_message
 from groundchat.store.availability import store_failure_answer
 from groundchat.store.conversation_images import is_sha256, read_image
 from groundchat.store.conversations import public_conversation, public_message
@@ -45,6 +47,19 @@ def _script_safe(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str).replace("<", "\\u003c")
 
 
+def _refused(*statuses: int) -> dict[int | str, dict[str, object]]:
+    words = {400: "a query parameter out of range", 404: "never shared, no longer shared, deleted or expired"}
+    return {status: {"model": ErrorBody, "description": words[status]} for status in statuses}
+
+
+# The store cannot be reached: a typed 503 with Retry-After (or a typed 500), never a bare one;
+# JSON on every route, the HTML page's included (the store failure handlers answer so).
+_AS_JSON = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+_UNAVAILABLE: dict[int | str, dict[str, object]] = {
+    503: {"description": "the store cannot be reached (Retry-After)", "content": _AS_JSON},
+    500: {"description": "an unexpected failure (typed)", "content": _AS_JSON}}
+
+
 def add_share_routes(app: FastAPI, services: Services) -> None:
     """Adds the share routes to `app` (the standalone share app, or the chat app locally)."""
 
@@ -63,21 +78,24 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
             "expires_at": public_conversation(item)["expires_at"],
         }
 
-    @app.get("/api/shared")
+    @app.get("/api/shared", responses={**_refused(400), **_UNAVAILABLE})
     async def list_shared(limit: int = Query(default=20, ge=1, le=50)) -> Response:
         shared = await services.conversations.list_shared(limit=limit)
         for conversation in shared:
             conversation["share_url"] = f"/chat/shared/{conversation['conversation_id']}"
         return JSONResponse({"conversations": shared}, headers=_NO_STALE)
 
-    @app.get("/api/shared/{conversation_id}")
+    @app.get("/api/shared/{conversation_id}", responses={**_refused(404), **_UNAVAILABLE})
     async def read_shared(conversation_id: str) -> Response:
         found = await load(conversation_id)
         if found is None:
             return JSONResponse(NOT_FOUND_JSON, status_code=404, headers=_NO_STALE)
         return JSONResponse(found, headers=_NO_STALE)
 
-    @app.get("/api/shared/{conversation_id}/images/{sha256}")
+    @app.get("/api/shared/{conversation_id}/images/{sha256}", response_class=Response,
+             responses={200: {"description": "the image", "content": {t: {"schema": {"type": "string", "format": "binary"}}
+                                                                     for t in ("image/png", "image/jpeg", "image/webp")}},
+                        **_refused(404), **_UNAVAILABLE})
     async def shared_image(conversation_id: str, sha256: str) -> Response:
         """One image of a shared conversation, by the hash its message names: only while it is
         shared (an unshared, unknown or expired one is the same 404), only an image it holds."""
@@ -89,7 +107,11 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
         # no-cache as the page: unsharing takes effect at once. nosniff: never anything but an image.
         return Response(found[0], media_type=found[1], headers={**_NO_STALE, "x-content-type-options": "nosniff"})
 
-    @app.get("/chat/shared/{conversation_id}")
+    @app.get("/chat/shared/{conversation_id}", response_class=HTMLResponse,
+             responses={200: {"description": "the shared conversation's page", "content": {"text/html": {}}},
+                        404: {"description": "never shared, no longer shared, deleted or expired",
+                              "content": {"text/html": {}}},
+                        **_UNAVAILABLE})
     async def shared_page(conversation_id: str) -> Response:
         found = await load(conversation_id)
         if found is None:
@@ -130,6 +152,12 @@ def create_share_app(services: Services | None = None) -> FastAPI:
     app.state.services = services or build_services()
     add_share_routes(app, app.state.services)
     add_store_failure_handlers(app)
+
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        # API Gateway routes only this function's GETs here: a parameter out of range is all it meets.
+        return JSONResponse(error_body("bad-request", validation_message(exc.errors())), status_code=400)
+
+    app.add_exception_handler(RequestValidationError, invalid)
     return app
 
 
