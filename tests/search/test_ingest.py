@@ -191,3 +191,35 @@ def test_an_unreadable_cache_does_not_fail_the_ingest(tmp_path):
     (tmp_path / "i.sqlite").unlink()
     again = run_ingest(specs, EmbeddedStore(tmp_path / "i.sqlite"), WordHashEmbedder("m1"))
     assert sum(s.cached for s in again.sources) == 4  # the cache was started again and filled
+
+
+def test_a_killed_build_leaves_nothing_behind_once_the_next_build_starts(tmp_path):
+    """kill -9 half-way through a build: its file is never renamed over the serving one, so the next
+    build removes it (and leaves alone the file of a build whose process still runs)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    target = tmp_path / "index.sqlite"
+    script = ("import sys, time; from pathlib import Path; from groundchat.search.embedded import EmbeddedBuild;"
+              "b = EmbeddedBuild(Path(sys.argv[1]), model_id='m', dimension=4); print(b.path, flush=True); time.sleep(60)")
+    killed = subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, text=True)
+    half_built = killed.stdout.readline().strip()
+    running = subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, text=True)
+    still_building = running.stdout.readline().strip()
+    try:
+        os.kill(killed.pid, signal.SIGKILL)
+        killed.wait(timeout=10)
+        (tmp_path / "index.sqlite.building-3f2a9c1e").write_text("an older build's leftover, no pid in its name")
+        assert len(list(tmp_path.glob("index.sqlite.building-*"))) == 3
+
+        from groundchat.search.embedded import EmbeddedBuild
+
+        build = EmbeddedBuild(target, model_id="m", dimension=4)
+        build.commit({})
+        assert sorted(p.name for p in tmp_path.glob("index.sqlite.building-*")) == [os.path.basename(still_building)]
+        assert not os.path.exists(half_built) and target.exists()
+    finally:
+        running.kill()
+        running.wait(timeout=10)

@@ -216,13 +216,41 @@ class EmbeddedIndex:
                 self._conn = None
 
 
+def remove_abandoned_builds(target: Path) -> list[Path]:
+    """The half-built files (and their SQLite journals) of builds whose process is gone: a killed
+    ingest never renames its file over the serving one, so nothing else would ever remove it."""
+    removed = []
+    for leftover in target.parent.glob(f"{target.name}.building-*"):
+        builder = leftover.name[len(target.name) + len(".building-"):].split("-", 1)[0]
+        if builder.isdigit() and _alive(int(builder)):
+            continue
+        leftover.unlink(missing_ok=True)
+        removed.append(leftover)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
 class EmbeddedBuild:
     """A new index file being filled; `commit` swaps it in, `abort` throws it away."""
 
     def __init__(self, path: Path, *, model_id: str, dimension: int) -> None:
         self.target = Path(path)
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        self.path = self.target.with_name(f"{self.target.name}.building-{uuid.uuid4().hex[:8]}")
+        remove_abandoned_builds(self.target)
+        # The builder's pid in the name: a later build can tell a file whose builder was killed
+        # (removed) from one another ingest is still writing (left alone).
+        self.path = self.target.with_name(f"{self.target.name}.building-{os.getpid()}-{uuid.uuid4().hex[:8]}")
         self._conn = sqlite3.connect(self.path)
         self._conn.executescript(_SCHEMA)
         self._dimension = dimension
