@@ -75,7 +75,7 @@ def real_index(request, tmp_path_factory):
     from tests.corpus_support import require_corpus
 
     corpus = require_corpus()
-    from groundchat.search.embeddings import LocalOnnxEmbedder
+    from groundchat.search.embeddings import shared_local_embedder
     from groundchat.search.ingest import manifest, run_ingest
     from groundchat.search.embedded import EmbeddedStore
 
@@ -83,7 +83,7 @@ def real_index(request, tmp_path_factory):
 
     cache = tools_cache() / "test-corpus-index"
     cache.mkdir(parents=True, exist_ok=True)
-    embedder = LocalOnnxEmbedder()
+    embedder = shared_local_embedder()  # the copy the support check and the gate use too, as in the chat
     docs = tmp_path_factory.mktemp("no-docs")  # the docs folder is someone else's and changes often
     specs = manifest(corpus, docs)
     # Test workers run side by side (pytest-xdist) and share the cache: one ingests, the others wait

@@ -108,3 +108,20 @@ def test_a_weak_verdict_marks_its_citation_and_no_support_key_changes_nothing(br
     # Without the key: the same text and sources as before support existed, and no mark at all.
     assert without["weak"] == [] and all(notes == [] for _, notes in without["notes"])
     assert without["text"] == with_support["text"].replace(" weak support", "")
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["live", "stored"])
+def test_an_answer_whose_support_was_not_checked_says_so_under_its_sources(browser, served, stored):
+    env, url = served(ScriptedModel([Step(text="unused")]), grants=GRANTS)
+    page = browser.new_page()
+    page.goto(f"{url}/chat")
+    unchecked = {"sources": SOURCES, "unverified": [], "cited": 2, "verified": 2, "unverified_numbers": [], "support": [],
+                 "support_state": "unchecked",
+                 "support_note": "the citation-support model could not run here, so no citation was checked"}
+    page.evaluate(DRAW, [CITED, unchecked, stored])
+    assert page.locator("#drawn .support-unchecked").inner_text() == (
+        "Support not checked: the citation-support model could not run here, so no citation was checked. "
+        "Read the sources before relying on a sentence.")
+    page.evaluate("document.getElementById('drawn').remove()")
+    page.evaluate(DRAW, [CITED, {**unchecked, "support_state": "checked", "support_note": None}, stored])
+    assert page.locator("#drawn .support-unchecked").count() == 0

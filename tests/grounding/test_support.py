@@ -50,7 +50,9 @@ def local_model():
 
 
 def _only(answer: str) -> dict:
-    [entry] = check_support(answer, PASSAGES)
+    checked = check_support(answer, PASSAGES)
+    assert checked.state == "checked"
+    [entry] = checked.entries
     return entry
 
 
@@ -76,7 +78,7 @@ def test_a_changed_figure_is_weak_whatever_the_words(local_model):
 
 def test_each_entry_has_exactly_the_shape_the_page_reads(local_model):
     answer = "Focus is always visible [1a2b3c4d]. Rules apply from 28 June 2025. [5e6f7a8b] And [deadbeef] is made up."
-    support = check_support(answer, PASSAGES)
+    support = check_support(answer, PASSAGES).entries
     assert [set(e) for e in support] == [{"ref", "sentence", "score", "verdict"}] * 2
     assert [e["ref"] for e in support] == ["1a2b3c4d", "5e6f7a8b"]  # an unverified ref has no passage to score
     assert all(e["sentence"] in answer and 0 <= e["score"] <= 1 for e in support)
@@ -141,7 +143,7 @@ def test_passages_are_embedded_once_per_answer_and_sentences_in_one_batch(reques
     embedder = CountingEmbedder(f"count-{request.node.name}")
     scorer = SupportScorer(embedder)
     answer = "Focus shows an outline [1a2b3c4d]. The Tab key moves it [1a2b3c4d]. It is always visible [1a2b3c4d]."
-    assert len(check_support(answer, PASSAGES, scorer)) == 3
+    assert len(check_support(answer, PASSAGES, scorer).entries) == 3
     assert len(embedder.texts) == 2  # the passage's windows, then the three sentences together
     assert len(embedder.texts[1]) == 3
     check_support("Focus is visible [1a2b3c4d].", PASSAGES, scorer)
@@ -159,8 +161,12 @@ def test_without_the_model_the_check_is_skipped_and_logged(caplog):
 
     support._WARNED = False
     with caplog.at_level(logging.WARNING, logger="groundchat.grounding"):
-        assert check_support("Focus is visible [1a2b3c4d].", PASSAGES, SupportScorer(Missing())) == []
+        skipped = check_support("Focus is visible [1a2b3c4d].", PASSAGES, SupportScorer(Missing()))
+    assert (skipped.state, skipped.entries) == ("unchecked", [])
+    assert skipped.note == "the citation-support model could not run here, so no citation was checked"
     assert "citation support not checked" in caplog.text
+    nothing = check_support("No ref at all.", PASSAGES, SupportScorer(Missing()))
+    assert (nothing.state, nothing.entries) == ("nothing-to-check", [])
 
 
 # -- wired into the answer: the citations frame, the stored answer, the trace -----------------------------
@@ -190,6 +196,33 @@ async def test_the_citations_frame_carries_the_support_of_each_cited_sentence_an
     assert citations["support"][1]["score"] == 0.0  # 2030 where the passage says 2025
     assert committed[0]["citations"]["support"] == citations["support"]
     assert json.loads(json.dumps(citations))["support"] == citations["support"]  # plain JSON, as the page gets it
+    assert (citations["support_state"], citations["support_note"]) == ("checked", None)
+    assert committed[0]["citations"]["support_state"] == "checked"
+
+
+async def test_an_answer_whose_support_could_not_be_checked_says_so(monkeypatch):
+    """Where the model cannot run (the deployed layer has no onnxruntime), the answer says its
+    citations were not checked: never an empty list that reads as "all supported"."""
+    import groundchat.grounding.citation_support as support
+
+    def no_model():
+        raise ImportError("No module named 'onnxruntime'")
+
+    monkeypatch.setattr(support, "local_embedder", no_model)
+    counted = []
+    monkeypatch.setattr(support, "record_count", lambda name, **d: counted.append(name))
+
+    async def allow(permission, caller):
+        return True
+
+    model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": "focus"})]), Step(text=ANSWER)])
+    run = await kept_run(model, ToolRegistry([SEARCH], allow), checks=[citation_check])
+    frames = [f async for f in run_exchange(run)]
+    citations = next(f for f in frames if f.type == "citations").data
+    assert citations["verified"] == 2 and citations["support"] == []
+    assert citations["support_state"] == "unchecked" and "could not run" in citations["support_note"]
+    assert run.committed[0].annotations["citations"]["support_state"] == "unchecked"
+    assert counted == ["SupportUnchecked"]
 
 
 async def test_the_trace_counts_the_weak_citations(make_env, local_model):
@@ -203,7 +236,7 @@ async def test_the_trace_counts_the_weak_citations(make_env, local_model):
         trace = (await c.get("/api/traces/latest", headers=env.token("alice"))).json()
     assert parse_sse(r.text)[-1][1]["reason"] == "complete"
     assert trace["checks"] == {"verified_refs": 2, "unverified_refs": 0, "unverified_numbers": 0,
-                               "support_checked": 2, "weak_support": 1}
+                               "support_checked": 2, "weak_support": 1, "support_state": "checked"}
 
 
 # -- the offline answerer passes both checks by construction -------------------------------------------

@@ -107,4 +107,4 @@ async def test_the_trace_counts_what_the_checks_found(make_env):
         trace = (await c.get("/api/traces/latest", headers=env.token("alice"))).json()
     assert parse_sse(r.text)[-1][1]["reason"] == "complete"
     assert trace["checks"] == {"verified_refs": 0, "unverified_refs": 1, "unverified_numbers": 1,
-                               "support_checked": 0, "weak_support": 0}
+                               "support_checked": 0, "weak_support": 0, "support_state": "nothing-to-check"}

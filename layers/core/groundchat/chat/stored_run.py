@@ -71,14 +71,15 @@ class StoredRun(AnswerRun):
         _record_metrics(ex)
 
 
-def _check_counts(ex: Exchange) -> dict[str, int] | None:
+def _check_counts(ex: Exchange) -> dict[str, int | str] | None:
     report = ex.answer.annotations.citations
     if report is None:
         return None
     support = report.get("support", [])
     return {"verified_refs": report["verified"], "unverified_refs": len(report["unverified"]),
             "unverified_numbers": len(report.get("unverified_numbers", [])),
-            "support_checked": len(support), "weak_support": sum(1 for s in support if s["verdict"] == "weak")}
+            "support_checked": len(support), "weak_support": sum(1 for s in support if s["verdict"] == "weak"),
+            "support_state": report.get("support_state", "nothing-to-check")}
 
 
 def _record_metrics(ex: Exchange) -> None:

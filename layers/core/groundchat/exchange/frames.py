@@ -85,6 +85,10 @@ class CitationsFrame(_Frame):
     # How well each cited passage supports the sentence citing it (`grounding.citation_support`): one entry
     # per (ref, sentence), the sentence exactly as it stands in the answer.
     support: list[SupportEntry] = Field(default_factory=list)
+    # Whether that check ran: "checked", "unchecked" (the model could not run: no entry means
+    # nothing, never "supported"; `support_note` says why) or "nothing-to-check" (no verified ref).
+    support_state: Literal["checked", "unchecked", "nothing-to-check"] = "nothing-to-check"
+    support_note: str | None = None
 
 
 class HistoryFrame(_Frame):

@@ -16,7 +16,9 @@ and the precision and recall of `weak` on the held-out report part.
 
 The embedding model is the local one the search uses (never Bedrock: a check must not cost money
 per sentence), loaded on first use. Where it cannot load (the Lambda layer ships without it), the
-check is skipped and says so in the log: a missing model never fails an answer.
+check is skipped and says so on the answer (`SupportCheck.state == "unchecked"`, with the reason),
+in a metric and once in the log: a missing model never fails an answer, and never passes for a
+check that found nothing weak.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ import numpy as np
 from groundchat.grounding.cited_sentences import cited_sentences, clean
 from groundchat.grounding.figure_agreement import Agreement, agreement
 from groundchat.grounding.key_terms import key_terms, term_overlap
+from groundchat.observability import record_count
 from groundchat.search.embeddings import EmbeddingError
 
 log = logging.getLogger("groundchat.grounding")
@@ -157,24 +160,39 @@ def passage_windows(passage: CitedPassage) -> list[str]:
     return list(dict.fromkeys(w for w in windows if w))[:_MAX_WINDOWS]
 
 
+SupportState = Literal["checked", "unchecked", "nothing-to-check"]
+UNCHECKED_NOTE = "the citation-support model could not run here, so no citation was checked"
+
+
+@dataclass(frozen=True)
+class SupportCheck:
+    """What the check found, and whether it ran at all: an empty `entries` means "all supported"
+    only when `state` is "checked"."""
+
+    state: SupportState
+    entries: list[dict[str, Any]]
+    note: str | None = None
+
+
 def check_support(answer_text: str, passages: dict[str, dict[str, Any]],
-                  scorer: SupportScorer | None = None) -> list[dict[str, Any]]:
+                  scorer: SupportScorer | None = None) -> SupportCheck:
     """`{"ref", "sentence", "score", "verdict"}` for each sentence that cites a ref a tool returned
     in this answer (an unverified ref has no passage: it is reported as unverified instead)."""
     cited = [c for c in cited_sentences(answer_text) if isinstance(passages.get(c.ref), dict)]
     if not cited:
-        return []
+        return SupportCheck("nothing-to-check", [])
     pairs = [(c.texts, _cited_passage(c.ref, passages[c.ref])) for c in cited]
     try:
         features = (scorer or SupportScorer()).features(pairs)
     except (EmbeddingError, ImportError, OSError) as exc:
         _warn_once(exc)
-        return []
+        record_count("SupportUnchecked")
+        return SupportCheck("unchecked", [], UNCHECKED_NOTE)
     out = []
     for c, candidates in zip(cited, features):
         score = best_score(candidates)
         out.append({"ref": c.ref, "sentence": c.sentence, "score": score, "verdict": verdict_of(score)})
-    return out
+    return SupportCheck("checked", out)
 
 
 def _cited_passage(ref: str, passage: dict[str, Any]) -> CitedPassage:
@@ -184,19 +202,13 @@ def _cited_passage(ref: str, passage: dict[str, Any]) -> CitedPassage:
 
 # -- the local model, shared by every answer of this process --------------------------------------
 
-_LOCAL: Any = None
-_LOCAL_LOCK = threading.Lock()
 _WARNED = False
 
 
 def local_embedder() -> Any:
-    global _LOCAL
-    with _LOCAL_LOCK:
-        if _LOCAL is None:
-            from groundchat.search.embeddings import LocalOnnxEmbedder
+    from groundchat.search.embeddings import shared_local_embedder
 
-            _LOCAL = LocalOnnxEmbedder()
-        return _LOCAL
+    return shared_local_embedder()
 
 
 def _warn_once(exc: BaseException) -> None:

@@ -61,10 +61,10 @@ async def citation_check(exchange: Any) -> list[CitationsFrame]:
     results = exchange.answer.tool_results
     report = check_citations(exchange.answer_text, results)
     report["unverified_numbers"] = unverified_numbers(exchange.answer_text, exchange.question, results)
+    report["support"], report["support_state"], report["support_note"] = [], "nothing-to-check", None
     if report["verified"]:
         # The embedding model is CPU work: off the event loop that streams other answers.
-        report["support"] = await asyncio.to_thread(check_support, exchange.answer_text, refs_in_results(results))
-    else:
-        report["support"] = []
+        checked = await asyncio.to_thread(check_support, exchange.answer_text, refs_in_results(results))
+        report["support"], report["support_state"], report["support_note"] = checked.entries, checked.state, checked.note
     exchange.answer.annotations.citations = report
     return [CitationsFrame(**report)]

@@ -266,11 +266,27 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
     return (matrix / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
+_SHARED_LOCAL: LocalOnnxEmbedder | None = None
+_SHARED_LOCAL_LOCK = threading.Lock()
+
+
+def shared_local_embedder() -> LocalOnnxEmbedder:
+    """The process's one copy of the local model. The search, the recall, the topic gate and the
+    citation-support check all embed with it: a session holds ~250 MiB of weights and buffers and
+    a pool of threads of its own, and each of them opening its own tripled the chat's memory. A
+    session answers concurrent calls safely, and the tokenizer keeps no state between them."""
+    global _SHARED_LOCAL
+    with _SHARED_LOCAL_LOCK:
+        if _SHARED_LOCAL is None:
+            _SHARED_LOCAL = LocalOnnxEmbedder()
+        return _SHARED_LOCAL
+
+
 def make_embedder(spec: str, *, region: str = "eu-west-1") -> Embedder:
-    """`local:minilm-int8` or `bedrock:<model id>` (GROUNDCHAT_EMBEDDING_MODEL)."""
+    """`local:minilm-int8` (the process's one copy) or `bedrock:<model id>` (GROUNDCHAT_EMBEDDING_MODEL)."""
     kind, _, model = spec.partition(":")
     if kind == "local":
-        return LocalOnnxEmbedder()
+        return shared_local_embedder()
     if kind == "bedrock":
         import boto3
 

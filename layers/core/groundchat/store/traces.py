@@ -27,7 +27,7 @@ class TraceStore:
 
     async def put(self, *, run_id: str, caller: str, conversation_id: str, started_at: float, outcome: str,
                   steps: list[dict[str, Any]], failure: dict[str, Any] | None, question: str,
-                  checks: dict[str, int] | None = None, recall: dict[str, Any] | None = None) -> None:
+                  checks: dict[str, int | str] | None = None, recall: dict[str, Any] | None = None) -> None:
         steps, failure = _redacted(steps), _redacted(failure)
         steps_json = json.dumps(steps, default=str)
         if len(steps_json) > MAX_STEPS_CHARS:
@@ -43,7 +43,7 @@ class TraceStore:
             "question": question[:2000],
             "steps": steps_json,
             "failure": json.dumps(failure, default=str) if failure else None,
-            # What the after-answer checks found (unverified refs and figures), as counts.
+            # What the after-answer checks found (unverified refs and figures), as counts, and whether the support check ran.
             "checks": json.dumps(checks) if checks else None,
             # The recall plan: whether past conversations were offered as a source, and why.
             "recall": json.dumps(recall) if recall else None,

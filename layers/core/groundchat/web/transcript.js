@@ -1156,6 +1156,13 @@
           }
         });
       }
+      if (sources.length && data.support_state === "unchecked") {
+        // No weak mark then means nothing: the check did not run, and the reader is told so.
+        const note = box.appendChild(el("p", "support-unchecked"));
+        note.appendChild(el("strong", null, "Support not checked: "));
+        note.append(String(data.support_note || "the check that reads each cited passage against its sentence did not run") +
+                    ". Read the sources before relying on a sentence.");
+      }
       for (const ref of unverified) {
         box.appendChild(el("p", "unverified", "[" + ref + "] unverified: no tool returned this source in this answer"));
       }

@@ -1,0 +1,99 @@
+"""What the chat process holds in memory: `groundchat serve` started as `make run` starts it, then
+questions asked over HTTP as the page asks them (the offline answerer: its topic gate, the search,
+the citation-support check and the recall all embed with the local model). Prints the server's
+resident memory (VmRSS) when it is ready, after its first answer and after every tenth, and how
+many threads it runs (each copy of the model brings a pool of its own). Asserts nothing.
+
+    .venv/bin/python bench/chat_memory.py [--answers 50] [--port 8931]
+
+The questions are the first of a retrieval set in users' words (tests/eval/users_words_report.jsonl),
+so the answers search, look rules up and query the runs as people's questions do.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+QUESTIONS = ROOT / "tests" / "eval" / "users_words_report.jsonl"
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def threads(pid: int) -> int:
+    """Each onnxruntime session starts its own pool of threads (one per core): a second copy of the
+    model shows here as well as in the memory."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    return -1
+
+
+def server_pid(port: int) -> int:
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True).stdout
+    marker = "pid="
+    return int(out[out.index(marker) + len(marker):].split(",")[0])
+
+
+def ask(client: httpx.Client, token: str, question: str) -> str:
+    with client.stream("POST", "/api/chat", json={"message": question[:2000]},
+                       headers={"authorization": f"Bearer {token}"}) as response:
+        body = "".join(response.iter_text())
+    done = [block for block in body.split("\n\n") if block.startswith("event: done")]
+    return json.loads(done[-1].split("data: ", 1)[1])["reason"] if done else f"no done ({response.status_code})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=50)
+    parser.add_argument("--port", type=int, default=8931)
+    args = parser.parse_args()
+    questions = [json.loads(line)["q"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    env = {**os.environ, "PORT": str(args.port), "GROUNDCHAT_MODEL": "offline"}
+    server = subprocess.Popen([str(BIN / "groundchat"), "serve", "--port", str(args.port)], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{args.port}"
+        started = time.monotonic()
+        with httpx.Client(base_url=url, timeout=120) as client:
+            while True:
+                if server.poll() is not None:
+                    sys.exit(f"bench/chat_memory.py: groundchat serve exited ({server.returncode})")
+                try:
+                    if client.get("/healthz").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.5)
+            pid = server_pid(args.port)
+            print(f"ready after {time.monotonic() - started:.0f} s: RSS {rss_mib(pid):.0f} MiB")
+            token = subprocess.run([str(BIN / "groundchat"), "token", "dev"], cwd=ROOT, env=env, capture_output=True,
+                                   text=True, check=True).stdout.strip()
+            reasons: dict[str, int] = {}
+            for n in range(args.answers):
+                reason = ask(client, token, questions[n % len(questions)])
+                reasons[reason] = reasons.get(reason, 0) + 1
+                if n == 0 or (n + 1) % 10 == 0:
+                    print(f"after {n + 1:>3} answer(s): RSS {rss_mib(pid):.0f} MiB")
+            print(f"answers by how they ended: {reasons}")
+            print(f"threads in the chat process: {threads(pid)}")
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    main()
