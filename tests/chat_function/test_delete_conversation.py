@@ -50,7 +50,7 @@ async def test_the_owner_deletes_everything_but_the_money(env):
 
         r = await c.delete(f"/api/conversations/{cid}", headers=env.token("alice"))
         assert r.status_code == 200, r.text
-        assert r.json()["deleted"] == {"conversation_id": cid, "messages": 8, "share_link": True, "traces": 2, "images": 0, "recall_entries": 0,
+        assert r.json()["deleted"] == {"conversation_id": cid, "messages": 8, "share_link": True, "traces": 2, "images": 0, "recall_entries": 0, "recalled_copies": 0,
                                        "usage_rows": "kept"}
         # Gone for the owner, the share link and every reader.
         assert (await c.get(f"/api/conversations/{cid}", headers=env.token("alice"))).status_code == 404

@@ -72,7 +72,8 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
         items = await services.conversations.read_items(conversation_id)
         return {
             "conversation": public_conversation(item),
-            "messages": [public_message(i) for i in sorted(items, key=lambda i: int(i["seq"]))],
+            # shared=True: what recall brought from the owner's other conversations is withheld.
+            "messages": [public_message(i, shared=True) for i in sorted(items, key=lambda i: int(i["seq"]))],
             "answered_on": _day(item.get("updated_at") or item.get("created_at")),
             # Until when the page stays: the conversation expires whole on this day (retention).
             "expires_at": public_conversation(item)["expires_at"],

@@ -19,6 +19,7 @@ from groundchat.recall.hooks import index_committed
 from groundchat.recall.plan import RecallPlan
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
+from groundchat.store.recall_copies import redact_copies_of_deleted
 
 
 @dataclass
@@ -47,12 +48,22 @@ class StoredRun(AnswerRun):
         services = self.services
         # One expiry for the conversation and for what recall keeps of this exchange (recall.sweep).
         expires = services.conversations.expiry()
+        recalled = sorted(ex.answer.recalled_from)
         await services.conversations.commit_exchange(
             conversation_id=ex.conversation_id, owner=self.caller.id, run_id=ex.run_id,
             existing=self.conversation.existing, messages=ex.new_messages, annotations=ex.annotations,
             title=ex.question, expires_at=expires,
             answer_record=answer_record(ex, recall=self.shown_plan),  # its cost and Details, shown again when reopened
+            recalled_from=recalled,
         )
+        if recalled:
+            # A conversation deleted while this answer ran was not found by its deletion's search
+            # for copies (this commit came after it): its words are redacted here instead.
+            async def still_held(source: str) -> bool:
+                return await services.conversations.get_owned(source, self.caller.id) is not None
+
+            await redact_copies_of_deleted(services.dynamo, ex.conversation_id, recalled, still_held)
+            return  # an answer built on recall is not indexed as new material: no echo of the past
         # Only now, committed: never a failed or cancelled exchange.
         await index_committed(services.recall, self.recall, self.caller.id, ex, expires)
 

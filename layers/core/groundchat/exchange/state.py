@@ -41,6 +41,9 @@ class AnswerState:
     # What each search of this answer was charged (model steps are in the trace's steps).
     search_charges: list[Decimal] = field(default_factory=list)
     view_refusals: int = 0
+    # The caller's other conversations whose words the recall tool handed this answer: the commit
+    # marks what carries them, so a shared page withholds them and deleting one redacts them here.
+    recalled_from: set[str] = field(default_factory=set)
 
     def take_frames(self) -> list[Frame]:
         frames, self.pending_frames = self.pending_frames, []

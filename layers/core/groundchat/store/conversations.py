@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -16,15 +17,16 @@ from botocore.exceptions import ClientError
 from groundchat.attachments.storage import ImageStore
 from groundchat.store.boto3_helpers import Key, TypeSerializer  # boto3 loads on first use
 from groundchat.store.answer_records import answer_attributes, public_answer_record
+from groundchat.store.commit_items import conversation_op, message_item
 from groundchat.store.conversation_images import (
     delete_conversation_images,
-    images_attribute,
     images_from_attribute,
     public_images,
     renew_images,
     store_images,
 )
 from groundchat.store.dynamo import Dynamo, condition_failed
+from groundchat.store.recall_copies import withheld_on_a_shared_page
 from groundchat.store.retention import expires_at_text, expiry_after, is_expired, refresh_messages
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.models.messages import Message
@@ -160,12 +162,15 @@ class ConversationStore:
         title: str,
         expires_at: int | None = None,
         answer_record: dict[str, Any] | None = None,
+        recalled_from: Sequence[str] = (),
     ) -> int:
         """Write the question and its answer in one TransactWriteItems. Returns the new version.
 
         For an existing conversation the write is conditional on the version read before the
         answer began and on this run's claim; for a new one, on the id being unused. `expires_at`
         defaults to `expiry()`; `answer_record` (cost, details) goes on the answer (answer_records.py).
+        `recalled_from`: the caller's other conversations whose words the recall tool handed this
+        answer; the answer's messages and the conversation name them (store/recall_copies.py).
         """
         if len(messages) > MAX_ITEMS_PER_EXCHANGE:
             raise ExchangeTooLarge()
@@ -179,41 +184,17 @@ class ConversationStore:
             await refresh_messages(self.dynamo, conversation_id, expires)
         # Before any message names them; the conversation then says it holds images.
         with_images = await store_images(self.images, conversation_id, messages) or bool(existing and existing.get("has_images"))
-        conv_table = self.dynamo.name(CONVERSATIONS)
         msg_table = self.dynamo.name(MESSAGES)
-        ops: list[dict[str, Any]] = []
-        if existing is None:
-            ops.append({
-                "Put": {
-                    "TableName": conv_table,
-                    "Item": _ser({
-                        "conversation_id": conversation_id, "owner": owner, "title": title[:120],
-                        "created_at": stamp, "updated_at": stamp, "message_count": visible,
-                        "next_seq": len(messages), "version": 1, "expires_at": expires, "has_images": with_images or None,
-                    }),
-                    "ConditionExpression": "attribute_not_exists(conversation_id)",
-                }
-            })
-            version = 1
-        else:
-            version = int(existing["version"]) + 1
-            ops.append({
-                "Update": {
-                    "TableName": conv_table,
-                    "Key": _ser({"conversation_id": conversation_id}),
-                    "UpdateExpression": "SET version = :new, message_count = message_count + :n, next_seq = next_seq + :k, updated_at = :t, expires_at = :e, has_images = :img REMOVE active_run, active_until",
-                    "ConditionExpression": "version = :old AND active_run = :run AND #o = :owner",
-                    "ExpressionAttributeNames": {"#o": "owner"},
-                    "ExpressionAttributeValues": _ser({
-                        ":new": version, ":old": int(existing["version"]), ":n": visible, ":k": len(messages),
-                        ":t": stamp, ":e": expires, ":run": run_id, ":owner": owner, ":img": with_images,
-                    }),
-                }
-            })
+        version = int(existing["version"]) + 1 if existing else 1
+        ops: list[dict[str, Any]] = [conversation_op(
+            self.dynamo.name(CONVERSATIONS), conversation_id, owner, run_id, existing, title=title, stamp=stamp,
+            visible=visible, written=len(messages), expires=expires, with_images=with_images, recalled_from=recalled_from)]
         last_answer = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
         on_answer = answer_attributes(annotations, answer_record)
         for offset, message in enumerate(messages):
             item = message_item(conversation_id, first_seq + offset, message, run_id, stamp, expires)
+            if recalled_from and message.role != "user":
+                item["recalled_from"] = set(recalled_from)  # what may carry another conversation's words
             ops.append({"Put": {"TableName": msg_table, "Item": _ser({**item, **(on_answer if offset == last_answer else {})}),
                                 "ConditionExpression": "attribute_not_exists(seq)"}})
         try:
@@ -267,23 +248,6 @@ class ConversationStore:
         return item
 
 
-def message_item(conversation_id: str, seq: int, message: Message, run_id: str, stamp: str, expires: int) -> dict[str, Any]:
-    return {
-        "conversation_id": conversation_id,
-        "seq": seq,
-        "role": message.role,
-        "content": message.content,
-        "tool_calls": json.dumps([c.model_dump() for c in message.tool_calls]) if message.tool_calls else None,
-        "tool_call_id": message.tool_call_id,
-        "name": message.name,
-        "is_error": message.is_error or None,
-        "images": images_attribute(conversation_id, message),
-        "run_id": run_id,
-        "created_at": stamp,
-        "expires_at": expires,
-    }
-
-
 def message_from_item(item: dict[str, Any]) -> Message:
     return Message(
         role=item["role"],
@@ -314,11 +278,15 @@ def public_conversation(item: dict[str, Any]) -> dict[str, Any]:
     return _public(item)
 
 
-def public_message(item: dict[str, Any], *, answer_record: bool = False) -> dict[str, Any]:
+def public_message(item: dict[str, Any], *, answer_record: bool = False, shared: bool = False) -> dict[str, Any]:
     """A stored message as every route renders it (the chat's conversation view and the share).
 
     `answer_record`: also the answer's `cost`, `cost_text` and `details` (store/answer_records.py),
-    on its last assistant message; only the owner's view asks for them."""
+    on its last assistant message; only the owner's view asks for them. `shared`: the page anyone
+    with the link reads, where what recall brought from the owner's other conversations is withheld
+    (store/recall_copies.py)."""
+    if shared and item.get("recalled_from"):
+        item = withheld_on_a_shared_page(item)
     return {
         "seq": int(item["seq"]),
         "role": item["role"],

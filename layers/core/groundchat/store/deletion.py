@@ -17,6 +17,7 @@ from typing import Any, Awaitable, Callable
 from groundchat.store.boto3_helpers import Attr, Key, TypeSerializer  # boto3 loads on first use
 from groundchat.store.conversations import ConversationBusy
 from groundchat.store.dynamo import Dynamo
+from groundchat.store.recall_copies import conversations_that_recalled, redact_copies
 from groundchat.store.retention import delete_keys_sync, is_expired
 from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES
 from groundchat.store.transactions import TransactionRefused, transact_sync
@@ -37,11 +38,13 @@ class Deleted:
     traces: int
     images: int = 0
     recall_entries: int = 0
+    # Messages of the owner's other conversations that quoted this one through recall, redacted.
+    recalled_copies: int = 0
 
     def public(self) -> dict[str, Any]:
         return {"conversation_id": self.conversation_id, "messages": self.messages, "share_link": self.was_shared,
                 "traces": self.traces, "images": self.images, "recall_entries": self.recall_entries,
-                "usage_rows": "kept"}
+                "recalled_copies": self.recalled_copies, "usage_rows": "kept"}
 
 
 # Deletes a conversation's images (S3), returning how many went: `ConversationStore.delete_images`.
@@ -76,7 +79,7 @@ async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str, 
         run_ids = {k["run_id"] for k in keys if k.get("run_id")}
         removed = await _remove_owned_elsewhere(dynamo, item, run_ids, remove_images, remove_recall)
         return Deleted(conversation_id, len(keys), bool(item.get("shared_at")), removed["traces"], removed["images"],
-                       removed["recall_entries"])
+                       removed["recall_entries"], removed["recalled_copies"])
     raise ConversationBusy("the conversation kept changing while it was deleted")
 
 
@@ -85,12 +88,16 @@ async def _remove_owned_elsewhere(dynamo: Dynamo, item: dict[str, Any], run_ids:
                                   remove_recall: RemoveRecall | None = None) -> dict[str, int]:
     """What the conversation owns outside its own item and messages, once they are gone: the one
     place for it. Recall entries (the person's past conversations as a search source) go here
-    too; usage rows never do."""
+    too, and the copies recall made of its words in the owner's other conversations
+    (store/recall_copies.py); usage rows never do."""
     conversation_id, owner = item["conversation_id"], item["owner"]
     traces = await dynamo.run(_delete_traces_sync, dynamo, conversation_id, owner, run_ids)
     images = await remove_images(conversation_id) if remove_images is not None and item.get("has_images") else 0
     recall = await remove_recall(owner, conversation_id) if remove_recall is not None else 0
-    return {"traces": traces, "images": images, "recall_entries": recall}
+    copies = 0
+    for other in await dynamo.run(conversations_that_recalled, dynamo, owner, conversation_id):
+        copies += await dynamo.run(redact_copies, dynamo, other, conversation_id)
+    return {"traces": traces, "images": images, "recall_entries": recall, "recalled_copies": copies}
 
 
 def _delete_conversation_op(dynamo: Dynamo, item: dict[str, Any], now: int) -> dict[str, Any]:

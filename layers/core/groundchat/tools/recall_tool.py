@@ -40,6 +40,7 @@ async def search_my_conversations(ctx: ToolContext, args: SearchMyConversationsI
     # Never this conversation's own exchanges: the model already has them as history.
     shown = [h.public() for h in hits if h.entry.conversation_id != ctx.conversation_id
              and await ctx.recall.still_held(h.entry.conversation_id, ctx.caller.id)]
+    ctx.answer.recalled_from.update(str(h["section"]) for h in shown)  # each excerpt's own conversation
     ctx.answer.debug = {"backend": "recall", "recall_plan": ctx.recall.plan.record(), "hits": len(shown)}
     return {"outcome": "ok" if shown else "empty", "excerpts": shown}
 
