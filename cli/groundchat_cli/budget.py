@@ -1,4 +1,4 @@
-"""`groundchat budget status|reset|sweep`: the operator's view of the spending caps.
+"""`groundchat budget status|reset|unblock|sweep`: the operator's view of the spending caps.
 
 The main CLI calls `add_budget_commands(subparsers)`; every command sets `func(args) -> int`.
 """
@@ -55,6 +55,18 @@ def cmd_reset(args: argparse.Namespace, confirm: Callable[[str], str] = input) -
     return 0
 
 
+def cmd_unblock(args: argparse.Namespace) -> int:
+    from groundchat.spending.operator import unblock_budget
+
+    dynamo, settings = _dynamo(args)
+    record = asyncio.run(unblock_budget(dynamo, settings, period=args.period, actor=args.actor))
+    if record is None:
+        print("The chat's spending is not blocked: nothing to unblock.")
+        return 0
+    print(json.dumps(record, indent=2))
+    return 0
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from groundchat.spending.operator import sweep_expired
 
@@ -67,7 +79,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def add_budget_commands(subparsers: Any) -> argparse.ArgumentParser:
     from groundchat_cli.stack_address import add_endpoint_option
 
-    budget = subparsers.add_parser("budget", help="spending caps: status, reset, sweep")
+    budget = subparsers.add_parser("budget", help="spending caps: status, reset, unblock, sweep")
     commands = budget.add_subparsers(dest="budget_command", required=True)
 
     status = commands.add_parser("status", help="spent, reserved and remaining for the chat and one person")
@@ -82,6 +94,12 @@ def add_budget_commands(subparsers: Any) -> argparse.ArgumentParser:
     reset.add_argument("--actor", default="operator", help="who is resetting, for the reset log")
     add_endpoint_option(reset)
     reset.set_defaults(func=cmd_reset)
+
+    unblock = commands.add_parser("unblock", help="let the chat spend again after a step was charged over its bound")
+    unblock.add_argument("--period", default=None, help="'total' or a month like 2026-11 (default: the current period)")
+    unblock.add_argument("--actor", default="operator", help="who is unblocking, for the log")
+    add_endpoint_option(unblock)
+    unblock.set_defaults(func=cmd_unblock)
 
     sweep = commands.add_parser("sweep", help="release reservations left by crashed requests once they expire")
     add_endpoint_option(sweep)

@@ -117,29 +117,13 @@ def test_a_refused_request_leaves_its_conversation_free(api, dynamo):
     assert "active_run" not in item
 
 
-def test_a_later_step_past_the_cap_ends_the_stream_with_limit_and_spend_cap(api, dynamo):
+def test_a_question_the_caps_hold_no_answer_for_is_a_429_before_any_call(api, dynamo):
     model = ScriptedModel([Step(tool_calls=[("lookup", {})], input_tokens=100, output_tokens=2900), Step(text="never")], model_id="scripted")
     client = api(model)
-    cap = first_step_worst_case(client) + Decimal("0.001")
+    cap = first_step_worst_case(client) + Decimal("0.001")  # the first step fits; the answering step does not
     client.services.settings.user_budget_usd = cap
     r = client.post("/api/chat", json={"message": QUESTION}, headers=client.auth_for("alice"))
-    assert r.status_code == 200
-    frames = sse(r.text)
-    limit = [data for event, data in frames if event == "limit"]
-    assert len(limit) == 1 and limit[0]["scope"] == "user"
-    # `done` says what the answer cost: the one step that ran, as the counter spent it.
-    # and whether past conversations were searched (this account may not).
-    assert frames[-1] == (
-        "done",
-        {
-            "reason": "spend-cap",
-            "run_id": frames[0][1]["run_id"],
-            "cost": "0.0059",
-            "cost_text": "$0.0059",
-            "recall": {"search": False, "reason": "this account may not search its past conversations (recall.read)"},
-        },
-    )
-    assert model.calls == 1
+    assert r.status_code == 429 and r.json()["error"]["code"] == "spend-cap" and r.json()["error"]["scope"] == "user"
+    assert model.calls == 0
     mine = counter(dynamo, bc.user_scope("alice"))
-    assert (mine.spent, mine.reserved) == (Decimal("0.0059"), 0)
-    assert mine.spent <= cap
+    assert (mine.spent, mine.reserved) == (0, 0)

@@ -180,35 +180,63 @@ async def test_monthly_counters_are_kept_per_month(dynamo, budget_settings):
     assert counter(dynamo, bc.CHAT_SCOPE, "2026-12").committed == 0
 
 
-async def test_a_later_step_that_could_pass_a_cap_ends_with_limit_and_spend_cap(dynamo, budget_settings):
+async def test_a_question_without_room_for_a_tool_step_and_the_answer_is_refused_before_any_call(dynamo, budget_settings):
+    """Near a cap a question used to be paid for and stopped after its first step: now it starts
+    only when the caps hold room for a tool step and the answering step together."""
     probe = await first_request(registry(), "ann", "How do the contexts compare?", 3000)
-    settings = budget_settings()
-    first_worst = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted").step_worst_case(probe)[0]
-    # Room for the first step's worst case, not for what it really spends plus the second's.
-    settings = budget_settings(chat="1", user=str(first_worst + Decimal("0.001")))
-    model = ScriptedModel(
-        [Step(tool_calls=[("lookup", {})], input_tokens=100, output_tokens=2900), Step(text="never reached")], model_id="scripted"
-    )
+    guard = BudgetGuard(dynamo, budget_settings(), "ann", "c", "r", "scripted")
+    first_worst, tokens = guard.step_worst_case(probe)
+    answering_worst = guard.answering_worst_case(probe, tokens)[0]
+    settings = budget_settings(chat="1", user=str(first_worst + answering_worst - Decimal("0.0001")))
+    model = ScriptedModel([Step(tool_calls=[("lookup", {})]), Step(text="never reached")], model_id="scripted")
+    result = await ask(dynamo, settings, model, caller="ann")
+    assert (result["status"], result["code"], result["scope"]) == (429, "spend-cap", "user")
+    assert model.calls == 0 and usage_rows(dynamo) == [] and open_reservations(dynamo) == []
+    assert counter(dynamo, bc.user_scope("ann")).committed == 0
+
+    enough = budget_settings(chat="1", user=str(first_worst + answering_worst + Decimal("0.0001")))
+    model = ScriptedModel([Step(tool_calls=[("lookup", {})], output_tokens=2900), Step(text="Here it is.")], model_id="scripted")
+    answered = await ask(dynamo, enough, model, caller="ann")
+    assert answered["done"] == "complete" and model.calls == 2  # the tool step and the answer, never cut between
+    assert open_reservations(dynamo) == [] and counter(dynamo, bc.user_scope("ann")).reserved == 0
+
+
+async def test_a_step_beyond_the_held_room_that_could_pass_a_cap_ends_with_limit_and_spend_cap(dynamo, budget_settings):
+    probe = await first_request(registry(), "ann", "How do the contexts compare?", 3000)
+    guard = BudgetGuard(dynamo, budget_settings(), "ann", "c", "r", "scripted")
+    first_worst, tokens = guard.step_worst_case(probe)
+    answering_worst = guard.answering_worst_case(probe, tokens)[0]
+    settings = budget_settings(chat="1", user=str(first_worst + answering_worst + Decimal("0.0001")))
+    # Two tool steps: the third step has no room held for it, and what the first two spent leaves too little.
+    model = ScriptedModel([Step(tool_calls=[("lookup", {})], input_tokens=100, output_tokens=2900),
+                           Step(tool_calls=[("lookup", {})], input_tokens=100, output_tokens=2900),
+                           Step(text="never reached")], model_id="scripted")
     result = await ask(dynamo, settings, model, caller="ann")
     assert result["done"] == "spend-cap"
     [limit] = [f for f in result["frames"] if f.type == "limit"]
     assert limit.data["scope"] == "user" and limit.data["resets_at"] is None
-    assert model.calls == 1
-    [row] = usage_rows(dynamo)
-    assert row["charged"] == Decimal("0.0059")
+    assert model.calls == 2
+    rows = usage_rows(dynamo)
+    assert [r["charged"] for r in rows] == [Decimal("0.0059")] * 2
     mine = counter(dynamo, bc.user_scope("ann"))
-    assert (mine.spent, mine.reserved) == (Decimal("0.0059"), 0)
+    assert (mine.spent, mine.reserved) == (Decimal("0.0118"), 0)
 
 
-async def test_the_precheck_reservation_is_the_first_steps(dynamo, budget_settings):
+async def test_the_precheck_holds_the_first_step_and_the_answering_step(dynamo, budget_settings):
     settings = budget_settings()
     guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted")
     request = await first_request(registry(), "ann", "q", 3000)
     held = await guard.precheck(request)
+    answering = guard.answering_worst_case(request, guard.step_worst_case(request)[1])[0]
+    assert answering > held.amount
     assert await guard.reserve(request, 0) is held  # not held twice
-    assert counter(dynamo, bc.CHAT_SCOPE).reserved == held.amount
+    assert counter(dynamo, bc.CHAT_SCOPE).reserved == held.amount + answering
     await guard.settle(held, UsageEvent(input_tokens=100, output_tokens=20))
-    assert counter(dynamo, bc.CHAT_SCOPE).reserved == 0
+    assert counter(dynamo, bc.CHAT_SCOPE).reserved == answering  # kept for step 1
+    second = await guard.reserve(request, 1)
+    assert second.amount == answering and counter(dynamo, bc.CHAT_SCOPE).reserved == answering
+    await guard.settle(second, UsageEvent(input_tokens=100, output_tokens=20))
+    assert counter(dynamo, bc.CHAT_SCOPE).reserved == 0 and open_reservations(dynamo) == []
 
 
 async def test_an_unused_precheck_reservation_is_released(dynamo, budget_settings):
@@ -259,15 +287,33 @@ async def test_a_search_past_the_cap_is_refused_and_not_charged(dynamo, budget_s
     assert len(usage_rows(dynamo)) == 1
 
 
-async def test_a_step_dearer_than_its_reservation_is_still_charged_in_full(dynamo, budget_settings, caplog):
+async def test_a_step_charged_over_its_bound_is_counted_flagged_and_blocks_all_spending(dynamo, budget_settings, caplog):
+    """The rule for a provider that reports more than a step could cost: charged in full (never
+    counted low), flagged on its usage row, and the chat's spending blocked until an operator looks."""
+    from groundchat.spending.operator import unblock_budget
+
     settings = budget_settings()
     guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted-provider")
     held = await guard.reserve(await first_request(registry(), "ann", "q", 3000), 0)
     with caplog.at_level(logging.WARNING, logger="groundchat.spending"):
         charge = await guard.settle(held, UsageEvent(input_tokens=100, output_tokens=20, provider_cost=Decimal("0.05")))
-    assert charge["charged"] == "0.05"  # never counted low, even past the estimate
-    assert "exceeded its reservation" in caplog.text
-    assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.05")
+    assert charge["charged"] == "0.05" and charge["over_bound"] is True  # never counted low, even past the bound
+    assert "exceeded its bound" in caplog.text
+    chat = counter(dynamo, bc.CHAT_SCOPE)
+    assert chat.spent == Decimal("0.05") and chat.blocked
+    [row] = usage_rows(dynamo)
+    assert row["over_bound"] is True
+    other = BudgetGuard(dynamo, settings, "bob", "c2", "r2", "scripted")
+    with pytest.raises(SpendCapReached, match="Spending is stopped: a model step reported more usage than it could have cost"):
+        await other.reserve(await first_request(registry(), "bob", "q", 3000), 0)
+    with pytest.raises(SpendCapReached, match="Spending is stopped"):
+        await other.charge_search("x" * 300)
+    status = await budget_status(dynamo, settings, "bob")
+    assert status["chat"]["blocked"] == "a model step reported more usage than it could have cost"
+    assert (await unblock_budget(dynamo, settings, actor="ops"))["unblocked"] is True
+    assert await unblock_budget(dynamo, settings) is None  # not blocked any more
+    again = await other.reserve(await first_request(registry(), "bob", "q", 3000), 0)
+    assert again.amount > 0
 
 
 async def test_budget_status_reports_both_caps_as_decimal_strings(dynamo, budget_settings):

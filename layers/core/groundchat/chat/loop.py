@@ -49,6 +49,7 @@ class _StepOutcome:
     usage: UsageEvent | None = None
     stop: str = ""
     capped: bool = False  # the step's reservation was refused: it never ran
+    over_bound: bool = False  # it was charged more than its reservation: spending is now blocked
 
 
 async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
@@ -77,6 +78,10 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
             if outcome.usage is None and guard.requires_usage:
                 reason = "unmeasurable-cost"
                 yield _unmeasured(ex, outcome)
+                break
+            if outcome.over_bound:
+                reason = "spend-cap"
+                yield _stopped_after(ex, outcome, "chat", OVER_BOUND_MESSAGE)
                 break
             if not outcome.calls:
                 reason = "complete"
@@ -139,20 +144,29 @@ async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard:
         ex.steps.append(_model_record(step, model, out, charge, started, failure))
         raise _StepFailed(failure) from exc
     charge = await guard.settle(reservation, out.usage)
+    out.over_bound = bool(charge.get("over_bound"))
     ex.steps.append(_model_record(step, model, out, charge, started, None))
     out.text = "".join(text_parts)
     ex.answer_text += out.text
     ex.new_messages.append(Message(role="assistant", content=out.text, tool_calls=out.calls))
 
 
+OVER_BOUND_MESSAGE = ("The model reported more usage than this step could cost. It was charged as reported, the "
+                      "answer stops here, and spending is stopped until an operator has looked.")
+
+
 def _unmeasured(ex: Exchange, out: _StepOutcome) -> LimitFrame:
+    return _stopped_after(ex, out, "usage", "The model reported no usage; the step was charged in full and the answer stops here.")
+
+
+def _stopped_after(ex: Exchange, out: _StepOutcome, scope: str, message: str) -> LimitFrame:
+    """The answer ends after a step that ran: its tool calls will not run, so the stored turn must
+    not carry calls nobody answers (the next question's transcript would be refused by every provider)."""
     if out.calls:
-        # The calls will not run: the stored turn must not carry calls nobody answers, or the
-        # next question's transcript would be refused by every provider.
         ex.new_messages.pop()
         if out.text:
             ex.new_messages.append(Message(role="assistant", content=out.text))
-    return LimitFrame(scope="usage", message="The model reported no usage; the step was charged in full and the answer stops here.")
+    return LimitFrame(scope=scope, message=message)
 
 
 def _failed(ex: Exchange, exc: Exception) -> ErrorFrame:

@@ -69,7 +69,7 @@ class StoredRun(AnswerRun):
 
     async def finish(self, ex: Exchange) -> None:
         services = self.services
-        await self.spend.release_unused()  # the precheck's reservation, if the run ended before step 0
+        await self.spend.release_unused()  # the precheck's reservations no step used
         if self.conversation.existing is not None:
             # A commit already cleared this run's claim; any other ending must not leave the
             # conversation blocked. The release is conditional on the claim, so it is safe either way.

@@ -20,6 +20,7 @@ from groundchat.models.messages import ModelRequest, UsageEvent
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
 from groundchat.spending.search_charge import SearchCharge
 from groundchat.money import money_text
+from groundchat.observability import record_count
 from groundchat.spending.prices import ModelPrice, charged_cost, price_for, step_cost, worst_case_step_cost
 from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat.store import budget_counters as bc
@@ -35,6 +36,8 @@ RESERVATION_TTL_SECONDS = 20 * 60
 # A settle records money already spent, so it keeps trying far longer than a reservation, which
 # can simply be refused.
 SETTLE_ATTEMPTS = 40
+# What a reader refused by the block is told (the operator's log has the figures).
+OVER_BOUND_BLOCK = "a model step reported more usage than it could have cost"
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class BudgetGuard:
         self.reservation_ttl_seconds = reservation_ttl_seconds
         self.clock = clock
         self.public = public  # an anonymous visitor: the visitors' ceiling counts too
-        self._held: Reservation | None = None
+        self._held: dict[int, Reservation] = {}  # the precheck's, by the step they are kept for
 
     # --- what a step may cost ----------------------------------------------------------------
 
@@ -88,13 +91,26 @@ class BudgetGuard:
 
     # --- the StepGuard protocol --------------------------------------------------------------
 
+    def answering_worst_case(self, request: ModelRequest, first_tokens: int) -> tuple[Decimal, int]:
+        """The least the answering step after one tool call can cost at worst: the first step's
+        input again with that step's whole output (the call) added to it."""
+        tokens = first_tokens + request.max_output_tokens
+        return worst_case_step_cost(self.price, input_tokens=tokens, max_output_tokens=request.max_output_tokens), tokens
+
     async def precheck(self, request: ModelRequest) -> Reservation:
-        """The 429 check: reserve the first step now and keep the reservation for step 0, so a
-        request that passes this check cannot be refused at its first step by a race."""
+        """The 429 check: a question starts only when the caps hold room for an answer, a tool
+        step and the answering step, reserved together now and kept for steps 0 and 1. So a
+        question that passes is never paid for and then stopped after its first step, nor refused
+        at its first step by a race. What a step does not use is given back when it settles, and
+        the answering step's room when the answer ends without it."""
         await self.release_unused()
         amount, tokens = self.step_worst_case(request)
-        self._held = await self._hold(amount, kind=us.KIND_MODEL_STEP, step=0, tokens=tokens)
-        return self._held
+        answering, answering_tokens = self.answering_worst_case(request, tokens)
+        # One transaction for both: holding them one after the other would let concurrent
+        # questions each take a first step's room and all fail their second.
+        first, second = await self._hold_together([(amount, 0, tokens), (answering, 1, answering_tokens)])
+        self._held = {0: first, 1: second}
+        return first
 
     async def reserve(self, request: ModelRequest, step: int, *, kind: str = us.KIND_MODEL_STEP) -> Reservation:
         amount, tokens = self.step_worst_case(request)
@@ -102,11 +118,11 @@ class BudgetGuard:
             # A step of another kind (a history summary) runs before the precheck: it never uses
             # the answer's held reservation, and its usage row says what it was.
             return await self._hold(amount, kind=kind, step=step, tokens=tokens)
-        held, self._held = self._held, None
+        held = self._held.pop(step, None)
         if held is not None:
-            if step == 0 and held.amount >= amount:
+            if held.amount >= amount:
                 return held
-            # The request grew since the precheck: hold what it needs now instead.
+            # The request grew beyond what was held: hold what it needs now instead.
             await self.release(held)
         return await self._hold(amount, kind=us.KIND_MODEL_STEP, step=step, tokens=tokens)
 
@@ -128,12 +144,19 @@ class BudgetGuard:
         if reservation is None:
             return {"charged": "0"}
         ours, provider, charged = self._step_charge(reservation, usage)
-        if charged > reservation.amount:
-            # Recorded all the same (a cost is never counted low); it means the estimate missed.
-            log.warning(
-                "step cost %s exceeded its reservation %s (run %s, model %s)",
+        over_bound = charged > reservation.amount
+        if over_bound:
+            # The rule (README "Spending caps"): a step's bound is its reservation, the most it
+            # could cost with the output tokens we allowed. A report above it is charged in full
+            # (a cost is never counted low), flagged on its usage row, alarmed, ends this answer,
+            # and blocks the chat's counter: no step or search of anyone holds anything more until
+            # an operator has looked. So a lying provider takes a cap over by one report at most
+            # (and by those of steps already running when it came).
+            log.error(
+                "step cost %s exceeded its bound %s (run %s, model %s): the chat's spending is blocked",
                 money_text(charged), money_text(reservation.amount), self.run_id, self.model_id,
             )
+            record_count("SpendOverBound", model=self.model_id)
         row_args = dict(
             run_id=self.run_id,
             entry=us.entry_key(reservation.created_at, reservation.id),
@@ -155,11 +178,14 @@ class BudgetGuard:
             cache_read_tokens=usage.cache_read_tokens if usage else None,
             cache_write_tokens=usage.cache_write_tokens if usage else None,
             failed=failed,
+            over_bound=over_bound,
         )
         budget, usage_table = self.dynamo.name(BUDGET), self.dynamo.name(USAGE)
+        block = OVER_BOUND_BLOCK if over_bound else None
         items = [
             bc.close_reservation_op(budget, reservation.id),
-            *(bc.settle_op(budget, scope, period, charged, reservation.amount) for scope, period in reservation.counters),
+            *(bc.settle_op(budget, scope, period, charged, reservation.amount, block=block if scope == bc.CHAT_SCOPE else None)
+              for scope, period in reservation.counters),
             us.put_usage_op(usage_table, us.usage_item(**row_args)),
         ]
         expired = False
@@ -176,7 +202,8 @@ class BudgetGuard:
             expired = True
             log.warning("reservation %s was swept before its step settled (run %s)", reservation.id, self.run_id)
             late = [
-                *(bc.settle_op(budget, scope, period, charged, Decimal(0)) for scope, period in reservation.counters),
+                *(bc.settle_op(budget, scope, period, charged, Decimal(0), block=block if scope == bc.CHAT_SCOPE else None)
+                  for scope, period in reservation.counters),
                 us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True)),
             ]
             try:
@@ -193,6 +220,7 @@ class BudgetGuard:
             "measured": usage is not None,
             "reservation_id": reservation.id,
             **({"reservation_expired": True} if expired else {}),
+            **({"over_bound": True} if over_bound else {}),
         }
 
     # --- searches ----------------------------------------------------------------------------
@@ -220,42 +248,39 @@ class BudgetGuard:
         return True
 
     async def release_unused(self) -> None:
-        """Release a precheck reservation that no step used (the request ended before step 0)."""
-        held, self._held = self._held, None
-        if held is not None:
-            await self.release(held)
+        """Release the precheck's reservations no step used (the answer ended before it needed them)."""
+        held, self._held = self._held, {}
+        for reservation in held.values():
+            await self.release(reservation)
 
     async def _hold(self, amount: Decimal, *, kind: str, step: int | None, tokens: int) -> Reservation:
+        [reservation] = await self._hold_together([(amount, step, tokens)], kind=kind)
+        return reservation
+
+    async def _hold_together(self, steps: list[tuple[Decimal, int | None, int]], *,
+                             kind: str = us.KIND_MODEL_STEP) -> list[Reservation]:
+        """One reservation per (amount, step, input tokens), held in one conditional transaction:
+        all of them fit under every cap, or none is held."""
         now, created_at = timestamp(self.clock)
         caps = caps_for(self.settings, self.caller_id, now, public=self.public)
-        refuse_oversized(caps, amount)
-        reservation = Reservation(
-            id=uuid.uuid4().hex,
-            kind=kind,
-            step=step,
-            amount=amount,
-            counters=tuple((c.scope, c.period) for c in caps),
-            created_at=created_at,
-            expires_at=int(self.clock()) + self.reservation_ttl_seconds,
-            input_tokens_estimate=tokens,
-        )
+        total = sum((amount for amount, _, _ in steps), Decimal(0))
+        refuse_oversized(caps, total)
         budget = self.dynamo.name(BUDGET)
-        item = bc.reservation_item(
-            reservation.id,
-            amount=amount,
-            counters=list(reservation.counters),
-            expires_at=reservation.expires_at,
-            created_at=created_at,
-            caller=self.caller_id,
-            run_id=self.run_id,
-            conversation_id=self.conversation_id,
-            model=self.model_id,
-            kind=kind,
-            step=step,
-        )
-        items = [*(bc.hold_op(budget, c.scope, c.period, amount, c.limit) for c in caps), bc.put_reservation_op(budget, item)]
-        await transact_within_caps(self.dynamo, items, caps, amount)
-        return reservation
+        reservations, puts = [], []
+        for amount, step, tokens in steps:
+            reservation = Reservation(
+                id=uuid.uuid4().hex, kind=kind, step=step, amount=amount,
+                counters=tuple((c.scope, c.period) for c in caps), created_at=created_at,
+                expires_at=int(self.clock()) + self.reservation_ttl_seconds, input_tokens_estimate=tokens,
+            )
+            reservations.append(reservation)
+            puts.append(bc.put_reservation_op(budget, bc.reservation_item(
+                reservation.id, amount=amount, counters=list(reservation.counters), expires_at=reservation.expires_at,
+                created_at=created_at, caller=self.caller_id, run_id=self.run_id, conversation_id=self.conversation_id,
+                model=self.model_id, kind=kind, step=step)))
+        items = [*(bc.hold_op(budget, c.scope, c.period, total, c.limit) for c in caps), *puts]
+        await transact_within_caps(self.dynamo, items, caps, total)
+        return reservations
 
     async def _already_settled(self, entry: str, reservation: Reservation) -> dict[str, Any]:
         row = await self.dynamo.run(us.get_usage_row_sync, self.dynamo.client, self.dynamo.name(USAGE), self.run_id, entry) or {}

@@ -43,6 +43,9 @@ def caps_for(settings: Any, caller_id: str, now: dt.datetime | None = None, *, p
 
 
 def refusal(cap: Cap, amount: Decimal, counter: bc.Counter | None) -> SpendCapReached:
+    if counter is not None and counter.blocked:
+        return SpendCapReached(cap.public_scope, f"Spending is stopped: {counter.blocked}. Nothing more is spent until "
+                                                 "an operator has looked (groundchat budget unblock).")
     committed = counter.committed if counter else Decimal(0)
     left = max(Decimal(0), cap.limit - committed)
     whose = {bc.CHAT_SCOPE: "The chat's spending cap", bc.PUBLIC_SCOPE: "The spending cap for visitors"}.get(cap.scope, "Your spending cap")

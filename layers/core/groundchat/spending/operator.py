@@ -66,6 +66,7 @@ def _status(cap: Cap, counter: bc.Counter) -> dict[str, Any]:
         "cap": money_text(cap.limit),
         "period": cap.period,
         "resets_at": cap.resets_at,
+        **({"blocked": counter.blocked} if counter.blocked else {}),
     }
 
 
@@ -154,4 +155,18 @@ async def reset_budget(dynamo: Any, settings: Any, scope_text: str, *, period: s
     record = await dynamo.run(_reset_sync, dynamo.client, dynamo.name(BUDGET), scope, period, actor)
     if record is not None:
         log.warning("budget reset %s", json.dumps(record))
+    return record
+
+
+async def unblock_budget(dynamo: Any, settings: Any, *, period: str | None = None, actor: str = "operator") -> dict[str, Any] | None:
+    """Lift the block a step charged over its bound put on the chat's counter (budget_guard.py),
+    once an operator has looked; recorded in the log. None when the counter was not blocked."""
+    period = period or bc.period_key(settings.budget_period)
+    try:
+        await dynamo.run(transact_sync, dynamo.client, [bc.unblock_op(dynamo.name(BUDGET), bc.CHAT_SCOPE, period)])
+    except TransactionRefused:
+        return None
+    record = {"scope": bc.CHAT_SCOPE, "period": period, "unblocked": True, "actor": actor,
+              "at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")}
+    log.warning("budget unblocked %s", json.dumps(record))
     return record

@@ -80,6 +80,11 @@ def plain(item: Item | None) -> dict[str, Any]:
     return {k: _deserializer.deserialize(v) for k, v in (item or {}).items()}
 
 
+# On a counter: nothing more may be held or charged against it (a step reported more than its
+# bound, `spending.budget_guard`), until an operator runs `groundchat budget unblock`.
+BLOCKED = "blocked"
+
+
 @dataclass(frozen=True)
 class Counter:
     scope: str
@@ -87,6 +92,7 @@ class Counter:
     spent: Decimal = Decimal(0)
     reserved: Decimal = Decimal(0)
     committed: Decimal = Decimal(0)
+    blocked: str | None = None
 
     @classmethod
     def from_item(cls, scope: str, period: str, item: Item | None) -> "Counter":
@@ -97,6 +103,7 @@ class Counter:
             spent=Decimal(values.get("spent", 0)),
             reserved=Decimal(values.get("reserved", 0)),
             committed=Decimal(values.get("committed", 0)),
+            blocked=values.get(BLOCKED),
         )
 
 
@@ -107,7 +114,7 @@ def read_counter_sync(client: DynamoClient, table_name: str, scope: str, period:
 
 def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal, *, into: str) -> TransactAction:
     """Add `amount` to `into` ("reserved" for a hold, "spent" for a charge known in advance) and to
-    committed, only if committed stays within the cap."""
+    committed, only if committed stays within the cap and the counter is not blocked (`BLOCKED`)."""
     other = {"reserved": "spent", "spent": "reserved"}[into]
     return {
         "Update": {
@@ -115,7 +122,7 @@ def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap
             "Key": key(scope, period),
             # A counter that does not exist yet has committed nothing; the caller has already
             # refused amounts larger than the cap, so the bound is never negative here.
-            "ConditionExpression": "attribute_not_exists(committed) OR committed <= :bound",
+            "ConditionExpression": f"(attribute_not_exists(committed) OR committed <= :bound) AND attribute_not_exists({BLOCKED})",
             "UpdateExpression": f"SET cap = :cap, {other} = if_not_exists({other}, :zero) ADD committed :amount, {into} :amount",
             "ExpressionAttributeValues": {":bound": n(cap - amount), ":cap": n(cap), ":zero": n(0), ":amount": n(amount)},
             # On refusal the counter as it stood says how much was left.
@@ -132,18 +139,30 @@ def charge_within_cap_op(table_name: str, scope: str, period: str, amount: Decim
     return within_cap_op(table_name, scope, period, amount, cap, into="spent")
 
 
-def settle_op(table_name: str, scope: str, period: str, charged: Decimal, released: Decimal) -> TransactAction:
-    """Move a reservation into spent: spent += charged, reserved -= released, committed follows."""
+def settle_op(table_name: str, scope: str, period: str, charged: Decimal, released: Decimal,
+              *, block: str | None = None) -> TransactAction:
+    """Move a reservation into spent: spent += charged, reserved -= released, committed follows.
+    `block`: why nothing more may be held on this counter until an operator unblocks it."""
+    values = {":charged": n(charged), ":release": n(-released), ":delta": n(charged - released)}
+    blocking = ""
+    if block is not None:
+        blocking = f" SET {BLOCKED} = :why"
+        values[":why"] = {"S": block}
     return {
         "Update": {
             "TableName": table_name,
             "Key": key(scope, period),
             # The counter exists: the reservation being settled (or charged) was added to it.
             "ConditionExpression": "attribute_exists(committed)",
-            "UpdateExpression": "ADD spent :charged, reserved :release, committed :delta",
-            "ExpressionAttributeValues": {":charged": n(charged), ":release": n(-released), ":delta": n(charged - released)},
+            "UpdateExpression": "ADD spent :charged, reserved :release, committed :delta" + blocking,
+            "ExpressionAttributeValues": values,
         }
     }
+
+
+def unblock_op(table_name: str, scope: str, period: str) -> TransactAction:
+    return {"Update": {"TableName": table_name, "Key": key(scope, period), "ConditionExpression": f"attribute_exists({BLOCKED})",
+                       "UpdateExpression": f"REMOVE {BLOCKED}", "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}}
 
 
 def release_op(table_name: str, scope: str, period: str, amount: Decimal) -> TransactAction:

@@ -54,6 +54,7 @@ def usage_item(
     cache_write_tokens: int | None = None,
     failed: bool = False,
     reservation_expired: bool = False,
+    over_bound: bool = False,
 ) -> Item:
     item: Item = {
         "run_id": {"S": run_id},
@@ -75,6 +76,10 @@ def usage_item(
     if reservation_expired:
         # The sweep released this reservation before the step settled (it outlived its expiry).
         item["reservation_expired"] = {"BOOL": True}
+    if over_bound:
+        # Charged more than the step could cost (its reservation): counted all the same, and the
+        # chat's spending blocked until an operator looks (spending/budget_guard.py).
+        item["over_bound"] = {"BOOL": True}
     if provider_cost is not None:
         item["provider_cost"] = n(provider_cost)
     for name, value in (
