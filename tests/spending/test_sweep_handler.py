@@ -27,7 +27,7 @@ SCHEDULED_EVENT = {
     "account": "123456789012",
     "time": "2026-11-02T10:15:00Z",
     "region": "eu-west-1",
-    "resources": ["arn:aws:events:eu-west-1:123456789012:rule/groundchat-dev-SweepFunctionEveryQuarterHour"],
+    "resources": ["arn:aws:events:eu-west-1:123456789012:rule/groundchat-dev-SweepFunctionEveryMinute"],
     "detail": {},
 }
 

@@ -4,7 +4,7 @@ the recall entries of conversations that have expired or gone.
 Every model step reserves its worst case against the spending caps with an expiry; a request that
 crashes (a Lambda timeout, an out-of-memory kill) never settles or releases it, so until someone
 sweeps, that amount stays held and the caps refuse more than they should. EventBridge runs this
-every 15 minutes; it releases each expired reservation exactly once (see
+every minute (reservations are leases of a minute, store/leases.py); it releases each expired reservation exactly once (see
 `groundchat.spending.operator.sweep_expired`) and reports how many and how much.
 
 DynamoDB's TTL deletes an expired conversation's items, but not what the recall index keeps of it
@@ -53,7 +53,7 @@ def sweep_recall_entries(dynamo: Dynamo, recall: Any, now: float | None = None) 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 def handler(event: dict[str, Any] | None, context: Any) -> dict[str, Any]:
-    # A client per run: the schedule is every 15 minutes, so there is nothing worth keeping warm.
+    # A client per run: making one costs milliseconds beside the run's own queries.
     settings = get_settings()
     dynamo = Dynamo(settings)
     summary = sweep(dynamo)

@@ -1,6 +1,6 @@
 """The local stack's sweep: what AWS does on a schedule and by TTL, done by one background thread.
 
-In AWS, EventBridge runs this function's handler every 15 minutes (expired spending reservations,
+In AWS, EventBridge runs this function's handler every minute (expired spending reservations,
 and recall entries of expired conversations) and DynamoDB's TTL deletes expired conversations,
 messages and traces. The local DynamoDB deletes nothing by TTL, so the local stack runs both here,
 on the same period: the TTL rule is the same one (`groundchat.store.retention.expire_due`), so a
@@ -19,7 +19,7 @@ from groundchat.spending.operator import sweep_expired
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.retention import conversation_expiries_sync, expire_due
 
-PERIOD_SECONDS = 15 * 60
+PERIOD_SECONDS = 60
 log = logging.getLogger("groundchat.sweep")
 
 

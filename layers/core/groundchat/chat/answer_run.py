@@ -88,6 +88,10 @@ class AnswerRun:
     async def finish(self, ex: Exchange) -> None:
         """Called on every exit path, after the commit or the failure (trace, claims, metrics)."""
 
+    async def renew(self) -> None:
+        """Called every `RENEW_SECONDS` while the answer runs: renews its leases (the claim on the
+        conversation, its spending reservations), so they lapse about a minute after a crash."""
+
     def exchange(self) -> Exchange:
         return Exchange(conversation_id=self.conversation_id, run_id=self.run_id, question=self.question.content,
                         new_messages=[self.question], answer=self.ctx.answer)

@@ -6,6 +6,8 @@ committed. What the loop reads (model, tools, history, question, caps) is one `A
 """
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
@@ -39,8 +41,11 @@ from groundchat.chat.reader_debug import for_reader
 from groundchat.spending.step_guard import SpendCapReached, StepGuard
 from groundchat.money import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
+from groundchat.store.leases import RENEW_SECONDS
 from groundchat.tools.base import Registry, ToolContext, ToolError, ToolRefused
 
+
+log = logging.getLogger("groundchat.chat")
 
 @dataclass
 class _StepOutcome:
@@ -57,6 +62,7 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
     history; its outcome goes out as a `history` frame, and a failed one ends the answer as `too-large`."""
     ex = run.exchange()
     guard, limits = run.guard, run.limits
+    heartbeat = asyncio.create_task(_renew_while_running(run))
     reason = "error"
     try:
         yield StartFrame(conversation_id=run.conversation_id, run_id=run.run_id)
@@ -100,6 +106,7 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
         reason = "error"
         yield _failed(ex, exc)
     finally:
+        heartbeat.cancel()
         ex.done_reason = reason
         try:
             await run.finish(ex)
@@ -107,6 +114,17 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
             pass
     cost = answer_cost(ex)
     yield DoneFrame(reason=reason, run_id=run.run_id, cost=money_text(cost), cost_text=cost_text(cost))  # type: ignore[arg-type]
+
+
+async def _renew_while_running(run: AnswerRun) -> None:
+    """The answer's heartbeat: its leases live exactly as long as this loop does. A renewal that
+    fails is tried again next time; the lease is long enough to miss one."""
+    while True:
+        await asyncio.sleep(RENEW_SECONDS)
+        try:
+            await run.renew()
+        except Exception:
+            log.warning("could not renew the leases of run %s", run.run_id, exc_info=True)
 
 
 class _StepFailed(Exception):

@@ -67,6 +67,13 @@ class StoredRun(AnswerRun):
         # Only now, committed: never a failed or cancelled exchange.
         await index_committed(services.recall, self.recall, self.caller.id, ex, expires)
 
+    async def renew(self) -> None:
+        """The heartbeat: this run's claim on its conversation (a new one holds none until its
+        commit) and its open reservations, each by a lease (store/leases.py)."""
+        if self.conversation.existing is not None:
+            await self.services.conversations.renew_claim(self.conversation.id, self.run_id)
+        await self.spend.renew()
+
     async def finish(self, ex: Exchange) -> None:
         services = self.services
         await self.spend.release_unused()  # the precheck's reservations no step used

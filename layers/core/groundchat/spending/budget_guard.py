@@ -24,15 +24,17 @@ from groundchat.observability import record_count
 from groundchat.spending.prices import ModelPrice, charged_cost, price_for, step_cost, worst_case_step_cost
 from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat.store import budget_counters as bc
+from groundchat.store.leases import LEASE_SECONDS
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 from groundchat.store.transactions import TransactionRefused, transact_sync
 
 log = logging.getLogger("groundchat.spending")
 
-# Longer than any step can live (a Lambda stops at 15 minutes), so the sweep never releases the
-# reservation of a step still running; only a crash leaves one behind to expire.
-RESERVATION_TTL_SECONDS = 20 * 60
+# A lease the answer's heartbeat renews (store/leases.py): the sweep releases it about a minute
+# after its process died, never while the step runs (and a step settled after a release is still
+# charged, below).
+RESERVATION_TTL_SECONDS = LEASE_SECONDS
 # A settle records money already spent, so it keeps trying far longer than a reservation, which
 # can simply be refused.
 SETTLE_ATTEMPTS = 40
@@ -82,6 +84,7 @@ class BudgetGuard:
         self.clock = clock
         self.public = public  # an anonymous visitor: the visitors' ceiling counts too
         self._held: dict[int, Reservation] = {}  # the precheck's, by the step they are kept for
+        self._open: dict[str, Reservation] = {}  # every reservation held and not yet settled or released
 
     # --- what a step may cost ----------------------------------------------------------------
 
@@ -143,6 +146,7 @@ class BudgetGuard:
     async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:
         if reservation is None:
             return {"charged": "0"}
+        self._open.pop(reservation.id, None)
         ours, provider, charged = self._step_charge(reservation, usage)
         over_bound = charged > reservation.amount
         if over_bound:
@@ -234,6 +238,7 @@ class BudgetGuard:
 
     async def release(self, reservation: Reservation) -> bool:
         """Give a reservation back unused. False if it was already settled or swept."""
+        self._open.pop(reservation.id, None)
         budget = self.dynamo.name(BUDGET)
         items = [
             bc.close_reservation_op(budget, reservation.id),
@@ -280,7 +285,19 @@ class BudgetGuard:
                 model=self.model_id, kind=kind, step=step)))
         items = [*(bc.hold_op(budget, c.scope, c.period, total, c.limit) for c in caps), *puts]
         await transact_within_caps(self.dynamo, items, caps, total)
+        self._open.update((r.id, r) for r in reservations)
         return reservations
+
+    async def renew(self) -> int:
+        """Extends every reservation this request still holds by a lease (the heartbeat's call);
+        how many were. One the sweep already released is left alone: its settle still charges."""
+        until = int(self.clock()) + self.reservation_ttl_seconds
+        budget = self.dynamo.name(BUDGET)
+        renewed = 0
+        for reservation in list(self._open.values()):
+            if await self.dynamo.run(bc.renew_reservation_sync, self.dynamo.client, budget, reservation.id, until):
+                renewed += 1
+        return renewed
 
     async def _already_settled(self, entry: str, reservation: Reservation) -> dict[str, Any]:
         row = await self.dynamo.run(us.get_usage_row_sync, self.dynamo.client, self.dynamo.name(USAGE), self.run_id, entry) or {}

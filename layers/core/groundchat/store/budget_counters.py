@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from botocore.exceptions import ClientError
+
 from groundchat.money import money_text
 from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
 from groundchat.store.items import Item, Request, TransactAction
@@ -227,6 +229,19 @@ def close_reservation_op(table_name: str, reservation_id: str, *, expired_before
         op["ConditionExpression"] = "attribute_exists(#s) AND expires_at < :now"
         op["ExpressionAttributeValues"] = {":now": {"N": str(int(expired_before))}}
     return {"Delete": op}
+
+
+def renew_reservation_sync(client: DynamoClient, table_name: str, reservation_id: str, until: int) -> bool:
+    """Moves an open reservation's expiry (its lease) to `until`; False when it is gone (settled or swept)."""
+    try:
+        client.update_item(TableName=table_name, Key=key(reservation_scope(reservation_id), NO_PERIOD),
+                           UpdateExpression="SET expires_at = :u", ConditionExpression="attribute_exists(#s)",
+                           ExpressionAttributeNames={"#s": "scope"}, ExpressionAttributeValues={":u": {"N": str(int(until))}})
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
 
 
 def reservation_counters(item: Item) -> list[tuple[str, str]]:

@@ -26,6 +26,7 @@ from groundchat.store.conversation_images import (
     store_images,
 )
 from groundchat.store.dynamo import Dynamo, condition_failed
+from groundchat.store.leases import LEASE_SECONDS
 from groundchat.store.recall_copies import withheld_on_a_shared_page
 from groundchat.store.retention import expires_at_text, expiry_after, is_expired, refresh_messages
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
@@ -34,7 +35,7 @@ from groundchat.models.messages import Message
 # DynamoDB allows 100 items per transaction; one is the conversation itself.
 MAX_ITEMS_PER_EXCHANGE = 99
 # A run that crashed without releasing its claim on a conversation stops blocking it after this.
-CLAIM_SECONDS = 960
+CLAIM_SECONDS = LEASE_SECONDS  # renewed while the answer runs (store/leases.py)
 
 _serializer = TypeSerializer()
 
@@ -136,6 +137,19 @@ class ConversationStore:
             if condition_failed(exc):
                 raise ConversationBusy("another answer to this conversation is in progress") from exc
             raise
+
+    async def renew_claim(self, conversation_id: str, run_id: str) -> bool:
+        """Extends this run's claim by a lease; False when it no longer holds it."""
+        try:
+            await self.dynamo.run(
+                self.conversations.update_item, Key={"conversation_id": conversation_id},
+                UpdateExpression="SET active_until = :u", ConditionExpression="active_run = :r",
+                ExpressionAttributeValues={":r": run_id, ":u": int(time.time()) + CLAIM_SECONDS})
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
 
     async def release(self, conversation_id: str, run_id: str) -> None:
         try:
