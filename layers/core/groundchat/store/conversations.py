@@ -9,7 +9,7 @@ import json
 import secrets
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
@@ -28,6 +28,12 @@ from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.retention import expires_at_text, expiry_after, is_expired, refresh_messages
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.models.messages import Message
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from groundchat.json_shapes import JsonValue
+    from groundchat.store.items import Item, StoredItem, StoredValue, TableRequest, TransactAction
 
 # DynamoDB allows 100 items per transaction; one is the conversation itself.
 MAX_ITEMS_PER_EXCHANGE = 99
@@ -54,7 +60,7 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _ser(item: dict[str, Any]) -> dict[str, Any]:
+def _ser(item: StoredItem) -> Item:
     return {k: _serializer.serialize(v) for k, v in item.items() if v is not None}
 
 
@@ -72,20 +78,20 @@ class ConversationStore:
         """The expiry a commit made now gives the conversation (and what it left elsewhere: recall)."""
         return self._expiry()
 
-    async def get(self, conversation_id: str) -> dict[str, Any] | None:
+    async def get(self, conversation_id: str) -> StoredItem | None:
         """The conversation, or None; an expired one is gone already (TTL deletes it within days)."""
         resp = await self.dynamo.run(self.conversations.get_item, Key={"conversation_id": conversation_id}, ConsistentRead=True)
         item = resp.get("Item")
         return None if is_expired(item) else item
 
-    async def get_owned(self, conversation_id: str, owner: str) -> dict[str, Any] | None:
+    async def get_owned(self, conversation_id: str, owner: str) -> StoredItem | None:
         """The conversation if `owner` owns it; None for unknown and foreign alike."""
         item = await self.get(conversation_id)
         if item is None or item.get("owner") != owner:
             return None
         return item
 
-    async def list_for_owner(self, owner: str, limit: int = 50) -> list[dict[str, Any]]:
+    async def list_for_owner(self, owner: str, limit: int = 50) -> list[dict[str, StoredValue]]:
         resp = await self.dynamo.run(
             self.conversations.query,
             IndexName="by_owner",
@@ -95,7 +101,7 @@ class ConversationStore:
         )
         return [_public(i) for i in resp.get("Items", []) if not is_expired(i)]
 
-    async def list_shared(self, limit: int = 50) -> list[dict[str, Any]]:
+    async def list_shared(self, limit: int = 50) -> list[dict[str, StoredValue]]:
         resp = await self.dynamo.run(
             self.conversations.query,
             IndexName="by_shared",
@@ -105,9 +111,9 @@ class ConversationStore:
         )
         return [_public(i) for i in resp.get("Items", []) if not is_expired(i)]
 
-    async def read_items(self, conversation_id: str) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id), "ConsistentRead": True}
+    async def read_items(self, conversation_id: str) -> list[StoredItem]:
+        items: list[StoredItem] = []
+        kwargs: TableRequest = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id), "ConsistentRead": True}
         while True:
             resp = await self.dynamo.run(self.messages.query, **kwargs)
             items.extend(resp.get("Items", []))
@@ -154,12 +160,12 @@ class ConversationStore:
         conversation_id: str,
         owner: str,
         run_id: str,
-        existing: dict[str, Any] | None,
+        existing: StoredItem | None,
         messages: list[Message],
-        annotations: dict[str, Any],
+        annotations: Mapping[str, object],
         title: str,
         expires_at: int | None = None,
-        answer_record: dict[str, Any] | None = None,
+        answer_record: Mapping[str, object] | None = None,
     ) -> int:
         """Write the question and its answer in one TransactWriteItems. Returns the new version.
 
@@ -181,7 +187,7 @@ class ConversationStore:
         with_images = await store_images(self.images, conversation_id, messages) or bool(existing and existing.get("has_images"))
         conv_table = self.dynamo.name(CONVERSATIONS)
         msg_table = self.dynamo.name(MESSAGES)
-        ops: list[dict[str, Any]] = []
+        ops: list[TransactAction] = []
         if existing is None:
             ops.append({
                 "Put": {
@@ -230,7 +236,7 @@ class ConversationStore:
         """The images of a conversation being deleted (S3); returns how many went."""
         return await delete_conversation_images(self.images, conversation_id)
 
-    async def set_shared(self, conversation_id: str, owner: str, shared: bool) -> dict[str, Any] | None:
+    async def set_shared(self, conversation_id: str, owner: str, shared: bool) -> dict[str, StoredValue] | None:
         """Owner only: sets or clears `shared_at`. None when not the owner's (or unknown)."""
         try:
             if shared:
@@ -260,14 +266,14 @@ class ConversationStore:
             raise
         return _public(resp["Attributes"])
 
-    async def get_shared(self, conversation_id: str) -> dict[str, Any] | None:
+    async def get_shared(self, conversation_id: str) -> StoredItem | None:
         item = await self.get(conversation_id)
         if item is None or not item.get("shared_at"):
             return None
         return item
 
 
-def message_item(conversation_id: str, seq: int, message: Message, run_id: str, stamp: str, expires: int) -> dict[str, Any]:
+def message_item(conversation_id: str, seq: int, message: Message, run_id: str, stamp: str, expires: int) -> StoredItem:
     return {
         "conversation_id": conversation_id,
         "seq": seq,
@@ -284,7 +290,7 @@ def message_item(conversation_id: str, seq: int, message: Message, run_id: str, 
     }
 
 
-def message_from_item(item: dict[str, Any]) -> Message:
+def message_from_item(item: StoredItem) -> Message:
     return Message(
         role=item["role"],
         content=item.get("content", ""),
@@ -296,7 +302,7 @@ def message_from_item(item: dict[str, Any]) -> Message:
     )
 
 
-def _public(item: dict[str, Any]) -> dict[str, Any]:
+def _public(item: StoredItem) -> dict[str, StoredValue]:
     return {
         "conversation_id": item["conversation_id"],
         "title": item.get("title", ""),
@@ -310,11 +316,11 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def public_conversation(item: dict[str, Any]) -> dict[str, Any]:
+def public_conversation(item: StoredItem) -> dict[str, StoredValue]:
     return _public(item)
 
 
-def public_message(item: dict[str, Any], *, answer_record: bool = False) -> dict[str, Any]:
+def public_message(item: StoredItem, *, answer_record: bool = False) -> dict[str, StoredValue | JsonValue]:
     """A stored message as every route renders it (the chat's conversation view and the share).
 
     `answer_record`: also the answer's `cost`, `cost_text` and `details` (store/answer_records.py),
