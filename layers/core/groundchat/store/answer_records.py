@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.money import cost_text
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-def answer_attributes(annotations: dict[str, Any], answer_record: dict[str, Any] | None) -> dict[str, Any]:
+    from groundchat.json_shapes import JsonValue
+    from groundchat.store.items import StoredItem, StoredValue
+
+
+def answer_attributes(annotations: Mapping[str, object], answer_record: Mapping[str, object] | None) -> dict[str, str]:
     """The attributes to set on the answer's last assistant message item."""
-    out: dict[str, Any] = {}
+    out: dict[str, str] = {}
     if annotations:
         out["annotations"] = json.dumps(annotations, default=str)
     if answer_record:
@@ -25,7 +31,7 @@ def answer_attributes(annotations: dict[str, Any], answer_record: dict[str, Any]
     return out
 
 
-def public_answer_record(item: dict[str, Any]) -> dict[str, Any]:
+def public_answer_record(item: StoredItem) -> dict[str, StoredValue | JsonValue]:
     """`cost`, `cost_text` (as the `done` frame said them) and `details`, or nothing."""
     if item.get("cost") is None:
         return {}

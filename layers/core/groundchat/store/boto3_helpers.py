@@ -11,40 +11,45 @@ These stand in for boto3's own names with the same calls: `Key("pk").eq(v)`,
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from boto3.dynamodb import conditions, types as dynamodb_types
+
+    from groundchat.store.items import AttributeValue, StoredValue
 
 
-def Key(name: str) -> Any:  # noqa: N802 - boto3's name, so call sites read as boto3's
+def Key(name: str) -> conditions.Key:  # noqa: N802 - boto3's name, so call sites read as boto3's
     from boto3.dynamodb.conditions import Key as key
 
     return key(name)
 
 
-def Attr(name: str) -> Any:  # noqa: N802
+def Attr(name: str) -> conditions.Attr:  # noqa: N802
     from boto3.dynamodb.conditions import Attr as attr
 
     return attr(name)
 
 
 class TypeSerializer:
-    def serialize(self, value: Any) -> dict[str, Any]:
+    def serialize(self, value: StoredValue) -> AttributeValue:
         return _serializer().serialize(value)
 
 
 class TypeDeserializer:
-    def deserialize(self, value: dict[str, Any]) -> Any:
+    def deserialize(self, value: AttributeValue) -> StoredValue:
         return _deserializer().deserialize(value)
 
 
 @cache
-def _serializer() -> Any:
+def _serializer() -> dynamodb_types.TypeSerializer:
     from boto3.dynamodb.types import TypeSerializer as serializer
 
     return serializer()
 
 
 @cache
-def _deserializer() -> Any:
+def _deserializer() -> dynamodb_types.TypeDeserializer:
     from boto3.dynamodb.types import TypeDeserializer as deserializer
 
     return deserializer()

@@ -18,7 +18,7 @@ import calendar
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
@@ -27,7 +27,7 @@ from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on fi
 from groundchat.store.items import Item, Request, TransactAction
 
 if TYPE_CHECKING:
-    from groundchat.store.items import DynamoClient
+    from groundchat.store.items import DynamoClient, StoredItem
 
 
 CHAT_SCOPE = "chat"
@@ -77,7 +77,7 @@ def key(scope: str, period: str) -> dict[str, dict[str, str]]:
     return {"scope": {"S": scope}, "period": {"S": period}}
 
 
-def plain(item: Item | None) -> dict[str, Any]:
+def plain(item: Item | None) -> StoredItem:
     """A low-level item as Python values (numbers as Decimal)."""
     return {k: _deserializer.deserialize(v) for k, v in (item or {}).items()}
 

@@ -12,15 +12,27 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from groundchat.attachments.storage import ImageStore, image_key
 from groundchat.models.messages import ImageRef, Message
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
+    from groundchat.store.items import StoredItem
 
 log = logging.getLogger("groundchat.store")
 
 _STORED = ("key", "sha256", "media_type", "width", "height", "alt")
 _SHOWN = ("sha256", "media_type", "width", "height", "alt")
+
+
+class ConversationImages(Protocol):
+    """What `read_image` reads a conversation's images through: a `ConversationStore`."""
+
+    images: ImageStore
+
+    async def read_items(self, conversation_id: str) -> list[StoredItem]: ...
 
 
 async def store_images(store: ImageStore, conversation_id: str, messages: list[Message]) -> bool:
@@ -48,7 +60,7 @@ def images_from_attribute(raw: str | None) -> list[ImageRef]:
     return [ImageRef.model_validate(ref) for ref in json.loads(raw)] if raw else []
 
 
-def public_images(raw: str | None) -> list[dict[str, Any]]:
+def public_images(raw: str | None) -> list[JsonObject]:
     """What a page needs to draw a stored message's images: never the S3 key."""
     return [{name: ref[name] for name in _SHOWN} for ref in json.loads(raw)] if raw else []
 
@@ -67,7 +79,7 @@ async def delete_conversation_images(store: ImageStore, conversation_id: str) ->
     return await store.delete_conversation(conversation_id)
 
 
-async def read_image(conversations: Any, conversation_id: str, sha256: str) -> tuple[bytes, str] | None:
+async def read_image(conversations: ConversationImages, conversation_id: str, sha256: str) -> tuple[bytes, str] | None:
     """(bytes, media type) of one image of a conversation, found by its hash among the stored
     messages, so only an image the conversation holds can be read; None otherwise or when gone.
     The caller has checked who may see the conversation (its owner, or anyone once it is shared)."""

@@ -10,14 +10,14 @@ import secrets
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from groundchat.attachments.storage import ImageStore
-from groundchat.store.boto3_helpers import Key, TypeSerializer  # boto3 loads on first use
+from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
 from groundchat.store.answer_records import answer_attributes, public_answer_record
-from groundchat.store.commit_items import conversation_op, message_item
+from groundchat.store.commit_items import conversation_op, message_item, serialized
 from groundchat.store.conversation_images import (
     delete_conversation_images,
     images_from_attribute,
@@ -32,12 +32,17 @@ from groundchat.store.retention import expires_at_text, expiry_after, is_expired
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.models.messages import Message
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from groundchat.json_shapes import JsonValue
+    from groundchat.store.items import StoredItem, StoredValue, TableRequest, TransactAction
+
 # DynamoDB allows 100 items per transaction; one is the conversation itself.
 MAX_ITEMS_PER_EXCHANGE = 99
 # A run that crashed without releasing its claim on a conversation stops blocking it after this.
 CLAIM_SECONDS = LEASE_SECONDS  # renewed while the answer runs (store/leases.py)
 
-_serializer = TypeSerializer()
 
 
 class ConversationBusy(Exception):
@@ -57,10 +62,6 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _ser(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: _serializer.serialize(v) for k, v in item.items() if v is not None}
-
-
 class ConversationStore:
     def __init__(self, dynamo: Dynamo) -> None:
         self.dynamo = dynamo
@@ -75,20 +76,20 @@ class ConversationStore:
         """The expiry a commit made now gives the conversation (and what it left elsewhere: recall)."""
         return self._expiry()
 
-    async def get(self, conversation_id: str) -> dict[str, Any] | None:
+    async def get(self, conversation_id: str) -> StoredItem | None:
         """The conversation, or None; an expired one is gone already (TTL deletes it within days)."""
         resp = await self.dynamo.run(self.conversations.get_item, Key={"conversation_id": conversation_id}, ConsistentRead=True)
         item = resp.get("Item")
         return None if is_expired(item) else item
 
-    async def get_owned(self, conversation_id: str, owner: str) -> dict[str, Any] | None:
+    async def get_owned(self, conversation_id: str, owner: str) -> StoredItem | None:
         """The conversation if `owner` owns it; None for unknown and foreign alike."""
         item = await self.get(conversation_id)
         if item is None or item.get("owner") != owner:
             return None
         return item
 
-    async def list_for_owner(self, owner: str, limit: int = 50) -> list[dict[str, Any]]:
+    async def list_for_owner(self, owner: str, limit: int = 50) -> list[dict[str, StoredValue]]:
         resp = await self.dynamo.run(
             self.conversations.query,
             IndexName="by_owner",
@@ -98,7 +99,7 @@ class ConversationStore:
         )
         return [_public(i) for i in resp.get("Items", []) if not is_expired(i)]
 
-    async def list_shared(self, limit: int = 50) -> list[dict[str, Any]]:
+    async def list_shared(self, limit: int = 50) -> list[dict[str, StoredValue]]:
         resp = await self.dynamo.run(
             self.conversations.query,
             IndexName="by_shared",
@@ -108,9 +109,9 @@ class ConversationStore:
         )
         return [_public(i) for i in resp.get("Items", []) if not is_expired(i)]
 
-    async def read_items(self, conversation_id: str) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id), "ConsistentRead": True}
+    async def read_items(self, conversation_id: str) -> list[StoredItem]:
+        items: list[StoredItem] = []
+        kwargs: TableRequest = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id), "ConsistentRead": True}
         while True:
             resp = await self.dynamo.run(self.messages.query, **kwargs)
             items.extend(resp.get("Items", []))
@@ -170,12 +171,12 @@ class ConversationStore:
         conversation_id: str,
         owner: str,
         run_id: str,
-        existing: dict[str, Any] | None,
+        existing: StoredItem | None,
         messages: list[Message],
-        annotations: dict[str, Any],
+        annotations: Mapping[str, object],
         title: str,
         expires_at: int | None = None,
-        answer_record: dict[str, Any] | None = None,
+        answer_record: Mapping[str, object] | None = None,
         recalled_from: Sequence[str] = (),
     ) -> int:
         """Write the question and its answer in one TransactWriteItems. Returns the new version.
@@ -200,7 +201,7 @@ class ConversationStore:
         with_images = await store_images(self.images, conversation_id, messages) or bool(existing and existing.get("has_images"))
         msg_table = self.dynamo.name(MESSAGES)
         version = int(existing["version"]) + 1 if existing else 1
-        ops: list[dict[str, Any]] = [conversation_op(
+        ops: list[TransactAction] = [conversation_op(
             self.dynamo.name(CONVERSATIONS), conversation_id, owner, run_id, existing, title=title, stamp=stamp,
             visible=visible, written=len(messages), expires=expires, with_images=with_images, recalled_from=recalled_from)]
         last_answer = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
@@ -209,7 +210,7 @@ class ConversationStore:
             item = message_item(conversation_id, first_seq + offset, message, run_id, stamp, expires)
             if recalled_from and message.role != "user":
                 item["recalled_from"] = set(recalled_from)  # what may carry another conversation's words
-            ops.append({"Put": {"TableName": msg_table, "Item": _ser({**item, **(on_answer if offset == last_answer else {})}),
+            ops.append({"Put": {"TableName": msg_table, "Item": serialized({**item, **(on_answer if offset == last_answer else {})}),
                                 "ConditionExpression": "attribute_not_exists(seq)"}})
         try:
             await self.dynamo.run(self.dynamo.client.transact_write_items, TransactItems=ops)
@@ -225,7 +226,7 @@ class ConversationStore:
         """The images of a conversation being deleted (S3); returns how many went."""
         return await delete_conversation_images(self.images, conversation_id)
 
-    async def set_shared(self, conversation_id: str, owner: str, shared: bool) -> dict[str, Any] | None:
+    async def set_shared(self, conversation_id: str, owner: str, shared: bool) -> dict[str, StoredValue] | None:
         """Owner only: sets or clears `shared_at`. None when not the owner's (or unknown)."""
         try:
             if shared:
@@ -255,14 +256,14 @@ class ConversationStore:
             raise
         return _public(resp["Attributes"])
 
-    async def get_shared(self, conversation_id: str) -> dict[str, Any] | None:
+    async def get_shared(self, conversation_id: str) -> StoredItem | None:
         item = await self.get(conversation_id)
         if item is None or not item.get("shared_at"):
             return None
         return item
 
 
-def message_from_item(item: dict[str, Any]) -> Message:
+def message_from_item(item: StoredItem) -> Message:
     return Message(
         role=item["role"],
         content=item.get("content", ""),
@@ -274,7 +275,7 @@ def message_from_item(item: dict[str, Any]) -> Message:
     )
 
 
-def _public(item: dict[str, Any]) -> dict[str, Any]:
+def _public(item: StoredItem) -> dict[str, StoredValue]:
     return {
         "conversation_id": item["conversation_id"],
         "title": item.get("title", ""),
@@ -288,11 +289,11 @@ def _public(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def public_conversation(item: dict[str, Any]) -> dict[str, Any]:
+def public_conversation(item: StoredItem) -> dict[str, StoredValue]:
     return _public(item)
 
 
-def public_message(item: dict[str, Any], *, answer_record: bool = False, shared: bool = False) -> dict[str, Any]:
+def public_message(item: StoredItem, *, answer_record: bool = False, shared: bool = False) -> dict[str, StoredValue | JsonValue]:
     """A stored message as every route renders it (the chat's conversation view and the share).
 
     `answer_record`: also the answer's `cost`, `cost_text` and `details` (store/answer_records.py),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from groundchat.store.boto3_helpers import Attr, Key, TypeSerializer  # boto3 loads on first use
 from groundchat.store.conversations import ConversationBusy
@@ -21,6 +21,9 @@ from groundchat.store.recall_copies import conversations_that_recalled, redact_c
 from groundchat.store.retention import delete_keys_sync, is_expired
 from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES
 from groundchat.store.transactions import TransactionRefused, transact_sync
+
+if TYPE_CHECKING:
+    from groundchat.store.items import StoredItem, TableRead, TableRequest, TransactAction
 
 # DynamoDB allows 100 items per transaction; one is the conversation itself.
 MESSAGES_IN_TRANSACTION = 99
@@ -41,7 +44,7 @@ class Deleted:
     # Messages of the owner's other conversations that quoted this one through recall, redacted.
     recalled_copies: int = 0
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> dict[str, str | int | bool]:
         return {"conversation_id": self.conversation_id, "messages": self.messages, "share_link": self.was_shared,
                 "traces": self.traces, "images": self.images, "recall_entries": self.recall_entries,
                 "recalled_copies": self.recalled_copies, "usage_rows": "kept"}
@@ -83,7 +86,7 @@ async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str, 
     raise ConversationBusy("the conversation kept changing while it was deleted")
 
 
-async def _remove_owned_elsewhere(dynamo: Dynamo, item: dict[str, Any], run_ids: set[str],
+async def _remove_owned_elsewhere(dynamo: Dynamo, item: StoredItem, run_ids: set[str],
                                   remove_images: RemoveImages | None,
                                   remove_recall: RemoveRecall | None = None) -> dict[str, int]:
     """What the conversation owns outside its own item and messages, once they are gone: the one
@@ -100,7 +103,7 @@ async def _remove_owned_elsewhere(dynamo: Dynamo, item: dict[str, Any], run_ids:
     return {"traces": traces, "images": images, "recall_entries": recall, "recalled_copies": copies}
 
 
-def _delete_conversation_op(dynamo: Dynamo, item: dict[str, Any], now: int) -> dict[str, Any]:
+def _delete_conversation_op(dynamo: Dynamo, item: StoredItem, now: int) -> TransactAction:
     return {"Delete": {
         "TableName": dynamo.name(CONVERSATIONS),
         "Key": {"conversation_id": _ser(item["conversation_id"])},
@@ -110,13 +113,13 @@ def _delete_conversation_op(dynamo: Dynamo, item: dict[str, Any], now: int) -> d
     }}
 
 
-def _delete_message_op(dynamo: Dynamo, key: dict[str, Any]) -> dict[str, Any]:
+def _delete_message_op(dynamo: Dynamo, key: StoredItem) -> TransactAction:
     return {"Delete": {"TableName": dynamo.name(MESSAGES),
                        "Key": {"conversation_id": _ser(key["conversation_id"]), "seq": _ser(key["seq"])}}}
 
 
-def _message_keys_sync(dynamo: Dynamo, conversation_id: str) -> list[dict[str, Any]]:
-    kwargs: dict[str, Any] = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
+def _message_keys_sync(dynamo: Dynamo, conversation_id: str) -> list[StoredItem]:
+    kwargs: TableRequest = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
                               "ProjectionExpression": "conversation_id, seq, run_id", "ConsistentRead": True}
     return _all_pages(dynamo.table(MESSAGES).query, kwargs)
 
@@ -124,15 +127,15 @@ def _message_keys_sync(dynamo: Dynamo, conversation_id: str) -> list[dict[str, A
 def _delete_traces_sync(dynamo: Dynamo, conversation_id: str, owner: str, run_ids: set[str]) -> int:
     """The runs' records hold the questions and the tools' arguments: they go too. Found by the
     messages' run ids and by the owner's runs on this conversation (a failed run left no message)."""
-    kwargs: dict[str, Any] = {"IndexName": "by_caller", "KeyConditionExpression": Key("caller").eq(owner),
+    kwargs: TableRequest = {"IndexName": "by_caller", "KeyConditionExpression": Key("caller").eq(owner),
                               "FilterExpression": Attr("conversation_id").eq(conversation_id), "ProjectionExpression": "run_id"}
     found = run_ids | {i["run_id"] for i in _all_pages(dynamo.table(TRACES).query, kwargs)}
     delete_keys_sync(dynamo, TRACES, [{"run_id": run_id} for run_id in sorted(found)])
     return len(found)
 
 
-def _all_pages(call: Any, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
+def _all_pages(call: TableRead, kwargs: TableRequest) -> list[StoredItem]:
+    items: list[StoredItem] = []
     while True:
         page = call(**kwargs)
         items.extend(page.get("Items", []))

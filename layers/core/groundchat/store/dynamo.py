@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, ParamSpec, TypeVar
 
 from botocore.exceptions import ClientError
 
@@ -11,9 +11,12 @@ from groundchat.config import Settings
 from groundchat.store.tables import ALL_TABLES, TableDef
 
 if TYPE_CHECKING:
-    from groundchat.store.items import DynamoClient
+    from botocore.config import Config
+
+    from groundchat.store.items import DynamoClient, DynamoResource, Table
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class Dynamo:
@@ -27,10 +30,10 @@ class Dynamo:
     # loading the service model cost that much, and a request refused before any store call (or a
     # page) never needs them (store/boto3_helpers.py).
     @cached_property
-    def _kwargs(self) -> dict[str, Any]:
+    def _kwargs(self) -> dict[str, str | Config]:
         from botocore.config import Config
 
-        kwargs: dict[str, Any] = {
+        kwargs: dict[str, str | Config] = {
             "region_name": self.settings.aws_region,
             "config": Config(retries={"max_attempts": 4, "mode": "standard"}, max_pool_connections=64),
         }
@@ -45,18 +48,18 @@ class Dynamo:
         return boto3.client("dynamodb", **self._kwargs)
 
     @cached_property
-    def resource(self) -> Any:
+    def resource(self) -> DynamoResource:
         import boto3
 
         return boto3.resource("dynamodb", **self._kwargs)
 
-    def table(self, table: TableDef):
+    def table(self, table: TableDef) -> Table:
         return self.resource.Table(table.physical_name(self.settings))
 
     def name(self, table: TableDef) -> str:
         return table.physical_name(self.settings)
 
-    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
 
 

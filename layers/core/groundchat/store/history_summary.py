@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.tables import CONVERSATIONS
+
+if TYPE_CHECKING:
+    from groundchat.store.items import StoredItem
 
 SUMMARY_ATTRIBUTE = "history_summary"
 
@@ -27,7 +30,7 @@ class StoredSummary:
     compactions: int = 1
 
 
-def stored_summary(conversation: dict[str, Any] | None) -> StoredSummary | None:
+def stored_summary(conversation: StoredItem | None) -> StoredSummary | None:
     raw = (conversation or {}).get(SUMMARY_ATTRIBUTE)
     if not raw:
         return None

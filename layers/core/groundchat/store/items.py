@@ -1,16 +1,179 @@
 """The shapes DynamoDB's low-level client speaks, named once so the store's signatures say what
 travels: an item as attribute values ({"S": "…"}, {"N": "1.5"}, {"L": [...]}, {"M": {...}}), the
-parameters of one request, and one action of a transaction ({"Update": {...}})."""
+parameters of one request, and one action of a transaction ({"Update": {...}}).
+
+And the shapes of boto3's resource layer (a `Table`, TypeSerializer / TypeDeserializer), which
+speaks the same items as Python values: `StoredValue`, `StoredItem`, its requests and responses,
+and the few methods of the resource and its tables that the store calls."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from decimal import Decimal
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypedDict, Union
 
 AttributeValue = dict[str, "str | bool | list[str] | list[AttributeValue] | dict[str, AttributeValue]"]
 Item = dict[str, AttributeValue]
 # TableName, Key, UpdateExpression, ConditionExpression, ExpressionAttributeNames / Values,
 # IndexName, ExclusiveStartKey, ConsistentRead, Limit…
-Request = dict[str, "str | int | bool | Item | dict[str, str]"]
+RequestParam: TypeAlias = "str | int | bool | Item | dict[str, str]"
+Request = dict[str, RequestParam]
 TransactAction = dict[str, Request]
 
 if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionBase
     from botocore.client import BaseClient as DynamoClient  # noqa: F401 - the low-level client's type
+
+
+class KeysToGet(TypedDict, total=False):
+    """One table's part of a low-level BatchGetItem (and of its UnprocessedKeys)."""
+
+    Keys: list[Item]
+    ProjectionExpression: str
+    ExpressionAttributeNames: dict[str, str]
+    ConsistentRead: bool
+
+
+class CancellationReason(TypedDict, total=False):
+    """Why a transaction refused one of its actions, in the actions' order (`Code` "None": not it)."""
+
+    Code: str
+    Message: str
+    Item: Item  # the item as it was, when the action asked for it on a failed condition
+
+
+class Response(TypedDict, total=False):
+    """What a low-level read or write answers, of what the store reads."""
+
+    Item: Item
+    Items: list[Item]
+    Attributes: Item
+    LastEvaluatedKey: Item
+    Responses: dict[str, list[Item]]
+    UnprocessedKeys: dict[str, KeysToGet]
+
+
+class ClientRead(Protocol):
+    """One of the low-level client's paged reads (query, scan), called with its request."""
+
+    def __call__(self, **request: RequestParam) -> Response: ...
+
+
+# ---- CreateTable (tables.TableDef.create_args) -------------------------------------------------
+
+
+class KeyElement(TypedDict):
+    AttributeName: str
+    KeyType: str  # "HASH" or "RANGE"
+
+
+class AttributeDefinition(TypedDict):
+    AttributeName: str
+    AttributeType: str  # "S" or "N"
+
+
+class Projection(TypedDict, total=False):
+    ProjectionType: str  # "ALL" or "INCLUDE" (then NonKeyAttributes)
+    NonKeyAttributes: list[str]
+
+
+class GlobalSecondaryIndex(TypedDict):
+    IndexName: str
+    KeySchema: list[KeyElement]
+    Projection: Projection
+
+
+class CreateTableRequest(TypedDict, total=False):
+    TableName: str
+    KeySchema: list[KeyElement]
+    AttributeDefinitions: list[AttributeDefinition]
+    BillingMode: str
+    GlobalSecondaryIndexes: list[GlobalSecondaryIndex]
+
+
+# ---- the resource layer ------------------------------------------------------------------------
+
+# An attribute as the resource layer speaks it: a Python value. Read back, every number is a
+# Decimal; written, an int is taken too. No float (boto3 refuses one) and no binary (the store
+# writes none); the only sets are of strings (a user's grants).
+StoredValue: TypeAlias = Union[str, int, Decimal, bool, None, set[str], list["StoredValue"], dict[str, "StoredValue"]]
+StoredItem = dict[str, StoredValue]
+# Key, Item, ExclusiveStartKey and ExpressionAttributeValues are StoredItems; KeyConditionExpression
+# and FilterExpression may be boto3's conditions (`Key("pk").eq(v)`); the rest as in `Request`.
+TableParam: TypeAlias = "str | int | bool | StoredItem | dict[str, str] | ConditionBase"
+TableRequest = dict[str, TableParam]
+
+
+class TableResponse(TypedDict, total=False):
+    """What a Table's read or write answers, of what the store reads."""
+
+    Item: StoredItem
+    Items: list[StoredItem]
+    Attributes: StoredItem
+    LastEvaluatedKey: StoredItem
+
+
+class StoredKeysToGet(TypedDict, total=False):
+    """One table's part of the resource's BatchGetItem (and of its UnprocessedKeys)."""
+
+    Keys: list[StoredItem]
+    ProjectionExpression: str
+    ExpressionAttributeNames: dict[str, str]
+    ConsistentRead: bool
+
+
+class BatchGetResponse(TypedDict, total=False):
+    Responses: dict[str, list[StoredItem]]
+    UnprocessedKeys: dict[str, StoredKeysToGet]
+
+
+class TableRead(Protocol):
+    """One of a Table's paged reads (query, scan), called with its request."""
+
+    def __call__(self, **request: TableParam) -> TableResponse: ...
+
+
+class BatchWriter(Protocol):
+    """A Table's batch writer: deletes sent in batches, what DynamoDB left unprocessed sent again."""
+
+    def __enter__(self) -> BatchWriter: ...
+
+    def __exit__(self, *exc_info: object) -> None: ...
+
+    def delete_item(self, Key: StoredItem) -> None: ...  # noqa: N803 - boto3's keyword
+
+
+class Table(Protocol):
+    """What the store (and the CLI's repair) calls of boto3's `dynamodb.Table` (`Dynamo.table`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def get_item(self, **request: TableParam) -> TableResponse: ...
+
+    def put_item(self, **request: TableParam) -> TableResponse: ...
+
+    def update_item(self, **request: TableParam) -> TableResponse: ...
+
+    def delete_item(self, **request: TableParam) -> TableResponse: ...
+
+    def query(self, **request: TableParam) -> TableResponse: ...
+
+    def scan(self, **request: TableParam) -> TableResponse: ...
+
+    def batch_writer(self) -> BatchWriter: ...
+
+
+class ResourceMeta(Protocol):
+    @property
+    def client(self) -> DynamoClient: ...
+
+
+class DynamoResource(Protocol):
+    """What the store calls of boto3's `dynamodb` ServiceResource (`Dynamo.resource`), and the
+    client beneath it (`meta.client`), whose calls the tests watch."""
+
+    @property
+    def meta(self) -> ResourceMeta: ...
+
+    def Table(self, name: str) -> Table: ...  # noqa: N802 - boto3's name
+
+    def batch_get_item(self, *, RequestItems: dict[str, StoredKeysToGet]) -> BatchGetResponse: ...  # noqa: N803

@@ -5,12 +5,15 @@ Every Lambda instance counts into the same item, and a hit is taken only by a co
 window. Items carry a TTL: a window is read for one window after it ends, then deleted."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.tables import RATE_LIMITS
+
+if TYPE_CHECKING:
+    from groundchat.store.items import Response
 
 
 def bucket(key: str, window_start: int) -> str:
@@ -30,7 +33,7 @@ class RateLimitStore:
     def take_sync(self, key: str, window_start: int, room: int, expires_at: int) -> tuple[bool, int]:
         """Count one hit if fewer than `room` are counted: (taken, hits counted before this one)."""
         try:
-            answer: dict[str, Any] = self.dynamo.client.update_item(
+            answer: Response = self.dynamo.client.update_item(
                 TableName=self.name,
                 Key={"bucket": {"S": bucket(key, window_start)}},
                 UpdateExpression="ADD hits :one SET expires_at = :expires",

@@ -17,7 +17,7 @@ follow:
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
@@ -29,7 +29,9 @@ from groundchat.store.tables import CONVERSATIONS, MESSAGES
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
+    from groundchat.json_shapes import JsonValue
     from groundchat.store.dynamo import Dynamo
+    from groundchat.store.items import StoredItem, StoredValue, Table, TableRequest
 
 RECALL_TOOL = "search_my_conversations"  # the tool's name (tools/recall_tool.py); the store sits below it
 SHARED_ANSWER = ("This answer drew on the owner's earlier conversations, which a shared page does not show.")
@@ -38,7 +40,7 @@ REDACTED_ANSWER = "This answer quoted a conversation that has since been deleted
 REDACTED_EXCERPT = "(from a conversation since deleted)"
 
 
-def withheld_on_a_shared_page(item: dict[str, Any]) -> dict[str, Any]:
+def withheld_on_a_shared_page(item: StoredItem) -> StoredItem:
     """The message as a shared page may show it: no words of the owner's other conversations."""
     if item.get("role") == "tool" and item.get("name") == RECALL_TOOL:
         result = _result(item)
@@ -54,7 +56,7 @@ def withheld_on_a_shared_page(item: dict[str, Any]) -> dict[str, Any]:
 def conversations_that_recalled(dynamo: Dynamo, owner: str, conversation_id: str) -> list[str]:
     """The owner's other conversations whose answers were handed words of this one."""
     table = dynamo.table(CONVERSATIONS)
-    kwargs: dict[str, Any] = {"IndexName": "by_owner", "KeyConditionExpression": Key("owner").eq(owner),
+    kwargs: TableRequest = {"IndexName": "by_owner", "KeyConditionExpression": Key("owner").eq(owner),
                               "FilterExpression": Attr("recalled_from").contains(conversation_id),
                               "ProjectionExpression": "conversation_id"}
     found: list[str] = []
@@ -71,7 +73,7 @@ def redact_copies(dynamo: Dynamo, conversation_id: str, deleted_id: str) -> int:
     how many were. Each write is conditional on the message still existing (a redaction must never
     bring back a message deleted meanwhile)."""
     messages = dynamo.table(MESSAGES)
-    kwargs: dict[str, Any] = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
+    kwargs: TableRequest = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
                               "FilterExpression": Attr("recalled_from").contains(deleted_id), "ConsistentRead": True}
     redacted = 0
     while True:
@@ -105,7 +107,7 @@ async def redact_copies_of_deleted(dynamo: Dynamo, conversation_id: str, recalle
     return redacted
 
 
-def _redact(messages: Any, item: dict[str, Any], deleted_id: str) -> int:
+def _redact(messages: Table, item: StoredItem, deleted_id: str) -> int:
     if item.get("role") == "tool" and item.get("name") == RECALL_TOOL:
         result = _result(item)
         if isinstance(result, dict):
@@ -128,16 +130,16 @@ def _redact(messages: Any, item: dict[str, Any], deleted_id: str) -> int:
     return 1
 
 
-def _result(item: dict[str, Any]) -> Any:
+def _result(item: StoredItem) -> JsonValue:
     try:
         return json.loads(item.get("content") or "null")
     except ValueError:
         return None
 
 
-def _from(excerpt: Any, conversation_id: str) -> bool:
+def _from(excerpt: JsonValue, conversation_id: str) -> bool:
     return isinstance(excerpt, dict) and excerpt.get("source") == "conversation" and excerpt.get("section") == conversation_id
 
 
-def _without_words(excerpt: dict[str, Any]) -> dict[str, Any]:
+def _without_words(excerpt: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {"ref": excerpt.get("ref"), "source": "conversation", "removed": True, "text": REDACTED_EXCERPT}

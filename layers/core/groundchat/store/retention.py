@@ -18,13 +18,18 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.tables import ALL_TABLES, CONVERSATIONS, MESSAGES, TableDef
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from groundchat.store.items import KeysToGet, StoredItem, StoredValue, TableRequest
 
 DAY = 86_400
 # Conditional updates in flight at once while a conversation's expiry moves.
@@ -36,12 +41,12 @@ def expiry_after(now: float, days: int) -> int:
     return (int(now) // DAY + days + 1) * DAY
 
 
-def is_expired(item: dict[str, Any] | None, now: float | None = None) -> bool:
+def is_expired(item: Mapping[str, StoredValue] | None, now: float | None = None) -> bool:
     expires = (item or {}).get("expires_at")
     return expires is not None and int(expires) <= int(now if now is not None else time.time())
 
 
-def expires_at_text(item: dict[str, Any]) -> str | None:
+def expires_at_text(item: Mapping[str, StoredValue]) -> str | None:
     """`expires_at` as ISO-8601 UTC, as pages show it."""
     expires = item.get("expires_at")
     if expires is None:
@@ -61,7 +66,7 @@ async def refresh_messages(dynamo: Dynamo, conversation_id: str, expires: int) -
 
 def _stale_seqs_sync(dynamo: Dynamo, conversation_id: str, expires: int) -> list[int]:
     table = dynamo.table(MESSAGES)
-    kwargs: dict[str, Any] = {
+    kwargs: TableRequest = {
         "KeyConditionExpression": "conversation_id = :c",
         "ProjectionExpression": "seq, expires_at",
         "ExpressionAttributeValues": {":c": conversation_id},
@@ -100,14 +105,14 @@ async def expire_due(dynamo: Dynamo, now: float | None = None) -> dict[str, int]
 def _expire_table_sync(dynamo: Dynamo, table: TableDef, cutoff: int) -> int:
     key_names = [table.hash_key[0], *([table.range_key[0]] if table.range_key else [])]
     names = {f"#k{i}": name for i, name in enumerate(key_names)} | {"#ttl": table.ttl_attribute}
-    kwargs: dict[str, Any] = {
+    kwargs: TableRequest = {
         "FilterExpression": "#ttl <= :now",
         "ProjectionExpression": ", ".join(f"#k{i}" for i in range(len(key_names))),
         "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": {":now": cutoff},
     }
     handle = dynamo.table(table)
-    keys: list[dict[str, Any]] = []
+    keys: list[StoredItem] = []
     while True:
         page = handle.scan(**kwargs)
         keys.extend(page.get("Items", []))
@@ -123,14 +128,14 @@ BATCH_GET_KEYS = 100
 _deserialize = TypeDeserializer().deserialize
 
 
-def conversation_expiries_sync(dynamo: Dynamo, conversation_ids: list[str]) -> dict[str, dict[str, Any]]:
+def conversation_expiries_sync(dynamo: Dynamo, conversation_ids: list[str]) -> dict[str, StoredItem]:
     """Owner and `expires_at` of each of these conversations that still has an item (expired or
     not: `is_expired` tells), read by BatchGetItem; keys DynamoDB leaves unprocessed are asked again."""
     name = dynamo.name(CONVERSATIONS)
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, StoredItem] = {}
     ids = list(dict.fromkeys(conversation_ids))
     for start in range(0, len(ids), BATCH_GET_KEYS):
-        request: dict[str, Any] = {name: {
+        request: dict[str, KeysToGet] = {name: {
             "Keys": [{"conversation_id": {"S": cid}} for cid in ids[start:start + BATCH_GET_KEYS]],
             "ProjectionExpression": "conversation_id, #o, expires_at",
             "ExpressionAttributeNames": {"#o": "owner"},
@@ -150,7 +155,7 @@ def conversation_expiries_sync(dynamo: Dynamo, conversation_ids: list[str]) -> d
     return found
 
 
-def delete_keys_sync(dynamo: Dynamo, table: TableDef, keys: list[dict[str, Any]]) -> None:
+def delete_keys_sync(dynamo: Dynamo, table: TableDef, keys: list[StoredItem]) -> None:
     """Delete items by key, in batches; boto3's batch writer resends what DynamoDB leaves unprocessed."""
     with dynamo.table(table).batch_writer() as batch:
         for key in keys:

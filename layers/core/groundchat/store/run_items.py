@@ -15,9 +15,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.benchmark.runs import Node, Run, RunSummary, Violation
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from groundchat.json_shapes import JsonObject
+    from groundchat.store.items import StoredItem
 
 # Item size: DynamoDB refuses items over 400 KB. Keep the first few nodes of each violation with
 # their snippets cut, and drop nodes further if a page with very many violations still does not fit.
@@ -47,9 +53,9 @@ def started_key(run: RunSummary | Run) -> str:
     return f"{iso(run.started_at)}#{run.run_id}"
 
 
-def summary_item(run: Run) -> dict[str, Any]:
+def summary_item(run: Run) -> StoredItem:
     s = run.summary()
-    item: dict[str, Any] = {
+    item: StoredItem = {
         "run_id": run.run_id,
         "part": SUMMARY,
         "kind": KIND,
@@ -92,7 +98,7 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def fit_violations(violations: list[Violation]) -> list[dict[str, Any]]:
+def fit_violations(violations: list[Violation]) -> list[JsonObject]:
     """The violations as stored: first nodes only, snippets cut, and fewer nodes if still too big."""
     for keep in (MAX_NODES_PER_VIOLATION, 1, 0):
         stored = [
@@ -117,7 +123,7 @@ def fit_violations(violations: list[Violation]) -> list[dict[str, Any]]:
     return stored
 
 
-def detail_item(run: Run) -> dict[str, Any]:
+def detail_item(run: Run) -> StoredItem:
     """The violations alone, under the run's id (the shape an interrupted import of the first
     writer could leave behind without its summary)."""
     return {"run_id": run.run_id, "part": DETAIL, "violations": fit_violations(run.violations)}
@@ -126,7 +132,7 @@ def detail_item(run: Run) -> dict[str, Any]:
 _NUMBERS = ("cost_usd", "duration_seconds")
 
 
-def record_item(run: Run) -> dict[str, Any]:
+def record_item(run: Run) -> StoredItem:
     """The detail item as the writer stores it: the run's fields with its violations."""
     fields = {k: v for k, v in summary_item(run).items() if k not in _INDEX_ONLY}
     record = {k: v for k, v in fields.items() if k not in _NUMBERS}
@@ -136,7 +142,7 @@ def record_item(run: Run) -> dict[str, Any]:
     return item
 
 
-def run_from_record(item: dict[str, Any]) -> Run:
+def run_from_record(item: StoredItem) -> Run:
     record = json.loads(item["record"])
     violations = record.pop("violations")
     summary = summary_from_item({**record, **{k: item[k] for k in _NUMBERS if k in item}})
@@ -144,7 +150,7 @@ def run_from_record(item: dict[str, Any]) -> Run:
     return Run(**fields, violations=[violation_from_item(v) for v in violations])
 
 
-def summary_from_item(item: dict[str, Any]) -> RunSummary:
+def summary_from_item(item: Mapping[str, object]) -> RunSummary:
     data = {k: v for k, v in item.items() if k not in (*_INDEX_ONLY, "view", "entry", "violations")}
     data["rules"] = decode_rules(item.get("rules", ""))
     for name in ("tokens_in", "tokens_out", "violation_count", "node_count"):
@@ -152,13 +158,13 @@ def summary_from_item(item: dict[str, Any]) -> RunSummary:
     return RunSummary.model_validate(data)
 
 
-def run_from_items(summary: dict[str, Any], detail: dict[str, Any] | None) -> Run:
+def run_from_items(summary: StoredItem, detail: StoredItem | None) -> Run:
     fields = summary_from_item(summary).model_dump(exclude={"violation_count", "node_count", "rules"})
     violations = [violation_from_item(v) for v in (detail or {}).get("violations", [])]
     return Run(**fields, violations=violations)
 
 
-def violation_from_item(item: dict[str, Any]) -> Violation:
+def violation_from_item(item: Mapping[str, object]) -> Violation:
     return Violation(
         rule_id=item["rule_id"],
         impact=item.get("impact"),

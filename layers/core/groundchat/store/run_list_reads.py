@@ -8,7 +8,7 @@ Query of the sparse violations index. See docs/engineering/benchmark-store.md.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from boto3.dynamodb.conditions import Key
 
@@ -22,6 +22,9 @@ from groundchat.store.run_views import (
     violation_key,
 )
 from groundchat.store.tables import VIOLATIONS_INDEX
+
+if TYPE_CHECKING:
+    from groundchat.store.items import StoredItem, TableRead, TableRequest
 
 # A run list with a rule and two or more other filters, or with an outcome, reads one list and
 # checks the other fields in code, in pages of at most this many entries.
@@ -46,7 +49,7 @@ def refuse_unsupported(flt: RunFilter, order: Order) -> None:
 
 
 class ListReads:
-    def _reader(self, flt: RunFilter, order: Order) -> tuple[Callable[..., list[RunSummary]], Callable[[RunSummary], Any]]:
+    def _reader(self, flt: RunFilter, order: Order) -> tuple[Callable[..., list[RunSummary]], Callable[[RunSummary], str | None]]:
         """How a list in `order` is read (`collect(flt, want, start, forward)`) and the key of a
         run in it (what a page token holds)."""
         if order == NEWEST:
@@ -70,7 +73,7 @@ class ListReads:
         if start is not None:
             by = Key(VIOLATIONS_ATTRIBUTE)
             cond = cond & (by.lt(start) if descending else by.gt(start))
-        kwargs: dict[str, Any] = {"IndexName": VIOLATIONS_INDEX.name, "KeyConditionExpression": cond,
+        kwargs: TableRequest = {"IndexName": VIOLATIONS_INDEX.name, "KeyConditionExpression": cond,
                                   "ScanIndexForward": not descending, "Limit": want, **_SHOWN}
         return [summary_from_entry(i) for i in _pages(self._views.query, kwargs, want)]
 
@@ -159,7 +162,7 @@ def _page_size(enough: int, size: int, matches: int) -> int:
     return max(1, min(_PAGE, size, _expected_reads(enough, size, matches) + 1))
 
 
-def _first_matches(items: Iterator[dict[str, Any]], flt: RunFilter, enough: int) -> list[RunSummary]:
+def _first_matches(items: Iterator[StoredItem], flt: RunFilter, enough: int) -> list[RunSummary]:
     out: list[RunSummary] = []
     for item in items:
         run = summary_from_entry(item)
@@ -170,7 +173,7 @@ def _first_matches(items: Iterator[dict[str, Any]], flt: RunFilter, enough: int)
     return out
 
 
-def _pages(query: Any, kwargs: dict[str, Any], stop: int | None = None) -> Iterator[dict[str, Any]]:
+def _pages(query: TableRead, kwargs: TableRequest, stop: int | None = None) -> Iterator[StoredItem]:
     served = 0
     while True:
         page = query(**kwargs)

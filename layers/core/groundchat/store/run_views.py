@@ -39,7 +39,7 @@ import json
 from collections import defaultdict
 from decimal import Decimal
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from boto3.dynamodb.types import TypeSerializer
@@ -47,6 +47,9 @@ from boto3.dynamodb.types import TypeSerializer
 from groundchat.benchmark.runs import FILTER_FIELDS, CellTotals, RunSummary
 from groundchat.store.run_items import decode_rules, encode_rules, iso, started_key
 from groundchat.store.tables import RULE_FIELD_INDEXES, VIOLATIONS_INDEX
+
+if TYPE_CHECKING:
+    from groundchat.store.items import Item, Request, StoredItem, TransactAction
 
 CELLS = "cells"
 RUNS_VIEW = "runs"
@@ -134,8 +137,8 @@ def cell_views_of(run: RunSummary) -> list[str]:
 # ---- items -------------------------------------------------------------------------------------
 
 
-def cell_item(view: str, model: str, context: str, t: CellTotals) -> dict[str, Any]:
-    item: dict[str, Any] = {"view": view, "entry": cell_entry(model, context), "model": model, "context": context}
+def cell_item(view: str, model: str, context: str, t: CellTotals) -> StoredItem:
+    item: StoredItem = {"view": view, "entry": cell_entry(model, context), "model": model, "context": context}
     item.update({name: getattr(t, name) for name in COUNTERS})
     item["cost"] = t.cost
     rules = {rule: [n, t.rule_nodes.get(rule, 0)] for rule, n in t.rule_runs.items()}
@@ -143,18 +146,18 @@ def cell_item(view: str, model: str, context: str, t: CellTotals) -> dict[str, A
     return item
 
 
-def totals_from_item(item: dict[str, Any]) -> CellTotals:
+def totals_from_item(item: StoredItem) -> CellTotals:
     t = CellTotals(**{name: int(item.get(name, 0)) for name in COUNTERS}, cost=Decimal(item.get("cost", 0)))
     for rule, (runs, nodes) in json.loads(item.get("rules") or "{}").items():
         t.rule_runs[rule], t.rule_nodes[rule] = runs, nodes
     return t
 
 
-def value_item(field: str, value: str) -> dict[str, Any]:
+def value_item(field: str, value: str) -> StoredItem:
     return {"view": CELLS, "entry": value_entry(field, value), "field": field, "value": value}
 
 
-def list_entry(view: str, run: RunSummary, rule: str | None = None) -> dict[str, Any]:
+def list_entry(view: str, run: RunSummary, rule: str | None = None) -> StoredItem:
     """What the run list shows of a run (and its rules, to filter on), under one list view; under
     a rule's view (`rule`), also its keys in the rule × field indexes."""
     row = {
@@ -171,14 +174,14 @@ def list_entry(view: str, run: RunSummary, rule: str | None = None) -> dict[str,
     return item
 
 
-def list_entries_of(run: RunSummary) -> list[dict[str, Any]]:
+def list_entries_of(run: RunSummary) -> list[StoredItem]:
     """The run's entry in every list it belongs to: one per subset of the filter fields, one per
     rule it broke."""
     entries = [list_entry(list_view({name: getattr(run, name) for name in subset}), run) for subset in LIST_SUBSETS]
     return entries + [list_entry(rule_view(rule), run, rule) for rule in sorted(run.rules)]
 
 
-def summary_from_entry(item: dict[str, Any]) -> RunSummary:
+def summary_from_entry(item: StoredItem) -> RunSummary:
     row = json.loads(item["row"])
     return RunSummary.model_validate({**row, "cost_usd": item["cost_usd"], "rules": decode_rules(row["rules"])})
 
@@ -195,8 +198,8 @@ def value_keys(run: RunSummary) -> list[tuple[str, str]]:
     return [(CELLS, value_entry(name, getattr(run, name))) for name in FILTER_FIELDS]
 
 
-def view_writes(table: str, run: RunSummary, current: dict[tuple[str, str], dict[str, Any]],
-                new_values: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def view_writes(table: str, run: RunSummary, current: dict[tuple[str, str], StoredItem],
+                new_values: list[tuple[str, str]]) -> tuple[list[TransactAction], list[StoredItem]]:
     """TransactWriteItems entries that add one run to every view, given its cells as they are
     (`current`; an absent one is missing) and which of its values are new: each cell put back with
     the run added, conditional on its run count being the one given; each new value and a new list
@@ -214,33 +217,33 @@ def view_writes(table: str, run: RunSummary, current: dict[tuple[str, str], dict
     return writes, cells
 
 
-def _as_read(seen: dict[str, Any] | None) -> tuple[str, dict[str, str], dict[str, Any]]:
+def _as_read(seen: StoredItem | None) -> tuple[str, dict[str, str], Item]:
     if seen is None:
         return "attribute_not_exists(#k)", {"#k": "view"}, {}
     return "#r = :r", {"#r": "runs"}, {":r": _serialize(seen["runs"])}
 
 
-def _put(table: str, item: dict[str, Any], condition: tuple[str, dict[str, str], dict[str, Any]]) -> dict[str, Any]:
+def _put(table: str, item: StoredItem, condition: tuple[str, dict[str, str], Item]) -> TransactAction:
     expression, names, values = condition
-    put: dict[str, Any] = {"TableName": table, "Item": serialized(item), "ConditionExpression": expression,
+    put: Request = {"TableName": table, "Item": serialized(item), "ConditionExpression": expression,
                            "ExpressionAttributeNames": names}
     if values:
         put["ExpressionAttributeValues"] = values
     return {"Put": put}
 
 
-def serialized(item: dict[str, Any]) -> dict[str, Any]:
+def serialized(item: StoredItem) -> Item:
     return {k: _serialize(v) for k, v in item.items()}
 
 
 # ---- the views recomputed from the runs (repair) ----------------------------------------------
 
 
-def expected_views(runs: list[RunSummary]) -> dict[tuple[str, str], dict[str, Any]]:
+def expected_views(runs: list[RunSummary]) -> dict[tuple[str, str], StoredItem]:
     """Every view item the runs should have produced, by (view, entry): the brute force."""
     cells: dict[tuple[str, str, str], CellTotals] = defaultdict(CellTotals)
     values: set[tuple[str, str]] = set()
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+    out: dict[tuple[str, str], StoredItem] = {}
     for run in runs:
         delta = CellTotals.of_run(run)
         for view in cell_views_of(run):

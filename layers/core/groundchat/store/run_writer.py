@@ -3,7 +3,7 @@ TransactWriteItems (store/runs.py says what the items are; store/run_views.py th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.benchmark.runs import Run
 from groundchat.store.dynamo import Dynamo
@@ -11,6 +11,9 @@ from groundchat.store.run_items import record_item, summary_item
 from groundchat.store.run_views import cell_keys, serialized, value_keys, view_writes
 from groundchat.store.tables import RUN_VIEWS, RUNS
 from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
+
+if TYPE_CHECKING:
+    from groundchat.store.items import StoredItem, TransactAction
 
 ItemKey = tuple[str, str]
 
@@ -39,7 +42,7 @@ class RunWriter:
         self._resource = dynamo.resource
         self._name = dynamo.name(RUNS)
         self._views = dynamo.name(RUN_VIEWS)
-        self._known: dict[ItemKey, dict[str, Any] | None] = {}
+        self._known: dict[ItemKey, StoredItem | None] = {}
         self._values: set[ItemKey] = set()  # values known to exist (never removed by an import)
 
     def is_empty(self) -> bool:
@@ -110,6 +113,6 @@ class RunWriter:
             request = resp.get("UnprocessedKeys") or {}
 
 
-def _put(table: str, item: dict[str, Any], condition: str, names: dict[str, str]) -> dict[str, Any]:
+def _put(table: str, item: StoredItem, condition: str, names: dict[str, str]) -> TransactAction:
     return {"Put": {"TableName": table, "Item": serialized(item), "ConditionExpression": condition,
                     "ExpressionAttributeNames": names}}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from boto3.dynamodb.conditions import Key
 
@@ -77,16 +77,13 @@ from groundchat.store.run_views import (
     value_entry,
 )
 from groundchat.store.run_list_reads import (  # noqa: F401  (UnsupportedOrder re-exported)
-    _SHOWN,
-    ListReads,
-    UnsupportedOrder,
-    _first_matches,
-    _page_size,
-    _pages,
-    refuse_unsupported,
+    _SHOWN, ListReads, UnsupportedOrder, _first_matches, _page_size, _pages, refuse_unsupported,
 )
 from groundchat.store.run_writer import RunWriter, ViewsOutOfStep, WriteReport  # noqa: F401  (re-exported)
 from groundchat.store.tables import RULE_FIELD_INDEXES, RUN_VIEWS, RUNS
+
+if TYPE_CHECKING:
+    from groundchat.store.items import StoredItem, TableRequest
 
 
 @dataclass(frozen=True)
@@ -281,14 +278,14 @@ class RunQueries(ListReads):
         most runs break), its size, and how many runs match the whole filter: summed from at most
         one cell partition per field and one for the whole filter (each at most models × contexts
         items)."""
-        read: dict[str, list[tuple[dict[str, Any], CellTotals]]] = {}
+        read: dict[str, list[tuple[StoredItem, CellTotals]]] = {}
 
-        def cells(view: str) -> list[tuple[dict[str, Any], CellTotals]]:
+        def cells(view: str) -> list[tuple[StoredItem, CellTotals]]:
             if view not in read:
                 read[view] = self._cell_items(view)
             return read[view]
 
-        def rule_runs(cells_: list[tuple[dict[str, Any], CellTotals]]) -> int:
+        def rule_runs(cells_: list[tuple[StoredItem, CellTotals]]) -> int:
             return sum(t.rule_runs.get(flt.rule, 0) for _, t in cells_)
 
         sizes: dict[str | None, int] = {}
@@ -303,12 +300,12 @@ class RunQueries(ListReads):
         name = min(sizes, key=lambda n: sizes[n])
         return name, sizes[name], rule_runs(scoped)
 
-    def _cell_items(self, view: str) -> list[tuple[dict[str, Any], CellTotals]]:
+    def _cell_items(self, view: str) -> list[tuple[StoredItem, CellTotals]]:
         return [(item, totals_from_item(item)) for item in self._query(view, CELL_PREFIX)]
 
     def _query(self, view: str, prefix: str | None = None, newest_first: bool = False, page: int | None = None,
                stop: int | None = None, start: str | None = None, shown: bool = False,
-               beyond: str | None = None) -> Iterator[dict[str, Any]]:
+               beyond: str | None = None) -> Iterator[StoredItem]:
         """`start` is a key of this list to go on after; `beyond` any list key, the entries past it
         in the reading order (a key condition, so the key need not be in this list)."""
         cond = Key("view").eq(view)
@@ -316,7 +313,7 @@ class RunQueries(ListReads):
             cond = cond & Key("entry").begins_with(prefix)
         elif beyond is not None:
             cond = cond & (Key("entry").lt(beyond) if newest_first else Key("entry").gt(beyond))
-        kwargs: dict[str, Any] = {"KeyConditionExpression": cond, "ScanIndexForward": not newest_first,
+        kwargs: TableRequest = {"KeyConditionExpression": cond, "ScanIndexForward": not newest_first,
                                   **(_SHOWN if shown else {})}
         if page is not None:
             kwargs["Limit"] = page
@@ -325,17 +322,17 @@ class RunQueries(ListReads):
         yield from _pages(self._views.query, kwargs, stop)
 
     def _query_rule_field(self, rule: str, name: str, value: str, newest_first: bool, page: int,
-                          stop: int | None = None, start: str | None = None) -> Iterator[dict[str, Any]]:
+                          stop: int | None = None, start: str | None = None) -> Iterator[StoredItem]:
         """The rule's list entries whose `name` is `value`, from that field's index, in list order."""
         attribute, key = rule_field_attribute(name), rule_field_key(rule, value)
-        kwargs: dict[str, Any] = {"IndexName": RULE_FIELD_INDEXES[name].name, "KeyConditionExpression": Key(attribute).eq(key),
+        kwargs: TableRequest = {"IndexName": RULE_FIELD_INDEXES[name].name, "KeyConditionExpression": Key(attribute).eq(key),
                                   "ScanIndexForward": not newest_first, "Limit": page, **_SHOWN}
         if start is not None:
             # An index's start key names the item to go on after: its index key and the table's key.
             kwargs["ExclusiveStartKey"] = {attribute: key, "view": rule_view(rule), "entry": start}
         yield from _pages(self._views.query, kwargs, stop)
 
-    def _summaries(self) -> Iterator[dict[str, Any]]:
+    def _summaries(self) -> Iterator[StoredItem]:
         kwargs = {"IndexName": "by_started", "KeyConditionExpression": Key("kind").eq(KIND), "ScanIndexForward": False}
         yield from _pages(self._table.query, kwargs)
 

@@ -4,9 +4,12 @@ template.yaml, so code and infrastructure cannot drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.config import Settings
+
+if TYPE_CHECKING:
+    from groundchat.store.items import CreateTableRequest, Projection
 
 
 @dataclass(frozen=True)
@@ -17,7 +20,7 @@ class Index:
     # The attributes besides the keys an index holds a copy of; None: every attribute (ALL).
     projected: tuple[str, ...] | None = None
 
-    def projection(self) -> dict[str, Any]:
+    def projection(self) -> Projection:
         if self.projected is None:
             return {"ProjectionType": "ALL"}
         return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(self.projected)}
@@ -35,7 +38,7 @@ class TableDef:
     def physical_name(self, settings: Settings) -> str:
         return f"{settings.table_prefix}{self.logical}"
 
-    def create_args(self, settings: Settings) -> dict[str, Any]:
+    def create_args(self, settings: Settings) -> CreateTableRequest:
         attrs: dict[str, str] = {}
         keys = [{"AttributeName": self.hash_key[0], "KeyType": "HASH"}]
         attrs[self.hash_key[0]] = self.hash_key[1]
@@ -50,7 +53,7 @@ class TableDef:
                 ix_keys.append({"AttributeName": ix.range_key[0], "KeyType": "RANGE"})
                 attrs[ix.range_key[0]] = ix.range_key[1]
             gsis.append({"IndexName": ix.name, "KeySchema": ix_keys, "Projection": ix.projection()})
-        args: dict[str, Any] = {
+        args: CreateTableRequest = {
             "TableName": self.physical_name(settings),
             "KeySchema": keys,
             "AttributeDefinitions": [{"AttributeName": k, "AttributeType": t} for k, t in attrs.items()],

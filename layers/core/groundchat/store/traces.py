@@ -9,12 +9,18 @@ from __future__ import annotations
 import json
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.redaction import redact_value
 from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.tables import TRACES
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from groundchat.json_shapes import JsonValue
+    from groundchat.store.items import StoredItem, StoredValue
 
 # Our ceiling for the steps JSON, well under DynamoDB's 400 KB item limit.
 MAX_STEPS_CHARS = 300_000
@@ -26,8 +32,8 @@ class TraceStore:
         self.table = dynamo.table(TRACES)
 
     async def put(self, *, run_id: str, caller: str, conversation_id: str, started_at: float, outcome: str,
-                  steps: list[dict[str, Any]], failure: dict[str, Any] | None, question: str,
-                  checks: dict[str, int | str] | None = None, recall: dict[str, Any] | None = None) -> None:
+                  steps: Sequence[Mapping[str, object]], failure: Mapping[str, object] | None, question: str,
+                  checks: Mapping[str, int | str] | None = None, recall: Mapping[str, object] | None = None) -> None:
         steps, failure = _redacted(steps), _redacted(failure)
         steps_json = json.dumps(steps, default=str)
         if len(steps_json) > MAX_STEPS_CHARS:
@@ -52,14 +58,14 @@ class TraceStore:
         # Put is safe here: the run id is fresh per request and only this run writes it.
         await self.dynamo.run(self.table.put_item, Item={k: v for k, v in item.items() if v is not None})
 
-    async def get(self, run_id: str, caller: str) -> dict[str, Any] | None:
+    async def get(self, run_id: str, caller: str) -> dict[str, StoredValue | JsonValue] | None:
         resp = await self.dynamo.run(self.table.get_item, Key={"run_id": run_id}, ConsistentRead=True)
         item = resp.get("Item")
         if item is None or item.get("caller") != caller:
             return None
         return _public(item)
 
-    async def latest(self, caller: str) -> dict[str, Any] | None:
+    async def latest(self, caller: str) -> dict[str, StoredValue | JsonValue] | None:
         resp = await self.dynamo.run(
             self.table.query, IndexName="by_caller", KeyConditionExpression=Key("caller").eq(caller),
             ScanIndexForward=False, Limit=1,
@@ -68,12 +74,12 @@ class TraceStore:
         return _public(items[0]) if items else None
 
 
-def _redacted(value: Any) -> Any:
+def _redacted(value: object) -> JsonValue:
     # Through JSON first, as it will be stored: an object's text (default=str) is redacted too.
     return redact_value(json.loads(json.dumps(value, default=str)))
 
 
-def _public(item: dict[str, Any]) -> dict[str, Any]:
+def _public(item: StoredItem) -> dict[str, StoredValue | JsonValue]:
     return {
         "run_id": item["run_id"],
         "caller": item["caller"],

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import random
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
 if TYPE_CHECKING:
-    from groundchat.store.items import DynamoClient, TransactAction
+    from groundchat.store.items import CancellationReason, DynamoClient, Item, TransactAction
 
 # Retried before giving up: a conflict means another writer holds the same counter right now.
 MAX_TRANSACTION_ATTEMPTS = 10
@@ -22,7 +22,7 @@ MAX_TRANSACTION_ATTEMPTS = 10
 class TransactionRefused(Exception):
     """A condition in the transaction failed; `codes[i]` is the reason for item i."""
 
-    def __init__(self, reasons: list[dict[str, Any]]) -> None:
+    def __init__(self, reasons: list[CancellationReason]) -> None:
         self.reasons = reasons
         self.codes = [str(r.get("Code") or "None") for r in reasons]
         super().__init__(f"transaction refused: {self.codes}")
@@ -30,7 +30,7 @@ class TransactionRefused(Exception):
     def failed(self, index: int) -> bool:
         return index < len(self.codes) and self.codes[index] == "ConditionalCheckFailed"
 
-    def old_item(self, index: int) -> dict[str, Any] | None:
+    def old_item(self, index: int) -> Item | None:
         return self.reasons[index].get("Item") if index < len(self.reasons) else None
 
 

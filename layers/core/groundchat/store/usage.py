@@ -12,13 +12,13 @@ retried after a lost reply finds its own row instead of writing a second one.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from groundchat.store.budget_counters import n, plain
 from groundchat.store.items import Item, TransactAction
 
 if TYPE_CHECKING:
-    from groundchat.store.items import DynamoClient
+    from groundchat.store.items import ClientRead, DynamoClient, RequestParam, StoredItem
 
 
 KIND_MODEL_STEP = "model-step"
@@ -99,32 +99,32 @@ def put_usage_op(table_name: str, item: Item) -> TransactAction:
     return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": "attribute_not_exists(run_id)"}}
 
 
-def get_usage_row_sync(client: DynamoClient, table_name: str, run_id: str, entry: str) -> dict[str, Any] | None:
+def get_usage_row_sync(client: DynamoClient, table_name: str, run_id: str, entry: str) -> StoredItem | None:
     got = client.get_item(TableName=table_name, Key={"run_id": {"S": run_id}, "entry": {"S": entry}}, ConsistentRead=True)
     return plain(got["Item"]) if "Item" in got else None
 
 
-def rows_for_run_sync(client: DynamoClient, table_name: str, run_id: str) -> list[dict[str, Any]]:
+def rows_for_run_sync(client: DynamoClient, table_name: str, run_id: str) -> list[StoredItem]:
     return _paged(client.query, TableName=table_name, KeyConditionExpression="run_id = :r",
                   ExpressionAttributeValues={":r": {"S": run_id}}, ConsistentRead=True)
 
 
-def rows_for_caller_sync(client: DynamoClient, table_name: str, caller: str) -> list[dict[str, Any]]:
+def rows_for_caller_sync(client: DynamoClient, table_name: str, caller: str) -> list[StoredItem]:
     return _paged(client.query, TableName=table_name, IndexName="by_caller", KeyConditionExpression="caller = :c",
                   ExpressionAttributeValues={":c": {"S": caller}})
 
 
-def all_rows_sync(client: DynamoClient, table_name: str) -> list[dict[str, Any]]:
+def all_rows_sync(client: DynamoClient, table_name: str) -> list[StoredItem]:
     """Every row (reconciliation and tests; the table is read whole, so not for requests)."""
     return _paged(client.scan, TableName=table_name, ConsistentRead=True)
 
 
-def total_charged(rows: list[dict[str, Any]]) -> Decimal:
+def total_charged(rows: list[StoredItem]) -> Decimal:
     return sum((Decimal(r["charged"]) for r in rows), Decimal(0))
 
 
-def _paged(call: Any, **kwargs: Any) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _paged(call: ClientRead, **kwargs: RequestParam) -> list[StoredItem]:
+    rows: list[StoredItem] = []
     while True:
         page = call(**kwargs)
         rows.extend(plain(item) for item in page.get("Items", []))
