@@ -25,7 +25,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence
 
 import numpy as np
 
@@ -33,6 +33,10 @@ from groundchat.grounding.cited_sentences import cited_sentences, clean
 from groundchat.grounding.figure_agreement import Agreement, agreement
 from groundchat.grounding.key_terms import key_terms, term_overlap
 from groundchat.search.embeddings import EmbeddingError
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
+    from groundchat.search.embeddings import Embedder, LocalOnnxEmbedder
 
 log = logging.getLogger("groundchat.grounding")
 
@@ -85,11 +89,11 @@ class SupportScorer:
     the distinct passages not embedded before (a passage cited again, in this answer or a later one,
     is taken from a small cache), and every sentence text in one batch."""
 
-    def __init__(self, embedder: Any | None = None) -> None:
+    def __init__(self, embedder: Embedder | None = None) -> None:
         self._embedder = embedder
 
     @property
-    def embedder(self) -> Any:
+    def embedder(self) -> Embedder:
         return self._embedder if self._embedder is not None else local_embedder()
 
     def features(self, pairs: Sequence[tuple[Sequence[str], CitedPassage]]) -> list[list[SupportFeatures]]:
@@ -111,11 +115,11 @@ class SupportScorer:
 
 
 _CACHE_SIZE = 4096  # passage windows (~1.5 KB each): the passages people cite most stay embedded
-_CACHE: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # (model id, window) -> its vector
 _CACHE_LOCK = threading.Lock()
 
 
-def _cached_embed(embedder: Any, windows: list[str]) -> dict[str, Any]:
+def _cached_embed(embedder: Embedder, windows: list[str]) -> dict[str, np.ndarray]:
     model = getattr(embedder, "model_id", type(embedder).__name__)
     with _CACHE_LOCK:
         found = {w: _CACHE[(model, w)] for w in windows if (model, w) in _CACHE}
@@ -157,8 +161,8 @@ def passage_windows(passage: CitedPassage) -> list[str]:
     return list(dict.fromkeys(w for w in windows if w))[:_MAX_WINDOWS]
 
 
-def check_support(answer_text: str, passages: dict[str, dict[str, Any]],
-                  scorer: SupportScorer | None = None) -> list[dict[str, Any]]:
+def check_support(answer_text: str, passages: dict[str, JsonObject],
+                  scorer: SupportScorer | None = None) -> list[JsonObject]:
     """`{"ref", "sentence", "score", "verdict"}` for each sentence that cites a ref a tool returned
     in this answer (an unverified ref has no passage: it is reported as unverified instead)."""
     cited = [c for c in cited_sentences(answer_text) if isinstance(passages.get(c.ref), dict)]
@@ -177,19 +181,19 @@ def check_support(answer_text: str, passages: dict[str, dict[str, Any]],
     return out
 
 
-def _cited_passage(ref: str, passage: dict[str, Any]) -> CitedPassage:
+def _cited_passage(ref: str, passage: JsonObject) -> CitedPassage:
     title = " ".join(str(passage.get(k) or "") for k in ("title", "section") if passage.get(k))
     return CitedPassage(key=ref, title=title, text=str(passage.get("text") or passage.get("title") or ""))
 
 
 # -- the local model, shared by every answer of this process --------------------------------------
 
-_LOCAL: Any = None
+_LOCAL: LocalOnnxEmbedder | None = None
 _LOCAL_LOCK = threading.Lock()
 _WARNED = False
 
 
-def local_embedder() -> Any:
+def local_embedder() -> LocalOnnxEmbedder:
     global _LOCAL
     with _LOCAL_LOCK:
         if _LOCAL is None:
