@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator
 
 from groundchat.exchange.frames import (
     DoneFrame,
@@ -40,6 +40,9 @@ from groundchat.spending.step_guard import SpendCapReached, StepGuard
 from groundchat.money import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
 from groundchat.tools.base import Registry, ToolContext, ToolError, ToolRefused
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 @dataclass
@@ -204,7 +207,7 @@ def _tool_error(call: ToolCall, ex: Exchange, message: str) -> ToolResultFrame:
     return ToolResultFrame(id=call.id, name=call.name, error=message)
 
 
-def _model_record(step: int, model: ChatModel, out: _StepOutcome, charge: dict[str, Any], started: float,
+def _model_record(step: int, model: ChatModel, out: _StepOutcome, charge: JsonObject, started: float,
                   failure: ModelFailure | None) -> ModelStep:
     return ModelStep(
         step=step,
