@@ -14,7 +14,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from groundchat.models.messages import ModelRequest, UsageEvent
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
@@ -26,6 +26,11 @@ from groundchat.store import budget_counters as bc
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 from groundchat.store.transactions import TransactionRefused, transact_sync
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
+    from groundchat.json_shapes import JsonObject
+    from groundchat.store.dynamo import Dynamo
 
 log = logging.getLogger("groundchat.spending")
 
@@ -56,8 +61,8 @@ class BudgetGuard:
 
     def __init__(
         self,
-        dynamo: Any,
-        settings: Any,
+        dynamo: Dynamo,
+        settings: Settings,
         caller_id: str,
         conversation_id: str,
         run_id: str,
@@ -124,7 +129,7 @@ class BudgetGuard:
         )
         return ours, usage.provider_cost, charged_cost(self.price, ours, usage.provider_cost)
 
-    async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:
+    async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False) -> JsonObject:
         if reservation is None:
             return {"charged": "0"}
         ours, provider, charged = self._step_charge(reservation, usage)
@@ -197,7 +202,7 @@ class BudgetGuard:
 
     # --- searches ----------------------------------------------------------------------------
 
-    async def charge_search(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
+    async def charge_search(self, query: str | None = None, *, embedding_tokens: int | None = None) -> JsonObject:
         """Charge one search of this request (see `SearchCharge`)."""
         return await SearchCharge(self.dynamo, self.settings, self.caller_id, self.conversation_id, self.run_id,
                                   self.clock, self.public)(query, embedding_tokens=embedding_tokens)
@@ -257,6 +262,6 @@ class BudgetGuard:
         await transact_within_caps(self.dynamo, items, caps, amount)
         return reservation
 
-    async def _already_settled(self, entry: str, reservation: Reservation) -> dict[str, Any]:
+    async def _already_settled(self, entry: str, reservation: Reservation) -> JsonObject:
         row = await self.dynamo.run(us.get_usage_row_sync, self.dynamo.client, self.dynamo.name(USAGE), self.run_id, entry) or {}
         return {"charged": money_text(Decimal(row.get("charged", reservation.amount))), "reservation_id": reservation.id}
