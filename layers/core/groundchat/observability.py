@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
@@ -27,6 +27,9 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 
 from groundchat.redaction import redact
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Tracer
 
 SERVICE = "groundchat"
 NAMESPACE_DEFAULT = "groundchat"
@@ -68,16 +71,17 @@ class LazyTracer:
     120 ms of every cold start, which a function that does not trace should not pay."""
 
     def __init__(self) -> None:
-        self._tracer: Any = None
+        self._tracer: Tracer | None = None
 
-    def real(self) -> Any:
+    def real(self) -> Tracer:
         if self._tracer is None:
             from aws_lambda_powertools import Tracer
 
             self._tracer = Tracer(service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
         return self._tracer
 
-    def capture_lambda_handler(self, handler: Any = None, **options: Any) -> Any:
+    def capture_lambda_handler(self, handler: Callable[..., object] | None = None,
+                               **options: bool | None) -> Callable[..., object]:
         if not tracing_on():
             return handler if handler is not None else (lambda wrapped: wrapped)
         return self.real().capture_lambda_handler(handler, **options)
@@ -93,7 +97,7 @@ def namespace() -> str:
     return os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or NAMESPACE_DEFAULT
 
 
-def _emit(metrics: list[tuple[str, Any, float]], dimensions: dict[str, str] | None = None) -> None:
+def _emit(metrics: list[tuple[str, MetricUnit, float]], dimensions: dict[str, str] | None = None) -> None:
     # A fresh provider per line: its metric set is its own, so concurrent requests in one uvicorn
     # process never mix their values into one another's line.
     provider = AmazonCloudWatchEMFProvider(namespace=namespace(), service=os.environ.get("POWERTOOLS_SERVICE_NAME", SERVICE))
@@ -110,7 +114,7 @@ def record_answer(cost: Decimal | float | int, tokens: int, *, input_tokens: int
     Money stays Decimal everywhere else; a metric value is a float by EMF's definition, and the
     dashboard never adds these up for billing.
     """
-    values: list[tuple[str, Any, float]] = [
+    values: list[tuple[str, MetricUnit, float]] = [
         ("Answers", MetricUnit.Count, 1),
         ("AnswerCostUSD", MetricUnit.NoUnit, float(Decimal(str(cost)))),
         ("AnswerTokens", MetricUnit.Count, int(tokens)),

@@ -16,10 +16,13 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from groundchat.config import Settings, get_settings
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonValue
 
 MIN_SECRET_CHARS = 8
 SECRET_MARK = "[redacted-secret]"
@@ -108,7 +111,7 @@ def redact(text: str) -> str:
     return out
 
 
-def redact_value(obj: Any) -> Any:
+def redact_value(obj: JsonValue) -> JsonValue:
     """Every string inside dicts, lists and tuples redacted; other values as they are."""
     if isinstance(obj, str):
         return redact(obj)

@@ -6,12 +6,15 @@ count them as the provider will; a stand-in is text and is counted as text.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.attachments.question import model_refusal
 from groundchat.attachments.storage import ImageStore
 from groundchat.attachments.token_bounds import image_formula
 from groundchat.models.messages import ImageRef, Message
+
+if TYPE_CHECKING:
+    from groundchat.models.messages import ChatModel
 
 # How many of the latest earlier images each history profile sends again (the rest: stand-ins).
 EARLIER_IMAGES_SENT: dict[str, int] = {"visitor-qa": 0, "standard": 5, "long-authoring": 20}
@@ -21,7 +24,7 @@ def stand_in(image: ImageRef, why: str = "attached earlier, not sent again") -> 
     return f"[image: {image.alt} ({image.width}×{image.height} px), {why}]"
 
 
-async def history_for_model(history: list[Message], model: Any, profile: str, store: ImageStore) -> list[Message]:
+async def history_for_model(history: list[Message], model: ChatModel, profile: str, store: ImageStore) -> list[Message]:
     """`history` with its images fitted to `model` (copies; the stored turns are never changed)."""
     if not any(m.images for m in history):
         return history

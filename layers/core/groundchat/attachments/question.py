@@ -4,15 +4,20 @@ Each image leaves stamped with its token bound for the model that will see it.""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.attachments.token_bounds import NoImageTokenBound, image_formula
 from groundchat.attachments.uploads import ImagesRefused, UploadProblem, Uploads
 from groundchat.attachments.validation import ImageLimits, prepare_images
 from groundchat.models.messages import ImageRef
 
+if TYPE_CHECKING:
+    from groundchat.config import Settings
+    from groundchat.json_shapes import JsonObject
+    from groundchat.models.messages import ChatModel
 
-def model_refusal(model: Any) -> str | None:
+
+def model_refusal(model: ChatModel) -> str | None:
     """Why this model takes no images, or None when it has a published finite bound."""
     refused = getattr(model, "images_refused", None)
     if refused:
@@ -24,7 +29,7 @@ def model_refusal(model: Any) -> str | None:
     return None
 
 
-async def prepare_question_images(settings: Any, model: Any, uploads: Uploads) -> list[ImageRef]:
+async def prepare_question_images(settings: Settings, model: ChatModel, uploads: Uploads) -> list[ImageRef]:
     """The question's images, resized, encoded and stamped; ImagesRefused (400) otherwise."""
     if isinstance(uploads, UploadProblem):
         raise ImagesRefused("bad-request", uploads.message)
@@ -39,7 +44,7 @@ async def prepare_question_images(settings: Any, model: Any, uploads: Uploads) -
     return [image.model_copy(update={"token_bound": formula.tokens(image.width, image.height)}) for image in images]
 
 
-def images_status(settings: Any, model: Any) -> dict[str, Any]:
+def images_status(settings: Settings, model: ChatModel | None) -> JsonObject:
     """What the page needs to offer attachments: whether this model takes images (and why not),
     and the limits it will be held to. `model` None: the chat is not configured."""
     if settings.max_images_per_question == 0:

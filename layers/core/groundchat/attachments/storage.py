@@ -11,9 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from functools import cached_property, partial
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from groundchat.models.messages import ImageRef
+
+if TYPE_CHECKING:
+    from botocore.client import BaseClient
+
+    from groundchat.config import Settings
 
 log = logging.getLogger("groundchat.attachments")
 
@@ -33,23 +38,25 @@ class ImageStore:
     """The images bucket. The client is built on first use: a request that stores no image never
     loads S3's service model."""
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.bucket = settings.images_bucket
 
     @cached_property
-    def client(self) -> Any:
+    def client(self) -> BaseClient:
         import boto3
         from botocore.config import Config
 
-        kwargs: dict[str, Any] = {"region_name": self.settings.aws_region,
-                                  "config": Config(retries={"max_attempts": 4, "mode": "standard"},
-                                                   s3={"addressing_style": "path"} if self.settings.images_endpoint else None)}
+        kwargs: dict[str, str | Config] = {
+            "region_name": self.settings.aws_region,
+            "config": Config(retries={"max_attempts": 4, "mode": "standard"},
+                             s3={"addressing_style": "path"} if self.settings.images_endpoint else None),
+        }
         if self.settings.images_endpoint:
             kwargs["endpoint_url"] = self.settings.images_endpoint
         return boto3.client("s3", **kwargs)
 
-    async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def _run(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
 
     async def put(self, conversation_id: str, image: ImageRef) -> str:

@@ -12,11 +12,14 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from groundchat.attachments.resize import target_size
 from groundchat.attachments.uploads import ImagesRefused, Upload
 from groundchat.models.messages import ImageRef
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
 
 # Pillow's names for the formats we take, and what each is sent as. A GIF, animated or not, goes
 # as its first frame in PNG: OpenAI refuses animated GIFs and a screenshot is one frame anyway.
@@ -36,7 +39,7 @@ class ImageLimits:
     max_pixels: int = 25_000_000
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "ImageLimits":
+    def from_settings(cls, settings: Settings) -> "ImageLimits":
         return cls(settings.max_images_per_question, settings.max_image_bytes, settings.max_images_bytes,
                    settings.max_image_pixels)
 

@@ -15,7 +15,7 @@ import secrets
 import threading
 import time
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode, urlsplit
 
 import httpx
@@ -23,6 +23,9 @@ import jwt
 from pydantic import BaseModel, ValidationError
 
 from groundchat.auth.oidc_config import OidcConfig, OidcNotConfigured
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 DISCOVERY_PATH = "/.well-known/openid-configuration"
 DISCOVERY_TTL_SECONDS = 3600
@@ -94,7 +97,7 @@ class TokenSet(BaseModel):
     refresh_token: str | None = None
 
 
-def _said_by_provider(text: Any, limit: int = 200) -> str:
+def _said_by_provider(text: object, limit: int = 200) -> str:
     """Text the provider sent, fit for one line on a page: printable and short."""
     clean = "".join(ch for ch in str(text) if ch.isprintable())
     return clean[:limit] + ("…" if len(clean) > limit else "")
@@ -137,7 +140,7 @@ class OidcProvider:
             self._discovery = (time.monotonic(), found)
         return found
 
-    def _get_json(self, url: str, what: str) -> Any:
+    def _get_json(self, url: str, what: str) -> JsonValue:
         try:
             response = self.http.get(url)
         except httpx.HTTPError as exc:
@@ -250,7 +253,7 @@ class OidcProvider:
             raise InvalidIdToken("the ID token is signed with a key the provider does not publish")
         return key
 
-    def verify_id_token(self, token: str, nonce: str | None = None) -> dict[str, Any]:
+    def verify_id_token(self, token: str, nonce: str | None = None) -> JsonObject:
         """The claims of an ID token this provider signed for this client, unexpired; with
         `nonce`, it must also carry that nonce (the one this browser's sign-in sent)."""
         key = self._signing_key(token)

@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import time
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -26,6 +26,9 @@ from pydantic import BaseModel, ValidationError
 
 from groundchat.auth.oidc import SignInFailed
 from groundchat.auth.oidc_config import OidcConfig
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 SESSION_COOKIE = "__Host-groundchat-session"
 STATE_COOKIE = "__Host-groundchat-sign-in"
@@ -111,7 +114,7 @@ def read_sign_in_cookie(config: OidcConfig, sealed: str | None) -> SignInState:
     return unseal(SignInState, sealed, config.session_secret, "sign-in", STATE_MAX_AGE_SECONDS)
 
 
-def session_cookies(config: OidcConfig, id_token: str, claims: dict[str, Any],
+def session_cookies(config: OidcConfig, id_token: str, claims: JsonObject,
                     refresh: RefreshGrant | None) -> list[CookieSpec]:
     """The session (the ID token, until it expires) and, when the provider gave one, the sealed
     refresh token for `session_days`."""
@@ -141,14 +144,14 @@ def all_cookies_cleared(config: OidcConfig) -> list[CookieSpec]:
 
 # ---- what a session says ---------------------------------------------------------------------
 
-def display_name(claims: dict[str, Any]) -> str:
+def display_name(claims: JsonObject) -> str:
     for claim in ("email", "preferred_username", "name", "cognito:username"):
         if isinstance(claims.get(claim), str) and claims[claim].strip():
             return claims[claim].strip()
     return str(claims["sub"])
 
 
-def session_view(config: OidcConfig, claims: dict[str, Any] | None, refreshable: bool) -> SessionView:
+def session_view(config: OidcConfig, claims: JsonObject | None, refreshable: bool) -> SessionView:
     sign_in_url = config.app_path("/auth/sign-in")
     if claims is None:
         return SessionView(signed_in=False, refreshable=refreshable, sign_in_url=sign_in_url)

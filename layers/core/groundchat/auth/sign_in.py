@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from groundchat.auth.callers import Caller
 from groundchat.auth.oidc import (
@@ -17,6 +17,9 @@ from groundchat.auth.sessions import (
     read_sign_in_cookie, session_cookies, session_view, sign_in_cookie, sign_in_cookie_cleared,
 )
 from groundchat.config import Settings
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 @dataclass
@@ -128,7 +131,7 @@ def caller_from_session(settings: Settings, id_token: str | None) -> Caller | No
     if not id_token or not sign_in_configured(settings):
         return None
     try:
-        claims: dict[str, Any] = provider_of(settings).verify_id_token(id_token)
+        claims: JsonObject = provider_of(settings).verify_id_token(id_token)
     except (SignInFailed, OidcNotConfigured):
         return None
     return Caller(id=str(claims["sub"]))

@@ -15,7 +15,7 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass, replace
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -45,6 +45,9 @@ from groundchat.store.conversations import ConversationBusy, new_conversation_id
 from groundchat.store.history_summary import stored_summary
 from groundchat.tools.recall_tool import GatedRegistry
 
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
+
 log = logging.getLogger("groundchat.chat")
 
 
@@ -64,7 +67,7 @@ class Answer:
     visitor_session: IssuedSession | None = None  # a visitor verified by this request: set the cookie
 
 
-async def answer_question(services: Services, caller: Caller | None, body: bytes | str | dict[str, Any],
+async def answer_question(services: Services, caller: Caller | None, body: bytes | str | JsonObject,
                           visit: Visit | None = None, uploads: Uploads = ()) -> Refusal | Answer:
     """A refusal, or the answer whose frames the caller streams (and must drain: the exchange
     commits and releases its claim as the frames run out). `visit`: what the HTTP request says
@@ -86,7 +89,7 @@ async def answer_question(services: Services, caller: Caller | None, body: bytes
     return replace(outcome, visitor_session=admitted.new_session) if admitted.new_session else outcome
 
 
-async def _answer_caller(services: Services, caller: Caller, body: bytes | str | dict[str, Any],
+async def _answer_caller(services: Services, caller: Caller, body: bytes | str | JsonObject,
                          uploads: Uploads = ()) -> Refusal | Answer:
     """From the body on: 400, 404, 409, 429 (caps), then the answer."""
     if isinstance(uploads, UploadProblem):  # a multipart body that cannot be read as a question
@@ -206,7 +209,7 @@ async def _caller_problem(services: Services, caller: Caller | None) -> Refusal 
     return None
 
 
-def parse_body(body: bytes | str | dict[str, Any], max_question_chars: int) -> ChatBody | Refusal:
+def parse_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatBody | Refusal:
     """The request body as a question, or 400 with what is wrong: never an exception. The body
     holds two flat strings, so anything nested is refused as such, however deep."""
     try:
@@ -273,7 +276,7 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
     return claimed
 
 
-async def _with_recall_plan(plan: dict[str, Any], frames: AsyncIterator[Frame]) -> AsyncIterator[Frame]:
+async def _with_recall_plan(plan: JsonObject, frames: AsyncIterator[Frame]) -> AsyncIterator[Frame]:
     """The frames, the `done` frame carrying the recall plan: the page's Details say whether past
     conversations were searched, and why, even when they were not."""
     async for frame in frames:

@@ -15,24 +15,27 @@ hundred bytes a search is usual). Searches past either bound are left out, count
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.chat.answer_run import Exchange, answer_cost
 from groundchat.chat.reader_debug import for_reader
 from groundchat.chat.steps import ToolStep
 from groundchat.money import money_text
 
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
+
 MAX_SEARCHES = 12
 MAX_DETAILS_CHARS = 12_000
 MAX_QUERY_CHARS = 500  # what the search tools accept: kept whole
 
 
-def answer_record(ex: Exchange, recall: dict[str, Any] | None = None) -> dict[str, Any]:
+def answer_record(ex: Exchange, recall: JsonObject | None = None) -> JsonObject:
     """`{"cost": "0.00825", "details": {"reason", "searches", ["searches_omitted"], ["recall"]}}` for
     `ex`; `recall` is the reader's view of its recall plan (whether past conversations were searched, and why)."""
     searches = [_search(step) for step in ex.steps
                 if isinstance(step, ToolStep) and step.outcome == "ok" and for_reader(step.debug)]
-    details: dict[str, Any] = {"reason": ex.done_reason, "searches": []}
+    details: JsonObject = {"reason": ex.done_reason, "searches": []}
     for search in searches:
         if len(details["searches"]) == MAX_SEARCHES or _size(details, search) > MAX_DETAILS_CHARS:
             break
@@ -44,10 +47,10 @@ def answer_record(ex: Exchange, recall: dict[str, Any] | None = None) -> dict[st
     return {"cost": money_text(answer_cost(ex)), "details": details}
 
 
-def _search(step: ToolStep) -> dict[str, Any]:
+def _search(step: ToolStep) -> JsonObject:
     query = step.args.get("query") if isinstance(step.args, dict) else None
     return {"query": str(query)[:MAX_QUERY_CHARS] if query else None, "debug": for_reader(step.debug)}
 
 
-def _size(details: dict[str, Any], search: dict[str, Any]) -> int:
+def _size(details: JsonObject, search: JsonObject) -> int:
     return len(json.dumps({**details, "searches": [*details["searches"], search]}, separators=(",", ":"), default=str))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 from groundchat.chat.history import Shortened
 from groundchat.chat.steps import ModelStep, ToolStep
@@ -19,6 +19,9 @@ from groundchat.exchange.state import AnswerState
 from groundchat.models.messages import ChatModel, Message, ToolSpec
 from groundchat.spending.step_guard import NoSpendGuard, StepGuard
 from groundchat.tools.base import Registry, ToolContext
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 @dataclass
@@ -34,11 +37,11 @@ class Exchange:
     answer: AnswerState = field(default_factory=AnswerState)
     answer_text: str = ""
     done_reason: str = ""
-    failure: dict[str, Any] | None = None
+    failure: JsonObject | None = None
     started_at: float = field(default_factory=time.time)
 
     @property
-    def annotations(self) -> dict[str, Any]:
+    def annotations(self) -> JsonObject:
         """What is stored with the assistant's answer (citations, views)."""
         return self.answer.annotations.stored()
 

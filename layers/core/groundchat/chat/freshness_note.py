@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Callable
 
 from groundchat.corpus.dates import as_datetime
 from groundchat.exchange.frames import Frame, TextFrame
 from groundchat.grounding.citations import refs_in_results
 from groundchat.grounding.refs import CITATION
 
+if TYPE_CHECKING:
+    from groundchat.chat.answer_run import AfterAnswer, Exchange
+    from groundchat.json_shapes import JsonObject
 
-def stale_source_note(max_age_days: int, clock: Callable[[], float] = time.time) -> Callable[[Any], Awaitable[list[Frame]]]:
+
+def stale_source_note(max_age_days: int, clock: Callable[[], float] = time.time) -> AfterAnswer:
     """An after-answer check for the loop (0 days: never a note)."""
 
-    async def check(exchange: Any) -> list[Frame]:
+    async def check(exchange: Exchange) -> list[Frame]:
         final = exchange.new_messages[-1] if exchange.new_messages else None
         if max_age_days <= 0 or final is None or final.role != "assistant" or final.tool_calls:
             return []  # no final answer to add a note to
@@ -39,7 +43,7 @@ def stale_source_note(max_age_days: int, clock: Callable[[], float] = time.time)
     return check
 
 
-def oldest_source(tool_results: list[dict[str, Any]], answer_text: str) -> tuple[datetime, str] | None:
+def oldest_source(tool_results: list[JsonObject], answer_text: str) -> tuple[datetime, str] | None:
     """(date, "source section") of the oldest dated passage the answer rests on, or None."""
     passages = refs_in_results(tool_results)
     cited = [passages[ref] for ref in CITATION.findall(answer_text) if ref in passages]

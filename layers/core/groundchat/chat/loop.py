@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator
 
 from groundchat.exchange.frames import (
     DoneFrame,
@@ -43,6 +43,9 @@ from groundchat.money import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
 from groundchat.store.leases import RENEW_SECONDS
 from groundchat.tools.base import Registry, ToolContext, ToolError, ToolRefused
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 log = logging.getLogger("groundchat.chat")
@@ -236,7 +239,7 @@ def _tool_error(call: ToolCall, ex: Exchange, message: str) -> ToolResultFrame:
     return ToolResultFrame(id=call.id, name=call.name, error=message)
 
 
-def _model_record(step: int, model: ChatModel, out: _StepOutcome, charge: dict[str, Any], started: float,
+def _model_record(step: int, model: ChatModel, out: _StepOutcome, charge: JsonObject, started: float,
                   failure: ModelFailure | None) -> ModelStep:
     return ModelStep(
         step=step,

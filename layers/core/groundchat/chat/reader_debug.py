@@ -6,13 +6,16 @@ never the text of an error, which may name an endpoint, an index or a table.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 SHOWN = ("backend", "leg", "fusion", "rrf_k", "score_share", "weights", "rerank", "embedding_model", "sources", "legs",
          "timings_ms", "expanded", "exact", "prior", "recall_plan", "hits")
 
 
-def for_reader(debug: dict[str, Any] | None) -> dict[str, Any] | None:
+def for_reader(debug: JsonObject | None) -> JsonObject | None:
     if not debug:
         return None
     shown = {key: debug[key] for key in SHOWN if key in debug}

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 class ModelStep(BaseModel):
@@ -16,7 +19,7 @@ class ModelStep(BaseModel):
     cost: str | None  # decimal text of what was charged
     stop: str
     latency_ms: float
-    failure: dict[str, Any] | None = None
+    failure: dict[str, JsonValue] | None = None
     # "history-summary": a step that summarised the oldest exchanges before the answer's own steps.
     purpose: Literal["answer", "history-summary"] = "answer"
 
@@ -29,15 +32,15 @@ class ToolStep(BaseModel):
     kind: Literal["tool"] = "tool"
     id: str
     name: str
-    args: dict[str, Any]
+    args: dict[str, JsonValue]
     outcome: Literal["ok", "refused", "invalid", "error"]
     latency_ms: float
-    debug: dict[str, Any] | None = None
+    debug: dict[str, JsonValue] | None = None
     # What a failing tool raised, for the operator; the reader and the model see `tool-failed`.
     error_detail: str | None = None
 
 
-def trace_records(steps: list[ModelStep | ToolStep]) -> list[dict[str, Any]]:
+def trace_records(steps: list[ModelStep | ToolStep]) -> list[JsonObject]:
     """As stored in the trace: a tool step carries `debug` and `error_detail` only when it has them."""
     return [s.model_dump(exclude={k for k in ("debug", "error_detail") if getattr(s, k) is None} or None)
             if isinstance(s, ToolStep) else s.model_dump() for s in steps]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.auth.callers import Caller
 from groundchat.chat.answer_record import answer_record
@@ -21,13 +21,16 @@ from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.store.recall_copies import redact_copies_of_deleted
 
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
+
 
 @dataclass
 class ConversationOpened:
     """The conversation an answer belongs to, as read under its claim."""
 
     id: str
-    existing: dict[str, Any] | None  # None: a new conversation, created by the commit
+    existing: dict[str, object] | None  # its stored item; None: a new conversation, created by the commit
     history: list[Message]
 
 
@@ -40,7 +43,7 @@ class StoredRun(AnswerRun):
     spend: BudgetGuard
 
     @property
-    def shown_plan(self) -> dict[str, Any]:
+    def shown_plan(self) -> JsonObject:
         """The recall plan in the reader's words (the done frame, the stored answer's Details)."""
         return self.recall.for_reader()
 

@@ -4,9 +4,12 @@ The core yields them; the chat function renders each as SSE with `data` as the e
 """
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Literal, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 DoneReason = Literal["complete", "max-steps", "spend-cap", "unmeasurable-cost", "too-large", "error"]
 
@@ -15,7 +18,7 @@ class _Frame(BaseModel):
     type: str
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> JsonObject:
         """The event's payload as it goes on the wire: every field but the type."""
         return self.model_dump(exclude={"type"})
 
@@ -35,7 +38,7 @@ class ToolCallFrame(_Frame):
     type: Literal["tool-call"] = "tool-call"
     id: str
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class ToolResultFrame(_Frame):
@@ -44,14 +47,14 @@ class ToolResultFrame(_Frame):
     type: Literal["tool-result"] = "tool-result"
     id: str
     name: str
-    result: Any = None
+    result: JsonValue = None
     error: str | None = None
     # What the reader may see of a search's debug record (`chat.reader_debug`): the page's
     # "Details", never sent to the model.
-    debug: dict[str, Any] | None = None
+    debug: dict[str, JsonValue] | None = None
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> JsonObject:
         outcome = {"error": self.error} if self.error is not None else {"result": self.result}
         return {"id": self.id, "name": self.name, **outcome, **({"debug": self.debug} if self.debug else {})}
 
@@ -60,10 +63,10 @@ class ViewFrame(_Frame):
     """An accepted view, exactly as the catalog dumped it."""
 
     type: Literal["view"] = "view"
-    view: dict[str, Any]
+    view: dict[str, JsonValue]
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> JsonObject:
         return dict(self.view)
 
 
@@ -76,12 +79,12 @@ class SupportEntry(BaseModel):
 
 class CitationsFrame(_Frame):
     type: Literal["citations"] = "citations"
-    sources: list[dict[str, Any]]
-    unverified: list[dict[str, Any]]
+    sources: list[dict[str, JsonValue]]
+    unverified: list[dict[str, JsonValue]]
     cited: int
     verified: int
     # Figures in the answer's words that no tool returned in this answer (`grounding.text_numbers`).
-    unverified_numbers: list[dict[str, Any]] = Field(default_factory=list)
+    unverified_numbers: list[dict[str, JsonValue]] = Field(default_factory=list)
     # How well each cited passage supports the sentence citing it (`grounding.citation_support`): one entry
     # per (ref, sentence), the sentence exactly as it stands in the answer.
     support: list[SupportEntry] = Field(default_factory=list)
@@ -111,7 +114,7 @@ class HistoryFrame(_Frame):
     strategy: Literal["drop-oldest", "summarise-oldest"] = "drop-oldest"
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> JsonObject:
         return self.model_dump(exclude={"type"}, exclude_defaults=True) | {
             "outcome": self.outcome, "codes": self.codes, "tokens": self.tokens, "max_input_tokens": self.max_input_tokens,
             "strategy": self.strategy,
@@ -146,7 +149,7 @@ class DoneFrame(_Frame):
     cost_text: str = "$0.00"
     # The recall plan (recall/plan.py): whether the caller's past conversations were offered as a
     # source for this answer, and why or why not. None where no plan was made (a tool run alone).
-    recall: dict[str, Any] | None = None
+    recall: dict[str, JsonValue] | None = None
 
 
 Frame = Annotated[

@@ -3,8 +3,10 @@ case): the HTTP status, a stable code, words for the person, and what the respon
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,7 @@ class Refusal:
     status: int
     code: str
     message: str
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JsonObject = field(default_factory=dict)  # more fields of the error body, e.g. retry_after
     headers: dict[str, str] = field(default_factory=dict)  # e.g. Retry-After
     visitor_session: IssuedSession | None = None  # a visitor verified on the way: keep the session
 

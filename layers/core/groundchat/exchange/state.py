@@ -7,20 +7,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.exchange.frames import Frame
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 @dataclass
 class Annotations:
     """Stored with the assistant's answer and drawn again on shared pages."""
 
-    citations: dict[str, Any] | None = None
-    views: list[dict[str, Any]] = field(default_factory=list)
+    citations: JsonObject | None = None
+    views: list[JsonObject] = field(default_factory=list)
 
-    def stored(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def stored(self) -> JsonObject:
+        out: JsonObject = {}
         if self.citations is not None:
             out["citations"] = self.citations
         if self.views:
@@ -32,12 +35,12 @@ class Annotations:
 class AnswerState:
     # This answer's tool results so far, as `{"id", "name", "result"}`: views and citations are
     # grounded against exactly these.
-    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    tool_results: list[JsonObject] = field(default_factory=list)
     annotations: Annotations = field(default_factory=Annotations)
     # Frames a tool asked for (a view); the loop sends them after that tool's result.
     pending_frames: list[Frame] = field(default_factory=list)
     # The retrieval debug record of the last search, moved into that call's trace step.
-    debug: dict[str, Any] | None = None
+    debug: JsonObject | None = None
     # What each search of this answer was charged (model steps are in the trace's steps).
     search_charges: list[Decimal] = field(default_factory=list)
     view_refusals: int = 0
@@ -49,6 +52,6 @@ class AnswerState:
         frames, self.pending_frames = self.pending_frames, []
         return frames
 
-    def take_debug(self) -> dict[str, Any] | None:
+    def take_debug(self) -> JsonObject | None:
         debug, self.debug = self.debug, None
         return debug

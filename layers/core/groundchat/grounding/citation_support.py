@@ -27,7 +27,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence
 
 import numpy as np
 
@@ -36,6 +36,10 @@ from groundchat.grounding.figure_agreement import Agreement, agreement
 from groundchat.grounding.key_terms import key_terms, term_overlap
 from groundchat.observability import record_count
 from groundchat.search.embeddings import EmbeddingError
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
+    from groundchat.search.embeddings import Embedder, LocalOnnxEmbedder
 
 log = logging.getLogger("groundchat.grounding")
 
@@ -88,11 +92,11 @@ class SupportScorer:
     the distinct passages not embedded before (a passage cited again, in this answer or a later one,
     is taken from a small cache), and every sentence text in one batch."""
 
-    def __init__(self, embedder: Any | None = None) -> None:
+    def __init__(self, embedder: Embedder | None = None) -> None:
         self._embedder = embedder
 
     @property
-    def embedder(self) -> Any:
+    def embedder(self) -> Embedder:
         return self._embedder if self._embedder is not None else local_embedder()
 
     def features(self, pairs: Sequence[tuple[Sequence[str], CitedPassage]]) -> list[list[SupportFeatures]]:
@@ -114,11 +118,11 @@ class SupportScorer:
 
 
 _CACHE_SIZE = 4096  # passage windows (~1.5 KB each): the passages people cite most stay embedded
-_CACHE: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # (model id, window) -> its vector
 _CACHE_LOCK = threading.Lock()
 
 
-def _cached_embed(embedder: Any, windows: list[str]) -> dict[str, Any]:
+def _cached_embed(embedder: Embedder, windows: list[str]) -> dict[str, np.ndarray]:
     model = getattr(embedder, "model_id", type(embedder).__name__)
     with _CACHE_LOCK:
         found = {w: _CACHE[(model, w)] for w in windows if (model, w) in _CACHE}
@@ -170,11 +174,11 @@ class SupportCheck:
     only when `state` is "checked"."""
 
     state: SupportState
-    entries: list[dict[str, Any]]
+    entries: list[JsonObject]
     note: str | None = None
 
 
-def check_support(answer_text: str, passages: dict[str, dict[str, Any]],
+def check_support(answer_text: str, passages: dict[str, JsonObject],
                   scorer: SupportScorer | None = None) -> SupportCheck:
     """`{"ref", "sentence", "score", "verdict"}` for each sentence that cites a ref a tool returned
     in this answer (an unverified ref has no passage: it is reported as unverified instead)."""
@@ -195,7 +199,7 @@ def check_support(answer_text: str, passages: dict[str, dict[str, Any]],
     return SupportCheck("checked", out)
 
 
-def _cited_passage(ref: str, passage: dict[str, Any]) -> CitedPassage:
+def _cited_passage(ref: str, passage: JsonObject) -> CitedPassage:
     title = " ".join(str(passage.get(k) or "") for k in ("title", "section") if passage.get(k))
     return CitedPassage(key=ref, title=title, text=str(passage.get("text") or passage.get("title") or ""))
 
@@ -205,7 +209,7 @@ def _cited_passage(ref: str, passage: dict[str, Any]) -> CitedPassage:
 _WARNED = False
 
 
-def local_embedder() -> Any:
+def local_embedder() -> LocalOnnxEmbedder:
     from groundchat.search.embeddings import shared_local_embedder
 
     return shared_local_embedder()

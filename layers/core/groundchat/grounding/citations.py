@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from groundchat.exchange.frames import CitationsFrame
 from groundchat.grounding.refs import CITATION
 from groundchat.grounding.result_walk import result_nodes
 
+if TYPE_CHECKING:
+    from groundchat.exchange.state import AnswerState
+    from groundchat.json_shapes import JsonObject
 
 
-def refs_in_results(tool_results: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+
+def refs_in_results(tool_results: Iterable[JsonObject]) -> dict[str, JsonObject]:
     """Every passage carrying a `ref` anywhere in the tool results, by ref (first one wins)."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, JsonObject] = {}
     for _, value in result_nodes(tool_results):
         if isinstance(value, dict):
             ref = value.get("ref")
@@ -26,9 +30,9 @@ def refs_in_results(tool_results: Iterable[dict[str, Any]]) -> dict[str, dict[st
     return found
 
 
-def check_citations(answer_text: str, tool_results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def check_citations(answer_text: str, tool_results: Iterable[JsonObject]) -> JsonObject:
     returned = refs_in_results(tool_results)
-    sources: list[dict[str, Any]] = []
+    sources: list[JsonObject] = []
     unverified: list[str] = []
     numbered: dict[str, int] = {}
     for ref in CITATION.findall(answer_text):
@@ -51,7 +55,15 @@ def check_citations(answer_text: str, tool_results: Iterable[dict[str, Any]]) ->
     }
 
 
-async def citation_check(exchange: Any) -> list[CitationsFrame]:
+class AnsweredExchange(Protocol):
+    """What the checks after an answer read of it (the chat's `Exchange`)."""
+
+    question: str
+    answer_text: str
+    answer: AnswerState
+
+
+async def citation_check(exchange: AnsweredExchange) -> list[CitationsFrame]:
     """An after-answer check (`AnswerRun.checks`, chat/answer_run.py): the refs the answer cites, the
     figures in its words that no tool of this answer returned (see `text_numbers`), and how well
     each cited passage supports the sentence citing it (see `support`)."""

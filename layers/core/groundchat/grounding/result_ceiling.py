@@ -2,16 +2,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 NOTE_KEY = "_truncated"
 
 
-def _size(value: Any) -> int:
+def _size(value: JsonValue) -> int:
     return len(json.dumps(value, default=str, ensure_ascii=False))
 
 
-def fit_result(value: Any, max_chars: int) -> Any:
+def fit_result(value: JsonValue, max_chars: int) -> JsonValue:
     """`value` unchanged if its JSON fits in `max_chars`. Otherwise items are dropped from the end
     of its longest lists (the first rows of a ranked or newest-first result matter most), then long
     strings are shortened, and `_truncated` says exactly what went."""
@@ -25,7 +28,7 @@ def fit_result(value: Any, max_chars: int) -> Any:
     result = dict(value)
     notes: list[str] = []
 
-    def with_notes(extra: list[str]) -> dict[str, Any]:
+    def with_notes(extra: list[str]) -> JsonObject:
         return {**result, NOTE_KEY: "; ".join([*notes, *extra])}
 
     for key in sorted((k for k, v in result.items() if isinstance(v, list)), key=lambda k: -_size(result[k])):

@@ -2,10 +2,13 @@
 numbers, form values) all look through the same nested results."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 
-def nodes(value: Any, key: str | None = None) -> Iterator[tuple[str | None, Any]]:
+def nodes(value: JsonValue, key: str | None = None) -> Iterator[tuple[str | None, JsonValue]]:
     """Every value inside `value`, depth first, with the dict key it sits under (None in lists)."""
     yield key, value
     if isinstance(value, dict):
@@ -16,7 +19,7 @@ def nodes(value: Any, key: str | None = None) -> Iterator[tuple[str | None, Any]
             yield from nodes(v, None)
 
 
-def result_nodes(tool_results: Iterable[dict[str, Any]], names: Iterable[str] | None = None) -> Iterator[tuple[str | None, Any]]:
+def result_nodes(tool_results: Iterable[JsonObject], names: Iterable[str] | None = None) -> Iterator[tuple[str | None, JsonValue]]:
     """`nodes` over the results of this answer's tool calls (only the tools named, if given)."""
     wanted = set(names) if names is not None else None
     for result in tool_results:

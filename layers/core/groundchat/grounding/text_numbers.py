@@ -12,11 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from groundchat.grounding.refs import CITATION
 from groundchat.grounding.result_walk import result_nodes
 from groundchat.grounding.view_numbers import Shown, is_grounded, returned_numbers
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 # The view's rule for a number inside text (digits glued to letters, dots, dashes or slashes are names).
 _FIGURE = re.compile(r"(?<![\w.\-/])\$?(\d+(?:,\d{3})*(?:\.\d+)?)(%?)(?![\w\-/]|\.\d)")
@@ -55,7 +58,7 @@ def figures(text: str) -> list[Figure]:
 PASSAGE_SCORE = "score"
 
 
-def grounding_pool(question: str, tool_results: Iterable[dict[str, Any]]) -> set[Decimal]:
+def grounding_pool(question: str, tool_results: Iterable[JsonObject]) -> set[Decimal]:
     """Every number the tools returned (values, numeric strings, numbers inside returned text such as
     excerpts), and those the question gave."""
     results = list(tool_results)
@@ -76,7 +79,7 @@ def grounding_pool(question: str, tool_results: Iterable[dict[str, Any]]) -> set
     return pool
 
 
-def unverified_numbers(answer_text: str, question: str, tool_results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def unverified_numbers(answer_text: str, question: str, tool_results: Iterable[JsonObject]) -> list[JsonObject]:
     """Each figure in the answer that no tool of this answer returned, once, in order of appearance."""
     pool = grounding_pool(question, tool_results)
     seen: set[str] = set()

@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from groundchat.grounding.result_walk import result_nodes
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonList, JsonObject, JsonValue
 
 # The tools whose results are the benchmark's figures (permission runs.read).
 DATA_TOOLS = frozenset({"compare_contexts", "list_runs", "get_run", "top_rules"})
@@ -34,7 +37,7 @@ class Shown:
     percent: bool
 
 
-def returned_numbers(tool_results: Iterable[dict[str, Any]]) -> set[Decimal]:
+def returned_numbers(tool_results: Iterable[JsonObject]) -> set[Decimal]:
     """Every number in the data tools' results of this answer, numeric strings included."""
     found: set[Decimal] = set()
     for _, value in result_nodes(tool_results, DATA_TOOLS):
@@ -51,7 +54,7 @@ def returned_numbers(tool_results: Iterable[dict[str, Any]]) -> set[Decimal]:
     return found
 
 
-def shown_numbers(view: dict[str, Any]) -> list[Shown]:
+def shown_numbers(view: JsonObject) -> list[Shown]:
     """Every number a view shows, with where it appears. Works on the raw input, so a view that
     also has schema problems still gets its numbers checked in the same refusal."""
     out: list[Shown] = []
@@ -85,7 +88,7 @@ def shown_numbers(view: dict[str, Any]) -> list[Shown]:
     return out
 
 
-def ungrounded(view: dict[str, Any], tool_results: Iterable[dict[str, Any]]) -> list[str]:
+def ungrounded(view: JsonObject, tool_results: Iterable[JsonObject]) -> list[str]:
     """One line per number that no data tool of this answer returned, saying where it is."""
     pool = returned_numbers(list(tool_results))
     problems = []
@@ -108,7 +111,7 @@ def _rounds_to(number: Decimal, places: int, shown: Decimal) -> bool:
     return any(abs(number).quantize(step, rounding=mode) == shown for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN))
 
 
-def _collect(value: Any, where: str, percent: bool, out: list[Shown]) -> None:
+def _collect(value: JsonValue, where: str, percent: bool, out: list[Shown]) -> None:
     if isinstance(value, bool) or value is None:
         return
     if isinstance(value, (int, float)):
@@ -128,7 +131,7 @@ def _collect(value: Any, where: str, percent: bool, out: list[Shown]) -> None:
             _collect(v, f"{where}[{j}]", percent, out)
 
 
-def _decimal(value: Any) -> Decimal | None:
+def _decimal(value: int | float | Decimal) -> Decimal | None:
     try:
         # repr: the shortest text that round-trips, i.e. the places the number was written with.
         number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
@@ -137,9 +140,9 @@ def _decimal(value: Any) -> Decimal | None:
     return number if number.is_finite() else None
 
 
-def _is_percent_unit(unit: Any) -> bool:
+def _is_percent_unit(unit: JsonValue) -> bool:
     return isinstance(unit, str) and unit.strip() in ("%", "percent")
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: JsonValue) -> JsonList:
     return value if isinstance(value, list) else []

@@ -5,9 +5,12 @@ endpoint and the 503 can say exactly what to set while nothing is called or spen
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from groundchat.models.messages import ChatModel
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
 
 MODEL_SETTING = "GROUNDCHAT_MODEL"
 CHOICES = "offline, bedrock:<model id> or openai:<model id>"
@@ -28,7 +31,7 @@ def parse_model_setting(value: str) -> tuple[str, str]:
     return kind, model_id.strip()
 
 
-def model_status(settings: Any) -> ModelStatus:
+def model_status(settings: Settings) -> ModelStatus:
     kind, model_id = parse_model_setting(settings.model)
     if kind == "offline":
         return ModelStatus(True, "The offline answerer is configured: it needs no credentials and costs nothing.", "")
@@ -43,7 +46,7 @@ def model_status(settings: Any) -> ModelStatus:
     return ModelStatus(True, f"{settings.model} is configured.", "")
 
 
-def _bedrock_missing(settings: Any) -> ModelStatus | None:
+def _bedrock_missing(settings: Settings) -> ModelStatus | None:
     import boto3
 
     # Resolves the standard chain (environment, profile files, SSO, container and instance roles)
@@ -63,7 +66,7 @@ def _bedrock_missing(settings: Any) -> ModelStatus | None:
     return None
 
 
-def _openai_missing(settings: Any) -> ModelStatus | None:
+def _openai_missing(settings: Settings) -> ModelStatus | None:
     unset = [name for name, value in (
         ("GROUNDCHAT_OPENAI_BASE_URL", settings.openai_base_url),
         ("GROUNDCHAT_OPENAI_API_KEY", settings.openai_api_key),
@@ -79,7 +82,7 @@ def _openai_missing(settings: Any) -> ModelStatus | None:
     )
 
 
-def build_model(settings: Any) -> ChatModel:
+def build_model(settings: Settings) -> ChatModel:
     """The configured hosted model. Raises ValueError for a setting that names no model we know;
     the offline answerer is a wing of its own (groundchat/offline/), built by the composition."""
     kind, model_id = parse_model_setting(settings.model)

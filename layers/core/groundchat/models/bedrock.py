@@ -10,20 +10,26 @@ import hashlib
 import json
 import re
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Iterator
+from typing import TYPE_CHECKING, AsyncIterator, Iterator, TypedDict
 
 from groundchat.models.failures import ModelFailure, classify
 from groundchat.models.retry import RetryPolicy, stream_with_retries
 from groundchat.models.messages import (
     NO_RESULT,
     Message,
+    ModelEvent,
     ModelRequest,
     StopEvent,
     TextDelta,
     ToolCallEvent,
     UsageEvent,
 )
-from groundchat.models.image_parts import converse_image_blocks
+from groundchat.models.image_parts import ConverseObject, converse_image_blocks
+
+if TYPE_CHECKING:
+    from botocore.client import BaseClient
+
+    from groundchat.json_shapes import JsonObject
 
 # Bedrock rejects a blank text block, so a turn with nothing to say still says this.
 EMPTY_TURN_TEXT = "(empty)"
@@ -38,10 +44,10 @@ _DONE = object()
 # Our transcript -> ConverseStream request
 
 
-def to_converse_request(request: ModelRequest, model_id: str) -> dict[str, Any]:
+def to_converse_request(request: ModelRequest, model_id: str) -> ConverseObject:
     """The keyword arguments for `bedrock-runtime.converse_stream`, from our request."""
     with_tools = bool(request.tools)
-    turns: list[dict[str, Any]] = []
+    turns: list[ConverseObject] = []
     for message in request.messages:
         role, blocks = _blocks_for(message, model_id, with_tools)
         if not blocks:
@@ -54,7 +60,7 @@ def to_converse_request(request: ModelRequest, model_id: str) -> dict[str, Any]:
             turns.append({"role": role, "content": blocks})
     if not turns or turns[0]["role"] != "user":
         turns.insert(0, {"role": "user", "content": [{"text": OMITTED_HISTORY_TEXT}]})
-    body: dict[str, Any] = {
+    body: ConverseObject = {
         "modelId": model_id,
         "messages": turns,
         "inferenceConfig": {"maxTokens": request.max_output_tokens},
@@ -106,7 +112,7 @@ def cache_points(model_id: str) -> frozenset[str]:
     return next((where for family, where in _CACHING if family in model_id), frozenset())
 
 
-def _blocks_for(message: Message, model_id: str, with_tools: bool) -> tuple[str, list[dict[str, Any]]]:
+def _blocks_for(message: Message, model_id: str, with_tools: bool) -> tuple[str, list[ConverseObject]]:
     if message.role == "assistant":
         return "assistant", _assistant_blocks(message, with_tools)
     if message.role == "tool":
@@ -114,9 +120,9 @@ def _blocks_for(message: Message, model_id: str, with_tools: bool) -> tuple[str,
     return "user", [*converse_image_blocks(message), {"text": message.content if message.content.strip() else EMPTY_TURN_TEXT}]
 
 
-def _assistant_blocks(message: Message, with_tools: bool) -> list[dict[str, Any]]:
+def _assistant_blocks(message: Message, with_tools: bool) -> list[ConverseObject]:
     """Text first, then one toolUse per call. An assistant turn with neither is dropped (returns [])."""
-    blocks: list[dict[str, Any]] = []
+    blocks: list[ConverseObject] = []
     if message.content.strip():
         blocks.append({"text": message.content})
     for call in message.tool_calls:
@@ -129,11 +135,11 @@ def _assistant_blocks(message: Message, with_tools: bool) -> list[dict[str, Any]
     return blocks
 
 
-def _tool_result_block(message: Message, model_id: str, with_tools: bool) -> dict[str, Any]:
+def _tool_result_block(message: Message, model_id: str, with_tools: bool) -> ConverseObject:
     text = message.content if message.content.strip() else NO_RESULT
     if not with_tools:
         return {"text": f"(result of {message.name or 'a tool'}: {text})"}
-    result: dict[str, Any] = {
+    result: ConverseObject = {
         "toolUseId": bedrock_tool_use_id(message.tool_call_id or ""),
         "content": [{"text": text}],
     }
@@ -155,6 +161,14 @@ def bedrock_tool_use_id(call_id: str) -> str:
 # ConverseStream's event stream -> our events
 
 
+class _ToolBlock(TypedDict):
+    """A toolUse block while its input arrives in pieces."""
+
+    id: str
+    name: str
+    input: list[str]
+
+
 class ConverseStreamReader:
     """Turns ConverseStreamOutput events (dicts as botocore parses them) into our events.
 
@@ -162,15 +176,15 @@ class ConverseStreamReader:
     """
 
     def __init__(self) -> None:
-        self.tool_blocks: dict[int, dict[str, Any]] = {}
+        self.tool_blocks: dict[int, _ToolBlock] = {}
         self.bad_tool_input: str | None = None
         self.stop_reason: str | None = None
         self.usage: UsageEvent | None = None
         self.saw_text = False
         self.saw_tool_call = False
 
-    def feed(self, event: dict[str, Any]) -> list[Any]:
-        out: list[Any] = []
+    def feed(self, event: JsonObject) -> list[ModelEvent]:
+        out: list[ModelEvent] = []
         if "contentBlockStart" in event:
             start = event["contentBlockStart"]
             tool = start.get("start", {}).get("toolUse")
@@ -209,7 +223,7 @@ class ConverseStreamReader:
             out.append(self.usage)
         return out
 
-    def _tool_call(self, tool: dict[str, Any]) -> ToolCallEvent | None:
+    def _tool_call(self, tool: _ToolBlock) -> ToolCallEvent | None:
         raw = "".join(tool["input"])
         try:
             args = json.loads(raw) if raw.strip() else {}
@@ -223,7 +237,7 @@ class ConverseStreamReader:
         self.saw_tool_call = True
         return ToolCallEvent(id=tool["id"], name=tool["name"], args=args)
 
-    def finish(self) -> list[Any]:
+    def finish(self) -> list[ModelEvent]:
         usage = self.usage.model_dump(mode="json") if self.usage else None
         if self.stop_reason is None:
             raise ModelFailure("upstream_unreachable", "the stream ended before messageStop", usage=usage, retryable=True)
@@ -239,7 +253,7 @@ class ConverseStreamReader:
         return [StopEvent(reason=self.stop_reason)]
 
 
-def events_from_stream(events: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> Iterator[Any]:
+def events_from_stream(events: Iterator[JsonObject] | list[JsonObject]) -> Iterator[ModelEvent]:
     """Synchronous translation of a whole stream; the adapter does the same one event at a time."""
     reader = ConverseStreamReader()
     for event in events:
@@ -260,7 +274,7 @@ class BedrockModel:
         model_id: str,
         *,
         region: str | None = None,
-        client: Any = None,
+        client: BaseClient | None = None,
         retry: RetryPolicy | None = None,
         price_id: str | None = None,
     ) -> None:
@@ -272,7 +286,7 @@ class BedrockModel:
         self.retry = retry or RetryPolicy()
         self._client = client
 
-    def client(self) -> Any:
+    def client(self) -> BaseClient:
         if self._client is None:
             import boto3
             from botocore.config import Config
@@ -288,14 +302,14 @@ class BedrockModel:
             self._client = boto3.client("bedrock-runtime", region_name=self.region, config=config)
         return self._client
 
-    async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
+    async def __call__(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         body = to_converse_request(request, self.bedrock_model_id)
         # Closed explicitly so that a consumer stopping early releases the connection at once.
         async with aclosing(stream_with_retries(lambda: self._stream_once(body), self.retry)) as events:
             async for event in events:
                 yield event
 
-    async def _stream_once(self, body: dict[str, Any]) -> AsyncIterator[Any]:
+    async def _stream_once(self, body: ConverseObject) -> AsyncIterator[ModelEvent]:
         try:
             # The first call also builds the client (it reads credential files): in the thread too.
             response = await asyncio.to_thread(lambda: self.client().converse_stream(**body))

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from groundchat.redaction import redact
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 FailureClass = Literal[
     "spend_limit", "auth", "upstream_unreachable", "gateway_unreachable", "gateway", "content_missing", "internal"
@@ -95,10 +98,10 @@ class ModelFailure(Exception):
     cls: FailureClass
     reason: str
     finish_reason: str | None = None
-    usage: dict[str, Any] | None = None
+    usage: JsonObject | None = None  # the step's UsageEvent as JSON, where one came
     retryable: bool = False
     status: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, int | float] = field(default_factory=dict)  # retry_after (seconds), attempts
 
     def __post_init__(self) -> None:
         self.reason = sanitise(self.reason)
@@ -126,7 +129,7 @@ class ModelFailure(Exception):
         value = self.extra.get("retry_after")
         return float(value) if value is not None else None
 
-    def trace_record(self) -> dict[str, Any]:
+    def trace_record(self) -> JsonObject:
         return {
             "class": self.cls,
             "reason": self.reason,

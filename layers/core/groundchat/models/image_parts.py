@@ -4,17 +4,26 @@ guidance; harmless elsewhere), and words instead of an image whose bytes are not
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias, Union
 
+from groundchat.json_shapes import JsonScalar
 from groundchat.models.messages import Message, image_caption, image_missing_text
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 # Converse's image formats, by the media type our attachments are sent as.
 CONVERSE_IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 
+# What Converse takes as botocore sends it: JSON's shapes, and an image block's raw bytes.
+ConverseValue: TypeAlias = Union[JsonScalar, bytes, list["ConverseValue"], dict[str, "ConverseValue"]]
+# One content block, one message or the whole request.
+ConverseObject: TypeAlias = dict[str, ConverseValue]
 
-def converse_image_blocks(message: Message) -> list[dict[str, Any]]:
+
+def converse_image_blocks(message: Message) -> list[ConverseObject]:
     """Bedrock Converse: a text block and an `image` block with the raw bytes, per image."""
-    blocks: list[dict[str, Any]] = []
+    blocks: list[ConverseObject] = []
     for position, image in enumerate(message.images, start=1):
         if image.data is None:
             blocks.append({"text": image_missing_text(image)})
@@ -24,10 +33,10 @@ def converse_image_blocks(message: Message) -> list[dict[str, Any]]:
     return blocks
 
 
-def openai_user_parts(message: Message) -> list[dict[str, Any]]:
+def openai_user_parts(message: Message) -> list[JsonObject]:
     """Chat completions: content parts, an `image_url` with a data URL per image (detail "high":
     what the token bound counts, and what reading a screenshot needs), then the question."""
-    parts: list[dict[str, Any]] = []
+    parts: list[JsonObject] = []
     for position, image in enumerate(message.images, start=1):
         if image.data is None:
             parts.append({"type": "text", "text": image_missing_text(image)})

@@ -6,9 +6,9 @@ translates the provider's stream back into `ModelEvent`s.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Any, AsyncIterator, Literal, Protocol, Union
+from typing import Annotated, AsyncIterator, Literal, Protocol, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 NO_RESULT = "(no result)"
 
@@ -16,7 +16,7 @@ NO_RESULT = "(no result)"
 class ToolCall(BaseModel):
     id: str
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class ImageRef(BaseModel):
@@ -52,7 +52,7 @@ class Message(BaseModel):
 class ToolSpec(BaseModel):
     name: str
     description: str
-    input_schema: dict[str, Any]
+    input_schema: dict[str, JsonValue]
 
 
 class TextDelta(BaseModel):
@@ -64,7 +64,7 @@ class ToolCallEvent(BaseModel):
     type: Literal["tool_call"] = "tool_call"
     id: str
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class UsageEvent(BaseModel):
@@ -129,7 +129,7 @@ def image_missing_text(image: ImageRef) -> str:
     return f"[image: {image.alt or 'no description'} ({image.width}×{image.height} px), not available]"
 
 
-def tool_result_text(value: Any) -> str:
+def tool_result_text(value: object) -> str:
     """What the model sees for a tool's return value: empty is '(no result)', 0 and False stay."""
     import json
 

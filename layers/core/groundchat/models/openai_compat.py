@@ -8,14 +8,26 @@ from __future__ import annotations
 import json
 from decimal import Decimal, InvalidOperation
 from contextlib import aclosing
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator, TypedDict
 
 import httpx
 
 from groundchat.models.failures import ModelFailure, classify, from_http_status, says_spend_limit
 from groundchat.models.retry import RetryPolicy, stream_with_retries
-from groundchat.models.messages import NO_RESULT, Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+from groundchat.models.messages import (
+    NO_RESULT,
+    Message,
+    ModelEvent,
+    ModelRequest,
+    StopEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
 from groundchat.models.image_parts import openai_user_parts
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 # OpenAI's finish reasons in the words our StopEvent uses everywhere (Converse's words).
 FINISH_REASONS = {
@@ -31,16 +43,16 @@ FINISH_REASONS = {
 # Our transcript -> the chat completions body
 
 
-def to_openai_messages(request: ModelRequest, model_id: str | None = None) -> dict[str, Any]:
+def to_openai_messages(request: ModelRequest, model_id: str | None = None) -> JsonObject:
     """The JSON body of POST /chat/completions (streaming, with tools) for our request."""
-    messages: list[dict[str, Any]] = []
+    messages: list[JsonObject] = []
     if request.system.strip():
         messages.append({"role": "system", "content": request.system})
     for message in request.messages:
         translated = _message(message)
         if translated is not None:
             messages.append(translated)
-    body: dict[str, Any] = {
+    body: JsonObject = {
         "messages": messages,
         "max_tokens": request.max_output_tokens,
         "stream": True,
@@ -60,7 +72,7 @@ def to_openai_messages(request: ModelRequest, model_id: str | None = None) -> di
     return body
 
 
-def _message(message: Message) -> dict[str, Any] | None:
+def _message(message: Message) -> JsonObject | None:
     if message.role == "assistant":
         return _assistant_message(message)
     if message.role == "tool":
@@ -74,12 +86,12 @@ def _message(message: Message) -> dict[str, Any] | None:
     return {"role": "user", "content": message.content}
 
 
-def _assistant_message(message: Message) -> dict[str, Any] | None:
+def _assistant_message(message: Message) -> JsonObject | None:
     """An assistant turn; its calls as `tool_calls`. A turn with neither text nor calls is dropped."""
     if not message.content and not message.tool_calls:
         return None
     # Several servers reject `content: null` beside tool calls; an empty string is accepted by all.
-    out: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
+    out: JsonObject = {"role": "assistant", "content": message.content or ""}
     if message.tool_calls:
         out["tool_calls"] = [
             {
@@ -96,21 +108,29 @@ def _assistant_message(message: Message) -> dict[str, Any] | None:
 # The SSE stream -> our events
 
 
+class _CallParts(TypedDict):
+    """One tool call while its id, name and argument pieces arrive."""
+
+    id: str
+    name: str
+    arguments: list[str]
+
+
 class ChatCompletionStreamReader:
     """Turns chat.completion.chunk objects into our events; `finish()` closes the step."""
 
     def __init__(self) -> None:
-        self.tool_calls: dict[int, dict[str, Any]] = {}
+        self.tool_calls: dict[int, _CallParts] = {}
         self.finish_reason: str | None = None
         self.usage: UsageEvent | None = None
         self.saw_text = False
         # Set by finish() for a reply with no content; raised after the usage has been yielded.
         self.failure: ModelFailure | None = None
 
-    def feed(self, chunk: dict[str, Any]) -> list[Any]:
+    def feed(self, chunk: JsonObject) -> list[ModelEvent]:
         if chunk.get("error"):
             raise _stream_error(chunk["error"])
-        out: list[Any] = []
+        out: list[ModelEvent] = []
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
             if delta.get("content"):
@@ -133,10 +153,10 @@ class ChatCompletionStreamReader:
             self.usage = usage_event(chunk["usage"])
         return out
 
-    def finish(self) -> list[Any]:
+    def finish(self) -> list[ModelEvent]:
         finish = FINISH_REASONS.get(self.finish_reason or "", self.finish_reason)
         usage = self.usage.model_dump(mode="json") if self.usage else None
-        out: list[Any] = []
+        out: list[ModelEvent] = []
         for index in sorted(self.tool_calls):
             call = self.tool_calls[index]
             raw = "".join(call["arguments"])
@@ -166,7 +186,7 @@ class ChatCompletionStreamReader:
         return out
 
 
-def usage_event(usage: dict[str, Any]) -> UsageEvent:
+def usage_event(usage: JsonObject) -> UsageEvent:
     """OpenAI counts cached tokens inside prompt_tokens; ours, like Converse, keeps them apart so a
     price table can charge each kind once."""
     details = usage.get("prompt_tokens_details") or {}
@@ -182,7 +202,7 @@ def usage_event(usage: dict[str, Any]) -> UsageEvent:
     )
 
 
-def _provider_cost(usage: dict[str, Any]) -> Decimal | None:
+def _provider_cost(usage: JsonObject) -> Decimal | None:
     """The gateway's own figure in USD where it reports one (OpenRouter and LiteLLM: usage.cost)."""
     for key in ("cost", "total_cost"):
         value = usage.get(key)
@@ -196,7 +216,7 @@ def _provider_cost(usage: dict[str, Any]) -> Decimal | None:
     return None
 
 
-def _stream_error(error: Any) -> ModelFailure:
+def _stream_error(error: JsonValue) -> ModelFailure:
     """An error object sent inside a 200 stream (OpenRouter, LiteLLM do this mid-stream)."""
     if not isinstance(error, dict):
         return ModelFailure("gateway", f"error in stream: {error}")
@@ -247,14 +267,14 @@ class OpenAICompatModel:
     def __repr__(self) -> str:  # the key stays out of reprs, and so out of logs and traces
         return f"OpenAICompatModel(model_id={self.model_id!r}, url={self.url!r})"
 
-    async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
+    async def __call__(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         body = to_openai_messages(request, self.remote_model_id)
         # Closed explicitly so that a consumer stopping early releases the connection at once.
         async with aclosing(stream_with_retries(lambda: self._stream_once(body), self.retry)) as events:
             async for event in events:
                 yield event
 
-    async def _stream_once(self, body: dict[str, Any]) -> AsyncIterator[Any]:
+    async def _stream_once(self, body: JsonObject) -> AsyncIterator[ModelEvent]:
         headers = {"Accept": "text/event-stream"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -281,7 +301,7 @@ class OpenAICompatModel:
             raise reader.failure
 
 
-async def _sse_chunks(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+async def _sse_chunks(response: httpx.Response) -> AsyncIterator[JsonObject]:
     """The JSON chunks of an SSE body, up to `data: [DONE]`; comments and keep-alives skipped."""
     event_lines: list[str] = []
     async for line in response.aiter_lines():

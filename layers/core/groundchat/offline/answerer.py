@@ -9,13 +9,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Protocol
 
 from groundchat.offline import templates as answers
 from groundchat.offline.follow_up import resolve as resolve_follow_up
 from groundchat.offline.summary import offline_summary
 from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, route
-from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+from groundchat.models.messages import Message, ModelEvent, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
+    from groundchat.offline.earlier_turns import Call
+    from groundchat.offline.templates import ToolOutcome
 
 DISCLAIMER = "(This is the offline answerer: a deterministic stand-in that calls the tools and fills templates; it is not a language model.)"
 # It reads no images: a question with images is refused before it runs (attachments.question), and
@@ -46,7 +51,7 @@ class OfflineAnswerer:
     price_id = "offline"
     images_refused = IMAGES_REFUSED
 
-    def __init__(self, settings: Any = None, facets: Callable[[], Awaitable[Facets]] | None = None,
+    def __init__(self, settings: Settings | None = None, facets: Callable[[], Awaitable[Facets]] | None = None,
                  topic: TopicJudge | None = None) -> None:
         self._rules = _known_rules()
         # The names the data holds (models, contexts, tasks, labels, rules), read when a question
@@ -60,7 +65,7 @@ class OfflineAnswerer:
             topic = local_topic_neighbours(settings.embedding_model)
         self._topic = topic
 
-    def plan(self, question: str, offered: set[str], facets: Facets | None = None) -> list[tuple[str, dict[str, Any]]]:
+    def plan(self, question: str, offered: set[str], facets: Facets | None = None) -> list[Call]:
         """Which tools to call for a question, in order (only tools this caller is offered)."""
         topic = self._topic.margin if self._topic is not None else None
         return route(question, offered, facets or {}, self._rules, topic=topic).calls
@@ -82,7 +87,7 @@ class OfflineAnswerer:
             log.warning("topic likeness unavailable: %s: %s", type(exc).__name__, exc)
             return None
 
-    async def __call__(self, request: ModelRequest) -> AsyncIterator[Any]:
+    async def __call__(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         if request.purpose == "summary":  # a long conversation's oldest exchanges, to summarise
             yield TextDelta(text=offline_summary(request))
             yield UsageEvent(input_tokens=0, output_tokens=0)
@@ -149,7 +154,7 @@ class OfflineAnswerer:
         yield StopEvent(reason="end_turn")
 
 
-def _tool_results(turn: list[Message]) -> list[tuple[str, Any, bool]]:
+def _tool_results(turn: list[Message]) -> list[ToolOutcome]:
     out = []
     for m in turn:
         if m.role != "tool":

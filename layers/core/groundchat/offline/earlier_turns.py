@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
+from groundchat.json_shapes import JsonObject, JsonValue
 from groundchat.models.messages import Message
 
-Call = tuple[str, dict[str, Any]]
+# A tool call: the tool's name and its arguments.
+Call = tuple[str, JsonObject]
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,7 @@ class Exchange:
 
     question: str
     calls: tuple[Call, ...]
-    results: tuple[Any, ...]
+    results: tuple[JsonValue, ...]  # None where a call has no result (it failed)
 
 
 
@@ -26,8 +27,8 @@ def exchanges(messages: list[Message]) -> list[Exchange]:
     results, matched by call id."""
     out: list[Exchange] = []
     question: str | None = None
-    calls: list[tuple[str, str, dict[str, Any]]] = []
-    results: dict[str, Any] = {}
+    calls: list[tuple[str, str, JsonObject]] = []
+    results: dict[str, JsonValue] = {}
 
     def close() -> None:
         if question is not None:

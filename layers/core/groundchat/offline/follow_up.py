@@ -16,13 +16,16 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from groundchat.models.messages import Message
 from groundchat.offline.earlier_turns import Call, Exchange, exchanges
 from groundchat.offline.name_matching import parts, pinned
 from groundchat.offline.router_run_lists import FEWEST_VIOLATIONS, MOST_VIOLATIONS, ONE_RUN, outcomes_named
 from groundchat.search.vocabulary import in_american_spelling
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 FILTERS = ("model", "context", "task", "label")
 _DATA_TOOLS = {"compare_contexts", "list_runs", "top_rules", "get_run"}
@@ -39,7 +42,7 @@ class FollowUp:
 
 
 @lru_cache(maxsize=1)
-def _words() -> dict[str, Any]:
+def _words() -> JsonObject:
     return json.loads((Path(__file__).with_name("follow_up.json")).read_text(encoding="utf-8"))
 
 
@@ -47,8 +50,17 @@ def _any(patterns: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns))
 
 
+# follow_up.json compiled: the patterns and words a follow-up is read with.
+_Cues = TypedDict("_Cues", {
+    "opens": re.Pattern[str], "refers": re.Pattern[str], "place": re.Pattern[str], "no_context": re.Pattern[str],
+    "chooses": re.Pattern[str], "antecedents": re.Pattern[str], "asks": dict[str, re.Pattern[str]],
+    "every": dict[str, re.Pattern[str]], "texts": dict[str, re.Pattern[str]],
+    "places": dict[str, int], "never_alone": set[str], "short": int, "clarify": dict[str, str],
+})
+
+
 @lru_cache(maxsize=1)
-def _cues() -> dict[str, Any]:
+def _cues() -> _Cues:
     w = _words()
     places = w["ordinals"]["places"]
     return {
@@ -199,7 +211,7 @@ def _unique(calls: list[Call]) -> list[Call]:
     return out
 
 
-def _changed(args: dict[str, Any], names: dict[str, str], drops: list[str], keep_extra: bool) -> dict[str, Any]:
+def _changed(args: JsonObject, names: dict[str, str], drops: list[str], keep_extra: bool) -> JsonObject:
     out = {k: v for k, v in args.items() if k in FILTERS or keep_extra}
     for facet in drops:
         out.pop(facet, None)
@@ -207,7 +219,7 @@ def _changed(args: dict[str, Any], names: dict[str, str], drops: list[str], keep
     return out
 
 
-def _as_run_list(q: str, args: dict[str, Any], outcomes: list[str]) -> dict[str, Any]:
+def _as_run_list(q: str, args: JsonObject, outcomes: list[str]) -> JsonObject:
     if outcomes:
         args = {**args, "outcome": outcomes[0]}
     if order := _ranks(q):
@@ -305,7 +317,7 @@ def _texts_search(question: str, q: str, last: Exchange, rule: str | None, topic
     named = [source for source, words in _cues()["texts"].items() if words.search(q)]
     before = next((a.get("source") for n, a in last.calls if n == "search_docs"), None)
     source = named[0] if len(named) == 1 else before or ("wcag22" if rule else default)
-    args: dict[str, Any] = {"query": f"{question} ({topic})"[:500]}
+    args: JsonObject = {"query": f"{question} ({topic})"[:500]}
     if source:
         args["source"] = source
     return ("search_docs", args)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from groundchat.offline.name_matching import find_names
 from groundchat.offline.router_run_lists import (
@@ -26,6 +26,10 @@ from groundchat.offline.router_changes import CHANGE_REFUSAL, asks_to_change
 from groundchat.offline.router_gate import on_topic, on_topic_words
 from groundchat.offline.router_topics import asks_the_texts
 from groundchat.search.vocabulary import in_american_spelling
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
+    from groundchat.offline.earlier_turns import Call
 
 Facets = dict[str, list[str]]
 
@@ -132,7 +136,7 @@ _ABOUT_AGENTS = re.compile(r"\bagents?\b|\bmodels?\b|\binstructions?\b|\bguidanc
 
 @dataclass
 class Plan:
-    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
     refusal: str | None = None
 
 
@@ -194,7 +198,7 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
     return Plan(calls=calls[:4])
 
 
-def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[str]) -> list[tuple[str, dict[str, Any]]]:
+def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[str]) -> list[Call]:
     if run_ids:
         return [("get_run", {"run_id": run_id}) for run_id in dict.fromkeys(run_ids)]
     filters = filters_named(q, facets)
@@ -250,7 +254,7 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     return []
 
 
-def _texts_search(question: str) -> tuple[str, dict[str, Any]]:
+def _texts_search(question: str) -> Call:
     """A question that names neither text searches every text. Web content in everyday words used to
     be sent to WCAG alone, and a guess at one text loses the answer whenever the other holds it: "a
     blind viewer can't use our TV box's programme guide" is the Act's. The search's question leg
@@ -259,7 +263,7 @@ def _texts_search(question: str) -> tuple[str, dict[str, Any]]:
     return ("search_docs", {"query": question[:500]})
 
 
-def _by_violations(q: str, filters: dict[str, str], named_rules: list[str], counted: str) -> dict[str, Any] | None:
+def _by_violations(q: str, filters: dict[str, str], named_rules: list[str], counted: str) -> JsonObject | None:
     """list_runs' arguments for runs ranked by their violation count, or None when the question does
     not rank runs so. A rule is kept only alone (the order takes a rule without other filters)."""
     if _WHICH_FACET.search(q):
@@ -268,11 +272,11 @@ def _by_violations(q: str, filters: dict[str, str], named_rules: list[str], coun
              "fewest_violations" if FEWEST_VIOLATIONS.search(q) else None)
     if order is None or (named_rules and filters):
         return None
-    args: dict[str, Any] = {**filters, **({"rule": named_rules[0]} if named_rules else {}), "order": order}
+    args: JsonObject = {**filters, **({"rule": named_rules[0]} if named_rules else {}), "order": order}
     return {**args, **({"limit": 1} if ONE_RUN.search(q) else limited(counted))}
 
 
-def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[Call]:
     """"Birch or dune?": a facet named two or three times is compared name by name, one call each
     (a call takes one value per filter). Two contexts need no such split: compare_contexts gives
     a row per context, and naming two pins neither."""
@@ -286,7 +290,7 @@ def _per_name(q: str, facets: Facets, filters: dict[str, str]) -> list[tuple[str
     return []
 
 
-def _recall_call(question: str, offered: set[str]) -> tuple[str, dict[str, Any]] | None:
+def _recall_call(question: str, offered: set[str]) -> Call | None:
     """An explicit look back ("as I asked last week") searches the caller's past, when offered."""
     from groundchat.recall.plan import TOOL_NAME, is_explicit_recall
 

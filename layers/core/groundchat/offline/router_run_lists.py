@@ -6,7 +6,11 @@ for a list of runs.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
+    from groundchat.offline.earlier_turns import Call
 
 # Runs ranked by their own violation count ("which run had the most violations", "worst runs for
 # birch-pro", "cleanest runs under guidelines-axe", "top 5 runs by violations"): a run list in that
@@ -55,7 +59,7 @@ def outcomes_named(q: str, rule_named: bool) -> list[str]:
     return named if len(named) < len(_OUTCOME_WORDS) else []
 
 
-def lists_by_outcome(args: dict[str, Any], outcomes: list[str]) -> list[tuple[str, dict[str, Any]]]:
+def lists_by_outcome(args: JsonObject, outcomes: list[str]) -> list[Call]:
     """A run list, one call per outcome named (a call takes one)."""
     if not outcomes:
         return [("list_runs", args)]

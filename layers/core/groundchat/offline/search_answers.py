@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.corpus.chunk import UNDERSTANDING_LABEL, whole_section
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 def shorten(text: str, limit: int) -> str:
@@ -34,8 +37,8 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[(\"'A-Z0-9])|\n+")
 _QUOTE_CHARS = 320
 
 
-def cited_passages(passages: list[dict[str, Any]], floor: SearchFloor | None = None,
-                   question: str | None = None) -> list[dict[str, Any]]:
+def cited_passages(passages: list[JsonObject], floor: SearchFloor | None = None,
+                   question: str | None = None) -> list[JsonObject]:
     """The passages an answer from the search quotes and cites, best first (see `SearchFloor`). A
     passage without a score (an older result) is never more than the lead: its relevance is unknown.
     Given the question, a passage whose answering sentence says nothing the ones before it do not
@@ -61,21 +64,21 @@ def cited_passages(passages: list[dict[str, Any]], floor: SearchFloor | None = N
     return chosen
 
 
-def _says_more(question: str, passage: dict[str, Any], chosen: list[dict[str, Any]]) -> bool:
+def _says_more(question: str, passage: JsonObject, chosen: list[JsonObject]) -> bool:
     from groundchat.grounding.key_terms import key_terms
 
     said = set().union(*(key_terms(answering_sentence(question, p)) for p in chosen))
     return bool(key_terms(answering_sentence(question, passage)) - said)
 
 
-def _score(passage: dict[str, Any]) -> float | None:
+def _score(passage: JsonObject) -> float | None:
     try:
         return float(passage["score"])
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def answering_sentence(question: str, passage: dict[str, Any]) -> str:
+def answering_sentence(question: str, passage: JsonObject) -> str:
     """The sentence of the passage that shares most key terms with the question (the first of equals),
     copied as it stands: the answer quotes, it does not paraphrase. The passage's heading line is
     left out when there is more (its title names it)."""
@@ -97,7 +100,7 @@ def answering_sentence(question: str, passage: dict[str, Any]) -> str:
 _HEADING = re.compile(r"(?:Success Criterion|Guideline|Principle|Understanding)\b")
 
 
-def _passage_name(p: dict[str, Any]) -> str:
+def _passage_name(p: JsonObject) -> str:
     """"1.4.3 Contrast (Minimum) (WCAG 2.2)", with the section only where the title does not say it."""
     source, section = str(p.get("source") or ""), str(p.get("section") or "")
     title = str(p.get("title") or section)
@@ -116,7 +119,7 @@ def _without_heading(text: str, title: str) -> str:
     return rest if rest and (understanding or (named and head.startswith(named))) else text
 
 
-def cited_answer(question: str, passages: list[dict[str, Any]]) -> str:
+def cited_answer(question: str, passages: list[JsonObject]) -> str:
     """The answer's lines: the lead passage's sentence quoted and cited, then what else bears on it."""
     lead, *others = cited_passages(passages, question=question)
     lines = [f"{_passage_name(lead)} says: \"{answering_sentence(question, lead)}\" [{lead.get('ref')}]"]

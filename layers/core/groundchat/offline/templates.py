@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Callable
 
+from groundchat.json_shapes import JsonObject, JsonValue
 from groundchat.offline.search_answers import cited_answer, shorten as _shorten
 
+# One tool's outcome in the turn being answered: its name, its result (parsed JSON, or the text
+# when it is not JSON) and whether it was an error.
+ToolOutcome = tuple[str, JsonValue, bool]
 
-def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
+
+def compose(question: str, results: list[ToolOutcome]) -> str:
     if not results:
         return "I have no tool that can answer this question for you."
     parts = _refused_refs(question, results)
@@ -31,7 +36,7 @@ def compose(question: str, results: list[tuple[str, Any, bool]]) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def _refused_refs(question: str, results: list[tuple[str, Any, bool]]) -> list[str]:
+def _refused_refs(question: str, results: list[ToolOutcome]) -> list[str]:
     """A ref the question asks for that no tool returned is refused, never cited."""
     from groundchat.grounding.citations import CITATION, refs_in_results
 
@@ -45,7 +50,7 @@ def _refused_refs(question: str, results: list[tuple[str, Any, bool]]) -> list[s
             f"so I will not quote it.{offer}"]
 
 
-def _rows(value: Any, *keys: str) -> list[dict[str, Any]]:
+def _rows(value: JsonValue, *keys: str) -> list[JsonObject]:
     if isinstance(value, list):
         return [r for r in value if isinstance(r, dict)]
     if isinstance(value, dict):
@@ -55,7 +60,7 @@ def _rows(value: Any, *keys: str) -> list[dict[str, Any]]:
     return []
 
 
-def _under(value: Any) -> str:
+def _under(value: JsonValue) -> str:
     """The filter a data tool applied, in words ("for model cedar-mini, task checkout-flow"), so the
     reader sees how the question was read."""
     applied = value.get("filter") if isinstance(value, dict) else None
@@ -64,7 +69,7 @@ def _under(value: Any) -> str:
     return " for " + ", ".join(f"{facet} {name}" for facet, name in applied.items())
 
 
-def _percent(fraction: Any) -> str:
+def _percent(fraction: JsonValue) -> str:
     try:
         return f"{float(fraction) * 100:.1f}%"
     except (TypeError, ValueError):
@@ -80,12 +85,12 @@ _ASKS_TOTAL = re.compile(r"\btotal|\bspen[dt]\w*|\bin all\b|altogether|all toget
 _ASKS_OUTCOMES = re.compile(r"\bfail(?:s|ed|ures?)?\b|\btim(?:e|ed|es)[ -]?outs?\b|\btimed out\b|\bcomplet(?:ed|e|ion)\b", re.I)
 
 
-def _row_line(r: dict[str, Any]) -> str:
+def _row_line(r: JsonObject) -> str:
     return (f"{r.get('model')} with '{r.get('context')}' at {r.get('mean_cost_text')} per run "
             f"({r.get('mean_violations')} violations per run, completion {_percent(r.get('completion_rate'))})")
 
 
-def _outcomes(rows: list[dict[str, Any]], question: str) -> list[str]:
+def _outcomes(rows: list[JsonObject], question: str) -> list[str]:
     """How the runs ended, when the question asks about failed, timed-out or completed runs."""
     if not rows or not _ASKS_OUTCOMES.search(question):
         return []
@@ -94,7 +99,7 @@ def _outcomes(rows: list[dict[str, Any]], question: str) -> list[str]:
         f"{r.get('timeout')} timed out, of {r.get('runs')} runs" for r in rows]
 
 
-def _asked_leads(rows: list[dict[str, Any]], question: str) -> list[str]:
+def _asked_leads(rows: list[JsonObject], question: str) -> list[str]:
     """What the question asks for first: the cheapest row when it asks about cost, each model's
     best row when it asks about models. Rows are picked, never computed: their figures are copied."""
     graded = [r for r in rows if r.get("mean_violations") is not None]
@@ -103,7 +108,7 @@ def _asked_leads(rows: list[dict[str, Any]], question: str) -> list[str]:
         lines.append(f"Cheapest per run: {_row_line(min(graded, key=lambda r: float(r.get('mean_cost') or 0)))}.")
     if graded and _ASKS_MODEL.search(question):
         lines.append("Each model at its fewest violations (from compare_contexts):")
-        best: dict[str, dict[str, Any]] = {}
+        best: dict[str, JsonObject] = {}
         for r in graded:
             held = best.get(str(r.get("model")))
             if held is None or float(r.get("mean_violations") or 0) < float(held.get("mean_violations") or 0):
@@ -112,7 +117,7 @@ def _asked_leads(rows: list[dict[str, Any]], question: str) -> list[str]:
     return lines
 
 
-def _totals(value: Any, by_context: list[dict[str, Any]], question: str) -> list[str]:
+def _totals(value: JsonValue, by_context: list[JsonObject], question: str) -> list[str]:
     """What the runs cost together, when that is asked: the tool's total and each context's."""
     if not isinstance(value, dict) or not value.get("total_cost_text") or not _ASKS_TOTAL.search(question):
         return []
@@ -122,7 +127,7 @@ def _totals(value: Any, by_context: list[dict[str, Any]], question: str) -> list
     return lines
 
 
-def _compare_contexts(value: Any, question: str) -> str:
+def _compare_contexts(value: JsonValue, question: str) -> str:
     by_context = _rows(value, "by_context")
     rows = _rows(value, "rows")
     if not rows and not by_context:
@@ -150,7 +155,7 @@ def _compare_contexts(value: Any, question: str) -> str:
     return "\n".join(lines)
 
 
-def compose_view(results: list[tuple[str, Any, bool]]) -> dict[str, Any] | None:
+def compose_view(results: list[ToolOutcome]) -> JsonObject | None:
     """A view of compare_contexts' per-context figures, copied from its result; None if there is
     nothing to show. The form lets the reader open the runs of one context."""
     value = next((v for name, v, is_error in results if name == "compare_contexts" and not is_error), None)
@@ -172,7 +177,7 @@ def compose_view(results: list[tuple[str, Any, bool]]) -> dict[str, Any] | None:
     }
 
 
-def _top_rules(value: Any) -> str:
+def _top_rules(value: JsonValue) -> str:
     rows = _rows(value, "rules", "rows")
     if not rows:
         return "top_rules found no violations under this filter."
@@ -194,7 +199,7 @@ _ENDED = {"completed": "that completed", "failed": "that failed", "timeout": "th
 _ORDERED = {"most_violations": "most", "fewest_violations": "fewest"}
 
 
-def _list_runs(value: Any) -> str:
+def _list_runs(value: JsonValue) -> str:
     rows = _rows(value, "runs", "rows")
     order = _ORDERED.get(str(value.get("order", ""))) if isinstance(value, dict) else None
     if order:
@@ -223,7 +228,7 @@ def _list_runs(value: Any) -> str:
     return "\n".join(lines)
 
 
-def _get_run(value: Any) -> str:
+def _get_run(value: JsonValue) -> str:
     if not isinstance(value, dict):
         return _generic(value)
     run = value.get("run", value)
@@ -234,7 +239,7 @@ def _get_run(value: Any) -> str:
     return "\n".join(lines)
 
 
-def _explain_rule(value: Any) -> str:
+def _explain_rule(value: JsonValue) -> str:
     if not isinstance(value, dict):
         return _generic(value)
     rule = value.get("rule_id")
@@ -251,7 +256,7 @@ def _explain_rule(value: Any) -> str:
     return "\n".join(lines)
 
 
-def _search_docs(value: Any, question: str = "") -> str:
+def _search_docs(value: JsonValue, question: str = "") -> str:
     if not isinstance(value, dict):
         return _generic(value)
     outcome = value.get("outcome")
@@ -263,7 +268,7 @@ def _search_docs(value: Any, question: str = "") -> str:
     return cited_answer(question, passages)
 
 
-def _search_my_conversations(value: Any) -> str:
+def _search_my_conversations(value: JsonValue) -> str:
     if not isinstance(value, dict):
         return _generic(value)
     hits = _rows(value, "excerpts")
@@ -278,7 +283,7 @@ def _search_my_conversations(value: Any) -> str:
     return "\n".join(lines)
 
 
-def _generic(value: Any) -> str:
+def _generic(value: JsonValue) -> str:
     import json
 
     text = value if isinstance(value, str) else json.dumps(value, default=str)
@@ -286,7 +291,7 @@ def _generic(value: Any) -> str:
 
 
 # compare_contexts is not here: its answer leads with what the question asks (see `compose`).
-FORMATTERS: dict[str, Callable[[Any], str]] = {
+FORMATTERS: dict[str, Callable[[JsonValue], str]] = {
     "top_rules": _top_rules,
     "list_runs": _list_runs,
     "get_run": _get_run,

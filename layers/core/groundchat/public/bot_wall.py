@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import httpx
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonValue
 
 log = logging.getLogger("groundchat.public")
 
@@ -50,7 +53,7 @@ class TurnstileVerifier:
         if answer.status_code != 200:
             return self._unavailable(f"http {answer.status_code}")
         try:
-            body: Any = answer.json()
+            body: JsonValue = answer.json()
         except ValueError:
             return self._unavailable("the answer is not JSON")
         if not isinstance(body, dict) or not isinstance(body.get("success"), bool):

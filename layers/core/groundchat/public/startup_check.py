@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from decimal import Decimal
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-from typing import Any
 
 from groundchat.auth.callers import CHAT_USE
 from groundchat.config import HISTORY_PROFILE_NAMES
 from groundchat.public.visitors import BadVisitorPermissions, visitor_permissions
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
 
 MODES = ("private", "public")
 ADDRESS_SOURCES = ("client", "api-gateway")
@@ -22,7 +25,7 @@ class PublicModeRefused(Exception):
     """The one line to print when the chat refuses to start."""
 
 
-def public_mode_problems(settings: Any) -> list[str]:
+def public_mode_problems(settings: Settings) -> list[str]:
     """Every reason this configuration may not serve a public chat (empty: it may)."""
     if settings.mode not in MODES:
         return [f"GROUNDCHAT_MODE must be 'private' or 'public', not {settings.mode!r}"]
@@ -78,7 +81,7 @@ def verify_url_is_safe(url: str) -> bool:
     return parts.scheme == "http" and parts.hostname in LOCAL_HOSTS
 
 
-def refuse_unsafe_public_mode(settings: Any) -> None:
+def refuse_unsafe_public_mode(settings: Settings) -> None:
     problems = public_mode_problems(settings)
     if problems:
         raise PublicModeRefused(f"groundchat refuses to start in public mode: {'; '.join(problems)}"

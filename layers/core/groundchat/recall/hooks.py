@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from groundchat.recall import index_exchange
 from groundchat.recall.plan import RecallPlan
@@ -12,6 +12,15 @@ from groundchat.recall.plan import RecallPlan
 if TYPE_CHECKING:
     from groundchat.recall.index import RecallIndex
     from groundchat.store.conversations import ConversationStore
+
+
+class CommittedExchange(Protocol):
+    """What indexing reads of a committed exchange (the chat's `Exchange`)."""
+
+    conversation_id: str
+    run_id: str
+    question: str
+    answer_text: str
 
 
 @dataclass(frozen=True)
@@ -30,7 +39,7 @@ class RecallAccess:
         return await self.conversations.get_owned(conversation_id, owner) is not None
 
 
-async def index_committed(recall: RecallIndex, plan: RecallPlan, owner: str, exchange: Any, expires_at: int | None = None) -> bool:
+async def index_committed(recall: RecallIndex, plan: RecallPlan, owner: str, exchange: CommittedExchange, expires_at: int | None = None) -> bool:
     """After `commit_exchange` returned: a committed exchange becomes recallable by its owner, its
     entry carrying the expiry that commit gave the conversation (`expires_at`), so the sweep
     removes it when the conversation expires. Never called for a failed or cancelled exchange

@@ -24,7 +24,7 @@ Two kinds of OpenSearch, one interface:
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from groundchat.recall.entries import RecallEntry, RecallHit
 from groundchat.search.embeddings import Embedder
@@ -32,6 +32,8 @@ from groundchat.search.query_text import terms
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
+
+    from groundchat.json_shapes import JsonList, JsonObject
 
 _FIELDS = ["owner", "conversation_id", "run_id", "question", "answer", "created_at"]
 
@@ -44,8 +46,8 @@ MAX_PAGES = 20
 SETTLED_FOR = 120.0
 
 
-def index_body(dimension: int, serverless: bool = False) -> dict[str, Any]:
-    properties: dict[str, Any] = {
+def index_body(dimension: int, serverless: bool = False) -> JsonObject:
+    properties: JsonObject = {
         "owner": {"type": "keyword"},
         "conversation_id": {"type": "keyword"},
         "run_id": {"type": "keyword"},
@@ -64,8 +66,8 @@ def index_body(dimension: int, serverless: bool = False) -> dict[str, Any]:
 
 # An index made before entries kept their conversation's expiry gains the field (the mapping is
 # strict); putting a field that is already mapped the same way changes nothing.
-EXPIRY_MAPPING: dict[str, Any] = {"properties": {"expires_at": {"type": "long"}}}
-SERVERLESS_MAPPING: dict[str, Any] = {"properties": {"expires_at": {"type": "long"}, "entry_id": {"type": "keyword"}}}
+EXPIRY_MAPPING: JsonObject = {"properties": {"expires_at": {"type": "long"}}}
+SERVERLESS_MAPPING: JsonObject = {"properties": {"expires_at": {"type": "long"}, "entry_id": {"type": "keyword"}}}
 
 # Sets each live conversation's entries to its expiry, never back (an entry committed since the
 # sweep read the conversation keeps its later one): a no-op otherwise, so nothing is rewritten.
@@ -74,13 +76,13 @@ RENEW_SCRIPT = ("def e = params.expires[ctx._source.conversation_id]; "
                 "else { ctx._source.expires_at = e; }")
 
 
-def owner_filter(owner: str) -> dict[str, Any]:
+def owner_filter(owner: str) -> JsonObject:
     return {"term": {"owner": owner}}
 
 
-def search_body(owner: str, query: str, vector: list[float] | None, k: int) -> dict[str, Any]:
+def search_body(owner: str, query: str, vector: list[float] | None, k: int) -> JsonObject:
     """Words and meaning in one query, both under the owner's filter."""
-    should: list[dict[str, Any]] = [{"multi_match": {"query": " ".join(terms(query)) or query,
+    should: list[JsonObject] = [{"multi_match": {"query": " ".join(terms(query)) or query,
                                                      "fields": ["question^2", "answer"]}}]
     if vector is not None:
         should.append({"knn": {"embedding": {"vector": vector, "k": k, "filter": owner_filter(owner)}}})
@@ -88,22 +90,22 @@ def search_body(owner: str, query: str, vector: list[float] | None, k: int) -> d
             "query": {"bool": {"filter": [owner_filter(owner)], "should": should, "minimum_should_match": 1}}}
 
 
-def conversation_query(owner: str, conversation_id: str) -> dict[str, Any]:
+def conversation_query(owner: str, conversation_id: str) -> JsonObject:
     return {"bool": {"filter": [owner_filter(owner), {"term": {"conversation_id": conversation_id}}]}}
 
 
-def delete_body(owner: str, conversation_id: str) -> dict[str, Any]:
+def delete_body(owner: str, conversation_id: str) -> JsonObject:
     return {"query": conversation_query(owner, conversation_id)}
 
 
-def entry_query(owner: str, entry_id: str) -> dict[str, Any]:
+def entry_query(owner: str, entry_id: str) -> JsonObject:
     return {"bool": {"filter": [owner_filter(owner), {"term": {"entry_id": entry_id}}]}}
 
 
-def due_body(now: int, limit: int, settled: list[str] | None = None) -> dict[str, Any]:
+def due_body(now: int, limit: int, settled: list[str] | None = None) -> JsonObject:
     """Entries whose conversation's expiry has come (or that carry none yet): owner and conversation
     only, `limit` at most; `settled` ids (Serverless, not yet refreshed) left out."""
-    query: dict[str, Any] = {"should": [{"range": {"expires_at": {"lte": int(now)}}},
+    query: JsonObject = {"should": [{"range": {"expires_at": {"lte": int(now)}}},
                                         {"bool": {"must_not": [{"exists": {"field": "expires_at"}}]}}],
                              "minimum_should_match": 1}
     if settled:
@@ -111,33 +113,33 @@ def due_body(now: int, limit: int, settled: list[str] | None = None) -> dict[str
     return {"size": limit, "_source": ["owner", "conversation_id"], "query": {"bool": query}}
 
 
-def conversations_query(pairs: list[tuple[str, str]]) -> dict[str, Any]:
+def conversations_query(pairs: list[tuple[str, str]]) -> JsonObject:
     """Every entry of these (owner, conversation id) pairs, each pair matched whole."""
     return {"bool": {"should": [conversation_query(owner, conversation_id) for owner, conversation_id in pairs],
                      "minimum_should_match": 1}}
 
 
-def renew_body(expiries: dict[tuple[str, str], int]) -> dict[str, Any]:
+def renew_body(expiries: dict[tuple[str, str], int]) -> JsonObject:
     return {"query": conversations_query(list(expiries)),
             "script": {"lang": "painless", "source": RENEW_SCRIPT,
                        "params": {"expires": {conversation_id: int(e) for (_, conversation_id), e in expiries.items()}}}}
 
 
-def page_body(query: dict[str, Any], source: list[str] | bool, size: int, after: list[Any] | None = None) -> dict[str, Any]:
+def page_body(query: JsonObject, source: list[str] | bool, size: int, after: JsonList | None = None) -> JsonObject:
     """One page of matching documents in a stable order (`search_after` needs a total order: the
     entry id breaks ties), ids only unless `source` names fields."""
-    body: dict[str, Any] = {"size": size, "_source": source, "query": query,
+    body: JsonObject = {"size": size, "_source": source, "query": query,
                             "sort": [{"created_at": "asc"}, {"entry_id": "asc"}]}
     if after is not None:
         body["search_after"] = after
     return body
 
 
-def delete_lines(ids: list[str]) -> list[dict[str, Any]]:
+def delete_lines(ids: list[str]) -> list[JsonObject]:
     return [{"delete": {"_id": doc_id}} for doc_id in ids]
 
 
-def update_lines(docs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def update_lines(docs: dict[str, JsonObject]) -> list[JsonObject]:
     return [line for doc_id, doc in docs.items() for line in ({"update": {"_id": doc_id}}, {"doc": doc})]
 
 
@@ -269,7 +271,7 @@ class OpenSearchRecallIndex:
 
     # ---- Serverless: ids found by search, then `_bulk` by id ----
 
-    def _pages(self, query: dict[str, Any], source: list[str] | bool) -> Iterator[list[dict[str, Any]]]:
+    def _pages(self, query: JsonObject, source: list[str] | bool) -> Iterator[list[JsonObject]]:
         after = None
         for _ in range(MAX_PAGES):
             hits = self.client.search(index=self.index, body=page_body(query, source, PAGE, after))["hits"]["hits"]
@@ -279,13 +281,13 @@ class OpenSearchRecallIndex:
                 return
             after = hits[-1]["sort"]
 
-    def _delete_matching(self, query: dict[str, Any]) -> int:
+    def _delete_matching(self, query: JsonObject) -> int:
         return sum(self._bulk(delete_lines([hit["_id"] for hit in hits]), "delete") for hits in self._pages(query, False))
 
     def _renew_by_id(self, expiries: dict[tuple[str, str], int]) -> int:
         moved = 0
         for hits in self._pages(conversations_query(list(expiries)), ["owner", "conversation_id", "expires_at"]):
-            behind: dict[str, dict[str, Any]] = {}
+            behind: dict[str, JsonObject] = {}
             for hit in hits:
                 src = hit.get("_source") or {}
                 expires = expiries.get((src.get("owner"), src.get("conversation_id")))
@@ -296,7 +298,7 @@ class OpenSearchRecallIndex:
                 moved += self._bulk(update_lines(behind), "update")
         return moved
 
-    def _bulk(self, lines: list[dict[str, Any]], action: str) -> int:
+    def _bulk(self, lines: list[JsonObject], action: str) -> int:
         """Sends one `_bulk`; returns how many documents it changed. The ids it settled (deleted,
         already gone, updated or already up to date) are remembered for the expiry query."""
         response = self.client.bulk(index=self.index, body=lines)

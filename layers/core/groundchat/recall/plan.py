@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 RECALL_MODES = ("off", "explicit", "auto")
 TOOL_NAME = "search_my_conversations"
@@ -41,11 +44,11 @@ class RecallPlan:
     # Whether this caller's exchanges are indexed at all (has recall.read, recall not off).
     indexes: bool = True
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonObject:
         """What the answer's debug record and trace show of the decision."""
         return asdict(self)
 
-    def for_reader(self) -> dict[str, Any]:
+    def for_reader(self) -> JsonObject:
         """What the answer's Details show: searched or not, and why."""
         return {"search": self.search, "reason": self.reason}
 

@@ -19,9 +19,13 @@ none; they count as due, and the first sweep settles them the same way.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, NoReturn
 
 from groundchat.store.retention import DAY, is_expired
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
+    from groundchat.recall.index import RecallIndex
 
 # Conversations settled per round: one BatchGetItem (100 keys at most) and one request of each kind
 # to the index. A sweep stops after MAX_ROUNDS; a larger backlog is the next sweep's (15 min later).
@@ -29,7 +33,7 @@ BATCH = 100
 MAX_ROUNDS = 50
 
 # Owner and expiry of the conversations that still have an item, by id (`conversation_expiries_sync`).
-ReadConversations = Callable[[list[str]], dict[str, dict[str, Any]]]
+ReadConversations = Callable[[list[str]], dict[str, dict[str, object]]]
 
 
 @dataclass
@@ -40,11 +44,11 @@ class RecallSwept:
     checked: int = 0  # conversations looked at
     backlog: bool = False  # stopped at MAX_ROUNDS (or without progress) with entries still due
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> dict[str, int | bool]:
         return asdict(self)
 
 
-def sweep_recall(index: Any, read_conversations: ReadConversations, now: float, *, batch: int = BATCH,
+def sweep_recall(index: RecallIndex, read_conversations: ReadConversations, now: float, *, batch: int = BATCH,
                  max_rounds: int = MAX_ROUNDS) -> RecallSwept:
     swept = RecallSwept()
     cutoff = int(now)
@@ -77,11 +81,11 @@ def sweep_recall(index: Any, read_conversations: ReadConversations, now: float, 
     return swept
 
 
-def _never_embeds() -> Any:
+def _never_embeds() -> NoReturn:
     raise RuntimeError("the recall sweep reads keys and expiries only: it never embeds")
 
 
-def open_for_sweep(settings: Any) -> Any | None:
+def open_for_sweep(settings: Settings) -> RecallIndex | None:
     """The configured recall index, opened without an embedding model; None when there is nothing
     to sweep (locally, no recall file yet: one is not created just to be swept)."""
     from groundchat.recall import open_recall_index, recall_index_path

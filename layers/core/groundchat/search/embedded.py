@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import uuid
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -46,7 +46,11 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
 _COLUMNS = "c.id, c.ref, c.source, c.section, c.title, c.text, c.url, c.updated_at, c.meta"
 
 
-def _chunk(row: Sequence[Any]) -> Chunk:
+# A value of a row as sqlite3 returns it.
+SqlValue = str | int | float | bytes | None
+
+
+def _chunk(row: Sequence[SqlValue]) -> Chunk:
     return Chunk(id=row[0], ref=row[1], source=row[2], section=row[3], title=row[4], text=row[5],
                  url=row[6], updated_at=row[7], meta=json.loads(row[8]))
 
@@ -128,7 +132,7 @@ class EmbeddedIndex:
         weights = ", ".join(f"{float(w)}" for w in KEYWORD_WEIGHTS.values())  # the columns' order
         sql = (f"SELECT {_COLUMNS}, bm25(chunks_fts, {weights}) AS rank FROM chunks_fts "
                "JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?")
-        params: list[Any] = [match]
+        params: list[str | int] = [match]
         if sources:
             sql += f" AND c.source IN ({','.join('?' * len(sources))})"
             params.extend(sources)

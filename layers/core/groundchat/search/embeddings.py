@@ -13,11 +13,18 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
 
 import numpy as np
 
 from groundchat.search.embedding_windows import windows
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from botocore.client import BaseClient
+    from onnxruntime import InferenceSession, SessionOptions
+    from tokenizers import Encoding, Tokenizer
 
 
 class EmbeddingError(RuntimeError):
@@ -105,8 +112,8 @@ class LocalOnnxEmbedder(_QueryMixin):
         self._model_path = model_path or default_model
         self._tokenizer_path = tokenizer_path or default_tokenizer
         self._tokens_per_batch = tokens_per_batch
-        self._session: Any = None
-        self._tokenizer: Any = None
+        self._session: InferenceSession | None = None
+        self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
 
     def _load(self) -> None:
@@ -157,10 +164,10 @@ class LocalOnnxEmbedder(_QueryMixin):
             if complete:
                 yield complete, _unit(sums[complete])
 
-    def _pieces(self, texts: Sequence[str]) -> tuple[list[Any], np.ndarray]:
+    def _pieces(self, texts: Sequence[str]) -> tuple[list[Encoding], np.ndarray]:
         """What the model embeds, tokenized: each text, or the windows of a text it would truncate;
         and the row of texts each piece belongs to."""
-        pieces: list[Any] = []
+        pieces: list[Encoding] = []
         owners: list[int] = []
         for row, (text, encoding) in enumerate(zip(texts, self._tokenizer.encode_batch(list(texts)))):
             parts = ([encoding] if not encoding.overflowing else
@@ -174,7 +181,7 @@ class LocalOnnxEmbedder(_QueryMixin):
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) + sum(len(o.ids) for o in e.overflowing) for e in encodings]
 
-    def _encode(self, encodings: list[Any]) -> np.ndarray:
+    def _encode(self, encodings: list[Encoding]) -> np.ndarray:
         # Padded with the tokenizer's own pad id (0) and a zero mask, as its padding would.
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
@@ -211,7 +218,7 @@ def token_batches(lengths: Sequence[int], tokens_per_batch: int) -> list[list[in
     return batches
 
 
-def session_options(ort: Any) -> Any:
+def session_options(ort: ModuleType) -> SessionOptions:
     """onnxruntime's settings for embedding many texts on a few cores, by measurement
     (docs/engineering/ingest.md): one thread per core, all graph optimisations, and threads that
     sleep rather than spin between operators. Spinning gains nothing on an idle machine and, on a
@@ -240,7 +247,7 @@ def _cores() -> int:
 class BedrockTitanEmbedder(_QueryMixin):
     """One `invoke_model` per text (Titan v2 takes a single inputText)."""
 
-    def __init__(self, client: Any, model: str = "amazon.titan-embed-text-v2:0", dimension: int = 1024) -> None:
+    def __init__(self, client: BaseClient, model: str = "amazon.titan-embed-text-v2:0", dimension: int = 1024) -> None:
         self._client = client
         self._model = model
         self.dimension = dimension

@@ -18,7 +18,7 @@ import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
@@ -32,19 +32,22 @@ from groundchat.search.types import BackendUnavailable, LegHit
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
+    from groundchat.config import Settings
+    from groundchat.json_shapes import JsonObject
+
 TEMPLATE_PATH = Path(__file__).resolve().parent / "opensearch_template.json"
 TEMPLATE_NAME = "groundchat-corpus"
 KEYWORD_FIELD = "keyword_text"
 _FIELDS = ["id", "ref", "source", "section", "title", "text", "url", "updated_at", "meta"]
 
 
-def load_template(dimension: int) -> dict[str, Any]:
+def load_template(dimension: int) -> JsonObject:
     template = json.loads(TEMPLATE_PATH.read_text(encoding="utf-8"))
     template["template"]["mappings"]["properties"]["embedding"]["dimension"] = dimension
     return template
 
 
-def make_client(settings: Any) -> Any:
+def make_client(settings: Settings) -> OpenSearch:
     """SigV4-signed client for a managed domain (`es`) or Serverless collection (`aoss`) at an
     https endpoint; a plain one for an `http://` endpoint, which only a node on this machine has
     (the local stack's, security off, bound to loopback)."""
@@ -67,11 +70,11 @@ KNN_CANDIDATES = 100
 
 
 def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
-                 want: Iterable[str]) -> list[dict[str, Any]]:
+                 want: Iterable[str]) -> list[JsonObject]:
     """The `_msearch` lines: a header and a body per leg, BM25 first, then the vector leg, then the
     nearest questions of the question bank (search/question_leg.py)."""
     filters = [{"terms": {"source": sources}}] if sources else []
-    lines: list[dict[str, Any]] = []
+    lines: list[JsonObject] = []
     if "bm25" in want:
         lines += [{}, {
             "size": k, "_source": _FIELDS,
@@ -85,7 +88,7 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
         }]
     floats = [float(x) for x in vector.vector] if vector is not None else []
     if "vector" in want and vector is not None:
-        knn: dict[str, Any] = {"vector": floats, "k": max(k, KNN_CANDIDATES)}
+        knn: JsonObject = {"vector": floats, "k": max(k, KNN_CANDIDATES)}
         if filters:
             knn["filter"] = {"bool": {"filter": filters}}
         lines += [{}, {"size": k, "_source": _FIELDS, "query": {"knn": {"embedding": knn}}}]
@@ -103,7 +106,7 @@ SHINGLE_FIELDS = {2: f"{KEYWORD_FIELD}.pairs", 3: f"{KEYWORD_FIELD}.triples"}
 _TOKEN = re.compile(r"[^\W_]+")
 
 
-def _phrase(word: str) -> dict[str, Any]:
+def _phrase(word: str) -> JsonObject:
     shingles = SHINGLE_FIELDS.get(len(_TOKEN.findall(word)))
     if shingles is not None:
         return {"match": {shingles: word}}
@@ -116,7 +119,7 @@ def cosine_from_knn_score(score: float) -> float:
     return score - 1.0 if score >= 1.0 else 1.0 - 1.0 / score
 
 
-def _chunk(source: dict[str, Any]) -> Chunk:
+def _chunk(source: JsonObject) -> Chunk:
     return Chunk(id=source["id"], ref=source["ref"], source=source["source"], section=source["section"],
                  title=source["title"], text=source["text"], url=source["url"],
                  updated_at=source.get("updated_at"), meta=source.get("meta") or {})
@@ -162,7 +165,7 @@ class OpenSearchIndex:
         # their index, so a swap to another index is noticed without a request of its own.
         self._serving: tuple[str, str | None] | None = None
 
-    def _named_meta(self) -> tuple[str, dict[str, Any]]:
+    def _named_meta(self) -> tuple[str, JsonObject]:
         mapping = self.client.indices.get_mapping(index=self.alias)
         name, index = next(iter(mapping.items()))
         return name, index["mappings"].get("_meta", {})
@@ -222,7 +225,7 @@ class OpenSearchIndex:
         return _chunk(hits[0]["_source"]) if hits else None
 
 
-def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[dict[str, Any]]:
+def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[JsonObject]:
     return [
         {"_op_type": "index", "_index": index, "_id": c.id,
          "_source": {**c.model_dump(), **_keyword_doc(c), "embedding": [float(x) for x in v]}}
@@ -269,7 +272,7 @@ class OpenSearchBuild:
     def commit(self, meta: dict[str, str]) -> None:
         self.client.indices.put_mapping(index=self.index, body={"_meta": {**self._meta, **meta}})
         self.client.indices.refresh(index=self.index)
-        actions: list[dict[str, Any]] = [{"add": {"index": self.index, "alias": self.alias}}]
+        actions: list[JsonObject] = [{"add": {"index": self.index, "alias": self.alias}}]
         if self.client.indices.exists_alias(name=self.alias):
             for old in self.client.indices.get_alias(name=self.alias):
                 actions.insert(0, {"remove": {"index": old, "alias": self.alias}})

@@ -1,9 +1,14 @@
 """Optional second-stage ordering of the fused passages. `none` keeps the fusion order."""
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from groundchat.search.types import LegHit
+
+if TYPE_CHECKING:
+    from botocore.client import BaseClient
+
+    from groundchat.json_shapes import JsonObject
 
 
 class Reranker(Protocol):
@@ -22,12 +27,12 @@ class NoRerank:
 class BedrockRerank:
     """Bedrock's Rerank API (bedrock-agent-runtime `rerank`), where the region offers it."""
 
-    def __init__(self, client: Any, model_arn: str) -> None:
+    def __init__(self, client: BaseClient, model_arn: str) -> None:
         self._client = client
         self.model = f"bedrock:{model_arn}"
         self._arn = model_arn
 
-    def request(self, query: str, hits: list[LegHit]) -> dict[str, Any]:
+    def request(self, query: str, hits: list[LegHit]) -> JsonObject:
         return {
             "queries": [{"type": "TEXT", "textQuery": {"text": query}}],
             "sources": [

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from groundchat.corpus.chunk import SOURCES, Chunk
 from groundchat.corpus.dates import as_datetime
@@ -19,6 +19,9 @@ from groundchat.search.question_words import QuestionWords, bank_words
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 # How many candidates each leg returns before fusion: enough for fusion to matter, few enough
 # that the vector leg's exact scan and the BM25 query stay fast.
@@ -55,7 +58,7 @@ class SearchService:
         started = time.perf_counter()
         timings: dict[str, float] = {}
         limit = min(k or self.max_excerpts, self.max_excerpts)
-        debug: dict[str, Any] = {
+        debug: JsonObject = {
             "backend": self.backend.name, "leg": leg, "fusion": FUSION if leg == "hybrid" else "none",
             "rrf_k": RRF_K, "score_share": SCORE_SHARE, "weights": self.weights, "rerank": self.reranker.model,
             "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
@@ -146,7 +149,7 @@ class SearchService:
         return passages, dropped_chars
 
     def _fused(self, query: str, legs: dict[str, list[LegHit]], leg: Leg, sources: list[str] | None,
-               debug: dict[str, Any]) -> list[LegHit]:
+               debug: JsonObject) -> list[LegHit]:
         """The legs as one list: fused (hybrid) or the one leg asked for, then the kind prior and,
         for hybrid, the passages the question names first."""
         fused = self._ranked(query, legs, leg, debug)
@@ -156,7 +159,7 @@ class SearchService:
             fused = self._exact_first(query, fused, sources, debug)
         return fused
 
-    def _ranked(self, query: str, legs: dict[str, list[LegHit]], leg: Leg, debug: dict[str, Any]) -> list[LegHit]:
+    def _ranked(self, query: str, legs: dict[str, list[LegHit]], leg: Leg, debug: JsonObject) -> list[LegHit]:
         """Fused (hybrid) or the one leg asked for, ordered by the prior."""
         # The prior on kinds and on the text a question names (search/prior.py) orders whatever
         # list is served, fused or one leg.
@@ -169,7 +172,7 @@ class SearchService:
         return fused
 
     def _named_text_first(self, query: str, expanded: str, vector: QueryVector | None, want: set[str],
-                          named: str, fused: list[LegHit], debug: dict[str, Any],
+                          named: str, fused: list[LegHit], debug: JsonObject,
                           parts: dict[str, float]) -> list[LegHit]:
         """The text the question names, searched on its own (with our docs): its first passages lead
         (search/named_source_first.py). If that search fails, the mixed list still serves."""
@@ -188,7 +191,7 @@ class SearchService:
         debug["named_text"] = {"source": named, "lead": [h.chunk.ref for h in out[exact: exact + LEAD]]}
         return out
 
-    def _exact_first(self, query: str, fused: list[LegHit], sources: list[str] | None, debug: dict[str, Any]) -> list[LegHit]:
+    def _exact_first(self, query: str, fused: list[LegHit], sources: list[str] | None, debug: JsonObject) -> list[LegHit]:
         """The passages the question names (a criterion, article, annex, recital, axe rule) go first."""
         named = exact_chunks(query, self.get_section, sources, axe_rule_criteria)
         debug["exact"] = [c.section for c in named]
@@ -207,7 +210,7 @@ class SearchService:
             return None
 
 
-def _leg_debug(hits: list[LegHit]) -> dict[str, Any]:
+def _leg_debug(hits: list[LegHit]) -> JsonObject:
     """What one leg found, for the debug record: how many, and the refs of its first five."""
     return {"hits": len(hits), "top": [h.chunk.ref for h in hits[:5]]}
 

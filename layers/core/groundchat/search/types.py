@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from groundchat.corpus.chunk import Chunk
 
@@ -52,4 +52,4 @@ class SearchResult(BaseModel):
     freshness: Freshness = Field(default_factory=Freshness)
     # What our own ceiling removed: passages beyond the count, characters cut from excerpts.
     dropped: dict[str, int] = Field(default_factory=lambda: {"passages": 0, "chars": 0})
-    debug: dict[str, Any] = Field(default_factory=dict)
+    debug: dict[str, JsonValue] = Field(default_factory=dict)

@@ -14,7 +14,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from groundchat.models.messages import ModelRequest, UsageEvent
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
@@ -28,6 +28,11 @@ from groundchat.store.leases import LEASE_SECONDS
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 from groundchat.store.transactions import TransactionRefused, transact_sync
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
+    from groundchat.json_shapes import JsonObject
+    from groundchat.store.dynamo import Dynamo
 
 log = logging.getLogger("groundchat.spending")
 
@@ -61,8 +66,8 @@ class BudgetGuard:
 
     def __init__(
         self,
-        dynamo: Any,
-        settings: Any,
+        dynamo: Dynamo,
+        settings: Settings,
         caller_id: str,
         conversation_id: str,
         run_id: str,
@@ -143,24 +148,14 @@ class BudgetGuard:
         )
         return ours, usage.provider_cost, charged_cost(self.price, ours, usage.provider_cost)
 
-    async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:
+    async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False) -> JsonObject:
         if reservation is None:
             return {"charged": "0"}
         self._open.pop(reservation.id, None)
         ours, provider, charged = self._step_charge(reservation, usage)
         over_bound = charged > reservation.amount
         if over_bound:
-            # The rule (README "Spending caps"): a step's bound is its reservation, the most it
-            # could cost with the output tokens we allowed. A report above it is charged in full
-            # (a cost is never counted low), flagged on its usage row, alarmed, ends this answer,
-            # and blocks the chat's counter: no step or search of anyone holds anything more until
-            # an operator has looked. So a lying provider takes a cap over by one report at most
-            # (and by those of steps already running when it came).
-            log.error(
-                "step cost %s exceeded its bound %s (run %s, model %s): the chat's spending is blocked",
-                money_text(charged), money_text(reservation.amount), self.run_id, self.model_id,
-            )
-            record_count("SpendOverBound", model=self.model_id)
+            self._alarm_over_bound(charged, reservation.amount)
         row_args = dict(
             run_id=self.run_id,
             entry=us.entry_key(reservation.created_at, reservation.id),
@@ -227,9 +222,19 @@ class BudgetGuard:
             **({"over_bound": True} if over_bound else {}),
         }
 
+    def _alarm_over_bound(self, charged: Decimal, bound: Decimal) -> None:
+        """The rule (README "The rules of the caps"): a step's bound is its reservation, the most
+        it could cost with the output tokens we allowed. A report above it is charged in full (a
+        cost is never counted low), flagged on its usage row, alarmed here, ends this answer, and
+        blocks the chat's counter: no step or search of anyone holds anything more until an
+        operator has looked. So a lying provider passes a cap only by the steps already running."""
+        log.error("step cost %s exceeded its bound %s (run %s, model %s): the chat's spending is blocked",
+                  money_text(charged), money_text(bound), self.run_id, self.model_id)
+        record_count("SpendOverBound", model=self.model_id)
+
     # --- searches ----------------------------------------------------------------------------
 
-    async def charge_search(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
+    async def charge_search(self, query: str | None = None, *, embedding_tokens: int | None = None) -> JsonObject:
         """Charge one search of this request (see `SearchCharge`)."""
         return await SearchCharge(self.dynamo, self.settings, self.caller_id, self.conversation_id, self.run_id,
                                   self.clock, self.public)(query, embedding_tokens=embedding_tokens)
@@ -299,6 +304,6 @@ class BudgetGuard:
                 renewed += 1
         return renewed
 
-    async def _already_settled(self, entry: str, reservation: Reservation) -> dict[str, Any]:
+    async def _already_settled(self, entry: str, reservation: Reservation) -> JsonObject:
         row = await self.dynamo.run(us.get_usage_row_sync, self.dynamo.client, self.dynamo.name(USAGE), self.run_id, entry) or {}
         return {"charged": money_text(Decimal(row.get("charged", reservation.amount))), "reservation_id": reservation.id}

@@ -6,12 +6,17 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from groundchat.spending.step_guard import SpendCapReached
 from groundchat.money import cost_text
 from groundchat.store import budget_counters as bc
 from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
+    from groundchat.store.dynamo import Dynamo
+    from groundchat.store.items import TransactAction
 
 
 @dataclass(frozen=True)
@@ -26,7 +31,7 @@ class Cap:
         return self.scope if self.scope in (bc.CHAT_SCOPE, bc.PUBLIC_SCOPE) else "user"
 
 
-def caps_for(settings: Any, caller_id: str, now: dt.datetime | None = None, *, public: bool = False) -> list[Cap]:
+def caps_for(settings: Settings, caller_id: str, now: dt.datetime | None = None, *, public: bool = False) -> list[Cap]:
     """The caps a caller's spending counts against, in a fixed order (chat, public, user, so two
     transactions never take the counters in opposite orders). `public`: an anonymous visitor,
     whose spending also counts against the visitors' shared ceiling."""
@@ -71,7 +76,7 @@ def refuse_oversized(caps: list[Cap], amount: Decimal) -> None:
         if amount > cap.limit:
             raise refusal(cap, amount, None)
 
-async def transact_within_caps(dynamo: Any, items: list[dict[str, Any]], caps: list[Cap], amount: Decimal) -> None:
+async def transact_within_caps(dynamo: Dynamo, items: list[TransactAction], caps: list[Cap], amount: Decimal) -> None:
     try:
         await dynamo.run(transact_sync, dynamo.client, items)
     except TransactionRefused as refused:

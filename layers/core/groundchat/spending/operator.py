@@ -9,7 +9,7 @@ import logging
 import time
 import uuid
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from groundchat.spending.caps import Cap, caps_for
 from groundchat.money import money_text
@@ -18,12 +18,15 @@ from groundchat.store.tables import BUDGET
 from groundchat.store.transactions import MAX_TRANSACTION_ATTEMPTS, TransactionBusy, TransactionRefused, transact_sync
 
 if TYPE_CHECKING:
+    from groundchat.config import Settings
+    from groundchat.json_shapes import JsonObject
+    from groundchat.store.dynamo import Dynamo
     from groundchat.store.items import DynamoClient
 
 log = logging.getLogger("groundchat.spending")
 
 
-async def sweep_expired(dynamo: Any, now: float | None = None) -> list[dict[str, Any]]:
+async def sweep_expired(dynamo: Dynamo, now: float | None = None) -> list[JsonObject]:
     """Release every reservation whose expiry has passed; returns what was released.
 
     Each release deletes the reservation on the condition that it still exists and has expired,
@@ -32,7 +35,7 @@ async def sweep_expired(dynamo: Any, now: float | None = None) -> list[dict[str,
     """
     now_s = int(time.time() if now is None else now)
     budget = dynamo.name(BUDGET)
-    released: list[dict[str, Any]] = []
+    released: list[JsonObject] = []
     for item in await dynamo.run(bc.expired_reservations_sync, dynamo.client, budget, now_s):
         values = bc.plain(item)
         reservation_id = str(values["scope"]).split("#", 1)[1]
@@ -58,7 +61,7 @@ async def sweep_expired(dynamo: Any, now: float | None = None) -> list[dict[str,
     return released
 
 
-def _status(cap: Cap, counter: bc.Counter) -> dict[str, Any]:
+def _status(cap: Cap, counter: bc.Counter) -> dict[str, str | None]:
     return {
         "spent": money_text(counter.spent),
         "reserved": money_text(counter.reserved),
@@ -70,7 +73,7 @@ def _status(cap: Cap, counter: bc.Counter) -> dict[str, Any]:
     }
 
 
-async def budget_status(dynamo: Any, settings: Any, caller_id: str) -> dict[str, Any]:
+async def budget_status(dynamo: Dynamo, settings: Settings, caller_id: str) -> dict[str, dict[str, str | None]]:
     """What is spent, held and left, for the chat and for this caller (decimal strings); in public
     mode also for the anonymous visitors together."""
     public = getattr(settings, "mode", "private") == "public"
@@ -94,7 +97,7 @@ def parse_scope(text: str) -> str:
     raise ValueError(f"scope must be 'chat', 'public' or 'user:<id>', not {text!r}")
 
 
-def _reset_sync(client: DynamoClient, table: str, scope: str, period: str, actor: str, attempts: int = MAX_TRANSACTION_ATTEMPTS) -> dict[str, Any] | None:
+def _reset_sync(client: DynamoClient, table: str, scope: str, period: str, actor: str, attempts: int = MAX_TRANSACTION_ATTEMPTS) -> dict[str, str] | None:
     for _ in range(attempts):
         got = client.get_item(TableName=table, Key=bc.key(scope, period), ConsistentRead=True)
         if "Item" not in got:
@@ -146,7 +149,7 @@ def _reset_sync(client: DynamoClient, table: str, scope: str, period: str, actor
     raise TransactionBusy(f"could not reset {scope} {period}: the counter kept changing")
 
 
-async def reset_budget(dynamo: Any, settings: Any, scope_text: str, *, period: str | None = None, actor: str = "operator") -> dict[str, Any] | None:
+async def reset_budget(dynamo: Dynamo, settings: Settings, scope_text: str, *, period: str | None = None, actor: str = "operator") -> dict[str, str] | None:
     """Set a counter's `spent` back to zero (reservations in flight stay held), and record the
     reset in the budget table's reset log. Usage rows are kept: they are the record of money
     spent. Returns what was reset, or None if the counter has never been written."""
@@ -158,7 +161,7 @@ async def reset_budget(dynamo: Any, settings: Any, scope_text: str, *, period: s
     return record
 
 
-async def unblock_budget(dynamo: Any, settings: Any, *, period: str | None = None, actor: str = "operator") -> dict[str, Any] | None:
+async def unblock_budget(dynamo: Dynamo, settings: Settings, *, period: str | None = None, actor: str = "operator") -> dict[str, str | bool] | None:
     """Lift the block a step charged over its bound put on the chat's counter (budget_guard.py),
     once an operator has looked; recorded in the log. None when the counter was not blocked."""
     period = period or bc.period_key(settings.budget_period)

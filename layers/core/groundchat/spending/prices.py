@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from decimal import ROUND_CEILING, Context, Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+if TYPE_CHECKING:
+    from groundchat.config import Settings
 
 # --- The price table -------------------------------------------------------------------------
 #
@@ -109,7 +112,7 @@ BUILTIN_PRICES: dict[str, ModelPrice] = {
 }
 
 
-def _load_prices_file(path: Path) -> dict[str, dict[str, Any]]:
+def _load_prices_file(path: Path) -> dict[str, dict[str, object]]:  # numbers as Decimal
     try:
         # parse_float=Decimal: a price written as a JSON number never passes through a float.
         raw = json.loads(Path(path).read_text(encoding="utf-8"), parse_float=Decimal)
@@ -137,7 +140,7 @@ def price_table(prices_file: Path | None = None) -> dict[str, ModelPrice]:
     return table
 
 
-def price_for(model_id: str, settings: Any = None, *, prices_file: Path | None = None) -> ModelPrice:
+def price_for(model_id: str, settings: Settings | None = None, *, prices_file: Path | None = None) -> ModelPrice:
     """The price of a configured model string; UnknownModelPrice if it has none."""
     if settings is not None and prices_file is None:
         prices_file = getattr(settings, "prices_file", None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
 from groundchat.money import money_text
@@ -18,20 +18,25 @@ from groundchat.store import budget_counters as bc
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 
+if TYPE_CHECKING:
+    from groundchat.config import Settings
+    from groundchat.json_shapes import JsonObject
+    from groundchat.store.dynamo import Dynamo
+
 
 @dataclass(frozen=True)
 class SearchCharge:
     """Charges the searches of one run (one caller and conversation)."""
 
-    dynamo: Any
-    settings: Any
+    dynamo: Dynamo
+    settings: Settings
     caller_id: str
     conversation_id: str
     run_id: str
     clock: Callable[[], float] = time.time
     public: bool = False  # an anonymous visitor: the visitors' ceiling counts too
 
-    async def __call__(self, query: str | None = None, *, embedding_tokens: int | None = None) -> dict[str, Any]:
+    async def __call__(self, query: str | None = None, *, embedding_tokens: int | None = None) -> JsonObject:
         """Charge one search (its embedding plus the flat rerank) before it runs.
 
         A search's cost is known before it runs (the query is at most one embedding request), so

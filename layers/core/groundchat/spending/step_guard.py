@@ -2,9 +2,12 @@
 budget guard (`spending.budget_guard`) for a priced model, or the no-spend guard, which says so."""
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from groundchat.models.messages import ModelRequest, UsageEvent
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 class SpendCapReached(Exception):
@@ -22,11 +25,13 @@ class StepGuard(Protocol):
     # reservation and the answer stops (`unmeasurable-cost`).
     requires_usage: bool
 
+    # A reservation is each guard's own (BudgetGuard's `Reservation`, the no-spend guard's None): the
+    # loop only hands what `reserve` returned back to `settle`.
     async def reserve(self, request: ModelRequest, step: int, *, kind: str = "model-step") -> Any:
         """Reserve the step's worst case; raise SpendCapReached if it could pass a cap. `kind`
         names the step in its usage row (`model-step`, or `history-summary`)."""
 
-    async def settle(self, reservation: Any, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:
+    async def settle(self, reservation: Any, usage: UsageEvent | None, *, failed: bool = False) -> JsonObject:
         """Charge the real cost (or the full reservation when usage is None); return the charge."""
 
 
@@ -39,5 +44,5 @@ class NoSpendGuard:
     async def reserve(self, request: ModelRequest, step: int, *, kind: str = "model-step") -> None:
         return None
 
-    async def settle(self, reservation: Any, usage: UsageEvent | None, *, failed: bool = False) -> dict[str, Any]:
+    async def settle(self, reservation: object, usage: UsageEvent | None, *, failed: bool = False) -> JsonObject:
         return {"charged": "0"}

@@ -3,14 +3,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from pydantic import BaseModel, ValidationError
 
 from groundchat.auth.callers import Can, Caller
 from groundchat.exchange.state import AnswerState
+from groundchat.json_shapes import JsonValue
 from groundchat.models.messages import ToolSpec
 from groundchat.tools.compact_schema import compact
+
+if TYPE_CHECKING:
+    from groundchat.benchmark.axe_rules import RuleFacts
+    from groundchat.json_shapes import JsonObject
+    from groundchat.recall.hooks import RecallAccess
+    from groundchat.search.service import SearchService
+    from groundchat.store.runs import RunsStore
 
 
 class ToolDefinitionError(ValueError):
@@ -25,6 +33,12 @@ class ToolNotFound(ToolError):
     """The thing the input names does not exist (e.g. no run with that id): 404 on a page route."""
 
 
+class RuleLookup(Protocol):
+    """The axe rule -> WCAG table: benchmark/axe_rules.py's `RuleTable`, or that module itself."""
+
+    def explain(self, rule_id: str) -> RuleFacts: ...
+
+
 @dataclass
 class ToolContext:
     """Built by the app per caller and request. Tools reach data only through what is here."""
@@ -33,18 +47,20 @@ class ToolContext:
     run_id: str = ""
     conversation_id: str = ""
     # Read-only views of the stores and indexes this deployment has; None where absent.
-    runs: Any = None
-    docs: Any = None
-    rules: Any = None
+    runs: RunsStore | None = None
+    docs: SearchService | None = None
+    rules: RuleLookup | None = None
     # The caller's recall index, set only when this question's recall plan allows a search.
-    recall: Any = None
+    recall: RecallAccess | None = None
     # Charged for a search (given its query) before it runs; None where nothing is charged.
-    charge_search: Callable[[str], Awaitable[Any]] | None = None
+    charge_search: Callable[[str], Awaitable[JsonObject]] | None = None
     # The answer this call belongs to: its results so far, annotations, frames to send, debug.
     answer: AnswerState = field(default_factory=AnswerState)
 
 
-Handler = Callable[[ToolContext, Any], Awaitable[Any]]
+# Called with the tool's own input model, validated (each handler names its subclass: no one type
+# fits every handler's second parameter); returns its output model or JSON.
+Handler = Callable[[ToolContext, Any], Awaitable[BaseModel | JsonValue]]
 
 
 @dataclass(frozen=True)
@@ -105,7 +121,7 @@ class Registry(Protocol):
 
     async def offered(self, caller: Caller) -> list[Tool]: ...
 
-    async def execute(self, name: str, args: dict[str, Any], ctx: ToolContext) -> Any: ...
+    async def execute(self, name: str, args: JsonObject, ctx: ToolContext) -> JsonValue: ...
 
 
 class ToolRegistry:
@@ -132,7 +148,7 @@ class ToolRegistry:
                 allowed.append(tool)
         return allowed
 
-    async def execute(self, name: str, args: dict[str, Any], ctx: ToolContext) -> Any:
+    async def execute(self, name: str, args: JsonObject, ctx: ToolContext) -> JsonValue:
         """Run one call. Raises ToolRefused, ToolError (bad input) or whatever the tool raises."""
         tool = self._tools.get(name)
         if tool is None or not await self._can(tool.permission, ctx.caller):  # type: ignore[misc]

@@ -7,19 +7,22 @@ included, so nothing the model sends is trusted for being shorter to describe.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 # `additionalProperties: false` included: an unknown field is refused by the check, with its name.
 _DROPPED = {"title", "minLength", "maxLength", "minItems", "maxItems", "default", "ge", "le", "additionalProperties"}
 _NUMBER = [{"type": "integer"}, {"type": "number"}]
 
 
-def compact(schema: Any) -> Any:
+def compact(schema: JsonValue) -> JsonValue:
     if isinstance(schema, list):
         return [compact(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key, value in schema.items():
         if key in _DROPPED and not isinstance(value, dict):
             continue

@@ -8,7 +8,7 @@ point the reader at the runs behind a number.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from groundchat.auth.callers import RUNS_READ
 from groundchat.money import cost_text
@@ -33,11 +33,16 @@ from groundchat.tools.data_shapes import (
 )
 from groundchat.tools.rule_tool import _rules, explain_rule
 
+if TYPE_CHECKING:
+    from groundchat.benchmark.runs import OverviewRow
+    from groundchat.store.runs import RunsStore
+    from groundchat.tools.base import RuleLookup
+
 
 # ---- helpers -----------------------------------------------------------------------------------
 
 
-def _runs(ctx: ToolContext) -> Any:
+def _runs(ctx: ToolContext) -> RunsStore:
     if ctx.runs is None:
         raise ToolError("the benchmark's runs are not available in this deployment")
     return ctx.runs
@@ -121,14 +126,14 @@ async def compare_contexts(ctx: ToolContext, args: FilterArgs) -> CompareContext
                                  by_context=_context_rows(by_context, base), rows=_context_rows(rows, base))
 
 
-def _context_rows(rows: list[Any], base: dict[str, str]) -> list[ContextRow]:
+def _context_rows(rows: list[OverviewRow], base: dict[str, str]) -> list[ContextRow]:
     from groundchat.benchmark.runs import ALL_MODELS
 
-    def list_link(r: Any, outcome: str | None = None) -> str:
+    def list_link(r: OverviewRow, outcome: str | None = None) -> str:
         scope = {"context": r.context} if r.model == ALL_MODELS else {"model": r.model, "context": r.context}
         return RUN_LINKS.run_list(**{**base, **scope, "outcome": outcome})
 
-    def outcome_link(r: Any, outcome: str) -> str | None:
+    def outcome_link(r: OverviewRow, outcome: str) -> str | None:
         return list_link(r, outcome) if getattr(r, outcome) else None
 
     return [
@@ -246,7 +251,7 @@ async def top_rules(ctx: ToolContext, args: TopRulesArgs) -> TopRulesResult:
     return TopRulesResult(filter=base, graded_runs=counts.graded_runs, rules=rows)
 
 
-def _rule_facts(rules: Any, rule_id: str) -> tuple[str | None, list[str]]:
+def _rule_facts(rules: RuleLookup, rule_id: str) -> tuple[str | None, list[str]]:
     from groundchat.benchmark.axe_rules import UnknownRule
 
     try:

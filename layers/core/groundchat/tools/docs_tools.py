@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import asyncio
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from groundchat.auth.callers import DOCS_READ
 from groundchat.tools.base import ToolContext, ToolError, define_tool
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 
 class SearchDocsInput(BaseModel):
@@ -29,7 +32,7 @@ class SearchDocsInput(BaseModel):
     input_model=SearchDocsInput,
     permission=DOCS_READ,
 )
-async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> dict[str, Any]:
+async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> JsonObject:
     if ctx.docs is None:
         return {"outcome": "unavailable", "reason": "search_not_configured", "excerpts": [],
                 "freshness": {"oldest_updated_at": None, "undated": 0}}
@@ -43,7 +46,7 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> dict[str, Any]
     except ValueError as exc:
         raise ToolError(str(exc)) from exc
     ctx.answer.debug = result.debug
-    out: dict[str, Any] = {"outcome": result.outcome}
+    out: JsonObject = {"outcome": result.outcome}
     if result.outcome == "unavailable":
         out["reason"] = result.reason
         out["excerpts"] = []

@@ -7,13 +7,16 @@ question's recall plan allows a search, so a call the plan did not offer finds n
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from groundchat.auth.callers import RECALL_READ, Caller
 from groundchat.recall.plan import TOOL_NAME, RecallPlan
 from groundchat.tools.base import Registry, Tool, ToolContext, ToolRefused, define_tool
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 MAX_HITS = 5
 
@@ -29,7 +32,7 @@ class SearchMyConversationsInput(BaseModel):
     input_model=SearchMyConversationsInput,
     permission=RECALL_READ,
 )
-async def search_my_conversations(ctx: ToolContext, args: SearchMyConversationsInput) -> dict[str, Any]:
+async def search_my_conversations(ctx: ToolContext, args: SearchMyConversationsInput) -> JsonObject:
     if ctx.recall is None:
         return {"outcome": "off", "excerpts": []}
     try:
@@ -64,7 +67,7 @@ class GatedRegistry:
     async def offered(self, caller: Caller) -> list[Tool]:
         return offered_for(await self._registry.offered(caller), self._plan)
 
-    async def execute(self, name: str, args: dict[str, Any], ctx: ToolContext) -> Any:
+    async def execute(self, name: str, args: JsonObject, ctx: ToolContext) -> JsonValue:
         if name == TOOL_NAME and not self._plan.search:
             raise ToolRefused(f"tool {name!r} is not available to this caller")
         return await self._registry.execute(name, args, ctx)

@@ -3,16 +3,22 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any, Awaitable, TypeVar
 
 from groundchat.auth.callers import DOCS_READ
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 from groundchat.tools.data_shapes import RUN_LINKS, CriterionOut, ExplainRuleArgs, ExplainRuleResult
 
+if TYPE_CHECKING:
+    from groundchat.search.service import SearchService
+    from groundchat.tools.base import RuleLookup
+
+T = TypeVar("T")
+
 _CRITERION_TEXT_CHARS = 1200
 
 
-def _rules(ctx: ToolContext) -> Any:
+def _rules(ctx: ToolContext) -> RuleLookup:
     if ctx.rules is not None:
         return ctx.rules
     from groundchat.benchmark import axe_rules as rules
@@ -63,7 +69,7 @@ async def explain_rule(ctx: ToolContext, args: ExplainRuleArgs) -> ExplainRuleRe
     )
 
 
-async def _add_criterion_text(docs: Any, criteria: list[CriterionOut]) -> str:
+async def _add_criterion_text(docs: SearchService, criteria: list[CriterionOut]) -> str:
     """The normative text and its ref from the document index. The mapping itself never depends
     on the index: if it cannot answer, the criteria stand and the status says why."""
     try:
@@ -81,7 +87,7 @@ async def _add_criterion_text(docs: Any, criteria: list[CriterionOut]) -> str:
     return "added"
 
 
-async def _criterion_passage(docs: Any, number: str) -> tuple[str, str] | None:
+async def _criterion_passage(docs: SearchService, number: str) -> tuple[str, str] | None:
     if hasattr(docs, "get_section"):  # exact lookup by section: the criterion number
         chunk = await _maybe_await(asyncio.to_thread(docs.get_section, "wcag22", number))
         if chunk is not None:
@@ -94,11 +100,11 @@ async def _criterion_passage(docs: Any, number: str) -> tuple[str, str] | None:
     return None
 
 
-async def _maybe_await(value: Any) -> Any:
+async def _maybe_await(value: Awaitable[T | Awaitable[T]]) -> T:
     value = await value
     return await value if inspect.isawaitable(value) else value
 
 
-def _field(obj: Any, name: str) -> Any:
+def _field(obj: object, name: str) -> Any:  # a model's attribute or a dict's key, whichever it has
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 

@@ -5,7 +5,7 @@ answer the model is told to answer in words.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
@@ -15,6 +15,9 @@ from groundchat.tools.base import ToolContext, ToolError, define_tool
 from groundchat.views.actions import ACTIONS
 from groundchat.views.catalog import COMPACT_SCHEMA
 from groundchat.views.review import review
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 MAX_REFUSALS = 2
 IN_WORDS = "answer in words instead"
@@ -27,7 +30,7 @@ class ShowViewInput(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    def model_json_schema(cls, *args: object, **kwargs: object) -> JsonObject:
         return copy.deepcopy(COMPACT_SCHEMA)
 
 
@@ -42,7 +45,7 @@ _DESCRIPTION = (
 
 
 @define_tool(name="show_view", description=_DESCRIPTION, input_model=ShowViewInput, permission=VIEWS_SHOW)
-async def show_view(ctx: ToolContext, args: ShowViewInput) -> dict[str, Any]:
+async def show_view(ctx: ToolContext, args: ShowViewInput) -> JsonObject:
     answer = ctx.answer
     if answer.view_refusals >= MAX_REFUSALS:
         raise ToolError(f"view refused: {MAX_REFUSALS} views were already refused in this answer; {IN_WORDS}.")

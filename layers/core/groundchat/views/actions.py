@@ -7,12 +7,15 @@ The page's copy of this registry (VIEW_ACTIONS in web/transcript.js) is tested t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 from urllib.parse import urlencode
 
 from groundchat.benchmark.runs import ALL_MODELS
 from groundchat.grounding.view_numbers import DATA_TOOLS
 from groundchat.grounding.result_walk import result_nodes
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 RUN_LIST_PATH = "/chat/runs"
 
@@ -56,7 +59,7 @@ ACTIONS: dict[str, Action] = {
 }
 
 
-def page_registry() -> dict[str, Any]:
+def page_registry() -> JsonObject:
     """What the page needs to build an address: the path, and each field's query parameter."""
     return {a.name: {"path": a.path, "params": {f.name: f.param for f in a.fields}} for a in ACTIONS.values()}
 
@@ -68,7 +71,7 @@ def build_address(action_name: str, values: dict[str, str]) -> str:
     return f"{action.path}?{urlencode(query)}" if query else action.path
 
 
-def returned_values(tool_results: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
+def returned_values(tool_results: Iterable[JsonObject]) -> dict[str, set[str]]:
     """The names data tools returned in this answer, by key (model, context, task, label, run_id)."""
     keys = {f.source for a in ACTIONS.values() for f in a.fields}
     found: dict[str, set[str]] = {k: set() for k in keys}
@@ -80,7 +83,7 @@ def returned_values(tool_results: Iterable[dict[str, Any]]) -> dict[str, set[str
     return found
 
 
-def form_problems(form: dict[str, Any], where: str, valid: dict[str, set[str]]) -> list[str]:
+def form_problems(form: JsonObject, where: str, valid: dict[str, set[str]]) -> list[str]:
     """What is wrong with a form's action, field names and option values; empty if nothing."""
     action = ACTIONS.get(str(form.get("action")))
     if action is None:

@@ -1,7 +1,7 @@
 """One verdict on a proposed view: the view if it may be shown, else every problem to fix."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from pydantic import ValidationError
 
@@ -9,8 +9,11 @@ from groundchat.views.actions import form_problems, returned_values
 from groundchat.views.catalog import View
 from groundchat.grounding.view_numbers import ungrounded
 
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
-def review(raw: dict[str, Any], tool_results: Iterable[dict[str, Any]]) -> tuple[View | None, list[str]]:
+
+def review(raw: JsonObject, tool_results: Iterable[JsonObject]) -> tuple[View | None, list[str]]:
     """Schema, grounding and form checks together, so one refusal lists everything at once."""
     results = list(tool_results)
     problems: list[str] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Mapping
 
 from pydantic import Field, ValidationError
 
@@ -21,6 +21,9 @@ from groundchat.tools.base import ToolContext, ToolError
 from groundchat.tools.data_shapes import ListRunsArgs
 from groundchat.benchmark.runs import NEWEST
 from groundchat.tools.data_tools import _check_filter, _run_row, _runs, check_order  # the list_runs tool's own checks and rows
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 PAGE_SIZE = 20
 
@@ -30,7 +33,7 @@ class RunPageArgs(ListRunsArgs):
     page: str | None = Field(default=None, max_length=400, description="a `next` or `previous` token of an earlier page")
 
 
-def page_args(params: dict[str, Any]) -> RunPageArgs:
+def page_args(params: Mapping[str, object]) -> RunPageArgs:
     """The page a query string asks for; ToolError with one line naming each bad field."""
     try:
         return RunPageArgs.model_validate(params)
@@ -44,7 +47,7 @@ def page_token(direction: str, key: str, position: int, order: str = NEWEST) -> 
     page); `position` is the 1-based place of the run whose list key is `key` in the list in
     `order` (named in the token unless it is the default, so tokens of the newest list stay as
     they were)."""
-    data: dict[str, Any] = {direction: key, "n": position}
+    data: dict[str, str | int] = {direction: key, "n": position}
     if order != NEWEST:
         data["o"] = order
     raw = json.dumps(data, separators=(",", ":")).encode()
@@ -66,7 +69,7 @@ def read_token(token: str, order: str = NEWEST) -> tuple[str, str, int]:
     raise ToolError("page: not a page of this run list; start again from the first page")
 
 
-async def run_page(ctx: ToolContext, args: RunPageArgs) -> dict[str, Any]:
+async def run_page(ctx: ToolContext, args: RunPageArgs) -> JsonObject:
     flt = args.to_filter()
     check_order(flt, args.order)
     await _check_filter(ctx, flt)
