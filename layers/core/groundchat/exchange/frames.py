@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal, Union
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
+
+from groundchat.json_shapes import Jsonable
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
@@ -38,7 +40,7 @@ class ToolCallFrame(_Frame):
     type: Literal["tool-call"] = "tool-call"
     id: str
     name: str
-    args: dict[str, JsonValue] = Field(default_factory=dict)
+    args: dict[str, Jsonable] = Field(default_factory=dict)
 
 
 class ToolResultFrame(_Frame):
@@ -47,11 +49,11 @@ class ToolResultFrame(_Frame):
     type: Literal["tool-result"] = "tool-result"
     id: str
     name: str
-    result: JsonValue = None
+    result: Jsonable = None
     error: str | None = None
     # What the reader may see of a search's debug record (`chat.reader_debug`): the page's
     # "Details", never sent to the model.
-    debug: dict[str, JsonValue] | None = None
+    debug: dict[str, Jsonable] | None = None
 
     @property
     def data(self) -> JsonObject:
@@ -63,7 +65,7 @@ class ViewFrame(_Frame):
     """An accepted view, exactly as the catalog dumped it."""
 
     type: Literal["view"] = "view"
-    view: dict[str, JsonValue]
+    view: dict[str, Jsonable]
 
     @property
     def data(self) -> JsonObject:
@@ -79,12 +81,12 @@ class SupportEntry(BaseModel):
 
 class CitationsFrame(_Frame):
     type: Literal["citations"] = "citations"
-    sources: list[dict[str, JsonValue]]
-    unverified: list[dict[str, JsonValue]]
+    sources: list[dict[str, Jsonable]]
+    unverified: list[dict[str, Jsonable]]
     cited: int
     verified: int
     # Figures in the answer's words that no tool returned in this answer (`grounding.text_numbers`).
-    unverified_numbers: list[dict[str, JsonValue]] = Field(default_factory=list)
+    unverified_numbers: list[dict[str, Jsonable]] = Field(default_factory=list)
     # How well each cited passage supports the sentence citing it (`grounding.citation_support`): one entry
     # per (ref, sentence), the sentence exactly as it stands in the answer.
     support: list[SupportEntry] = Field(default_factory=list)
@@ -149,7 +151,7 @@ class DoneFrame(_Frame):
     cost_text: str = "$0.00"
     # The recall plan (recall/plan.py): whether the caller's past conversations were offered as a
     # source for this answer, and why or why not. None where no plan was made (a tool run alone).
-    recall: dict[str, JsonValue] | None = None
+    recall: dict[str, Jsonable] | None = None
 
 
 Frame = Annotated[
