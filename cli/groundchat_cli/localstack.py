@@ -210,7 +210,10 @@ def _serve(port: int | None, reset_state: bool) -> int:
         print(f"groundchat on {url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
         import uvicorn
 
-        uvicorn.Server(local_server_config(combined_app(), port)).run()
+        try:
+            uvicorn.Server(local_server_config(combined_app(), port)).run()
+        except KeyboardInterrupt:
+            pass  # Ctrl-C: the server re-raises the signal once it has shut down (as uvicorn.run handles it)
     finally:
         if warming is not None:
             # A Ctrl-C while the model still loads: the interpreter must not finish under the model's
