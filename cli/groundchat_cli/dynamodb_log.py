@@ -61,6 +61,9 @@ class WriteLog:
             fsync_dir(self.path.parent)
         self.broken: str | None = None  # set after a failed write: later writes are refused
         self.appended = 0
+        # Writes since the last compaction that deleted an item or rewrote a message's words: the
+        # log still holds what they removed until it is compacted (`compact_live`).
+        self.forgotten = 0
 
     def append(self, op: str, region: str, account: str, body: Any) -> None:
         record = {"op": op, "region": region, "account": account, "body": body}
@@ -73,9 +76,47 @@ class WriteLog:
             self.broken = f"{self.path}: {exc}"
             raise LogUnavailable(self.broken) from exc
         self.appended += 1
+        if forgets(op, body):
+            self.forgotten += 1
+
+    def reopen(self) -> None:
+        """After the file was replaced (a compaction), append to the new one."""
+        self._file.close()
+        self._file = open(self.path, "ab")
 
     def close(self) -> None:
         self._file.close()
+
+
+def forgets(op: str, body: Any) -> bool:
+    """Whether a logged write removes words the log still holds in an earlier record: a deleted
+    item, or a message whose words were rewritten (a redaction sets `content`)."""
+    if op == "DeleteItem":
+        return True
+    if op == "UpdateItem":
+        return "content" in str((body or {}).get("UpdateExpression", ""))
+    if op == "TransactWriteItems":
+        return any("Delete" in action for action in (body or {}).get("TransactItems", []))
+    if op == "BatchWriteItem":
+        return any("DeleteRequest" in request for requests in (body or {}).get("RequestItems", {}).values()
+                   for request in requests)
+    return False
+
+
+# The lock that serialises moto's requests (`moto_store.make_moto_faithful`): held by every request,
+# and by a compaction, so no write lands between the snapshot and the new file.
+REQUEST_LOCK = threading.RLock()
+
+
+def compact_live(log: WriteLog) -> int:
+    """Rewrite the open log as a snapshot of what moto holds now, while the server runs: what a
+    deleted item said is then nowhere on disk. Returns the records the new log holds."""
+    with REQUEST_LOCK:
+        compacted = snapshot(read_records(log.path))
+        write_atomically(log.path, compacted)
+        log.reopen()
+        log.forgotten = 0
+        return len(compacted)
 
 
 # The log moto's request handler appends to. moto's backends are one per process, so is this.

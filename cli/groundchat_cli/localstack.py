@@ -203,7 +203,8 @@ def _serve(port: int | None, reset_state: bool) -> int:
 
         current = get_settings()  # `prepare` turns images off when no S3 answers
         images = ImageStore(current) if current.max_images_per_question else None
-        start_local_sweeps(Dynamo(current), images=images, retention_days=current.retention_days)
+        start_local_sweeps(Dynamo(current), images=images, retention_days=current.retention_days,
+                           after=local.forget_deleted if local is not None else None)
         from groundchat_cli.local_app import combined_app
 
         warming = _warm_the_offline_gate(current)

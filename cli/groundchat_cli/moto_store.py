@@ -23,7 +23,6 @@ def make_moto_faithful():
     (`dynamodb_log`), before its response is returned.
 
     Idempotent; returns the original request handler, to undo the first."""
-    import threading
     from decimal import Decimal
 
     from moto.dynamodb.models.dynamo_type import DynamoType
@@ -36,7 +35,7 @@ def make_moto_faithful():
     original = DynamoHandler.call_action
     if getattr(original, "_serialized", False):
         return original
-    lock = threading.RLock()
+    lock = dynamodb_log.REQUEST_LOCK
 
     def call_action(self):
         with lock:
@@ -138,6 +137,16 @@ class LocalDynamo:
             raise StackError(f"{self.log_path} is in use by another `groundchat serve`") from None
         if self.reset:
             self.log_path.unlink(missing_ok=True)
+
+    def forget_deleted(self) -> int | None:
+        """After a sweep: when writes since the last compaction deleted items or rewrote a
+        message's words, compact the log now, so a deleted conversation's words are not left on
+        disk in its earlier records. The number of records it now holds, or None (nothing to do)."""
+        from groundchat_cli import dynamodb_log
+
+        if self._log is None or not self._log.forgotten:
+            return None
+        return dynamodb_log.compact_live(self._log)
 
     def stop(self) -> None:
         from groundchat_cli import dynamodb_log

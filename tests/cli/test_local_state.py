@@ -196,3 +196,35 @@ def test_a_charge_acknowledged_before_kill_9_is_counted_after_the_restart(state,
     assert (chat.spent, chat.reserved, ann.spent) == (Decimal("0.002"), 0, Decimal("0.002"))
     [row] = usage_rows(dynamo)
     assert Decimal(row["charged"]) == Decimal("0.002")
+
+
+def test_a_deleted_items_words_leave_the_log_at_the_next_sweep_while_the_stack_runs(state):
+    """A deleted conversation's words stay in the log's earlier records until it is compacted; the
+    local sweep's `after` compacts it when something was deleted or a message rewritten."""
+    local, dynamo = state()
+    create_tables(dynamo, [USERS])
+    dynamo.table(USERS).put_item(Item={"user_id": "ann", "grants": {"chat.use"}, "note": "kept-words"})
+    dynamo.table(USERS).put_item(Item={"user_id": "bo", "grants": {"chat.use"}, "note": "zanzibarquill"})
+    assert local.forget_deleted() is None  # nothing deleted yet: no compaction
+    dynamo.table(USERS).delete_item(Key={"user_id": "bo"})
+    assert "zanzibarquill" in state.log.read_text()
+    assert local.forget_deleted() == 2  # CreateTable, and ann's one PutItem
+    text = state.log.read_text()
+    assert "zanzibarquill" not in text and "kept-words" in text
+    dynamo.table(USERS).put_item(Item={"user_id": "cy", "grants": {"chat.use"}})  # the log takes writes again
+    assert log_ops(state.log) == ["CreateTable", "PutItem", "PutItem"]
+    _, dynamo = state()  # and replays to the same state
+    assert sorted(i["user_id"] for i in dynamo.table(USERS).scan()["Items"]) == ["ann", "cy"]
+
+
+@pytest.mark.parametrize("op, body, forgets", [
+    ("DeleteItem", {"TableName": "t", "Key": {}}, True),
+    ("UpdateItem", {"UpdateExpression": "SET content = :c DELETE recalled_from :gone"}, True),
+    ("UpdateItem", {"UpdateExpression": "SET active_until = :u"}, False),
+    ("TransactWriteItems", {"TransactItems": [{"Put": {}}, {"Delete": {}}]}, True),
+    ("TransactWriteItems", {"TransactItems": [{"Put": {}}, {"Update": {}}]}, False),
+    ("BatchWriteItem", {"RequestItems": {"t": [{"DeleteRequest": {}}]}}, True),
+    ("PutItem", {"Item": {}}, False),
+])
+def test_what_counts_as_forgetting(op, body, forgets):
+    assert dynamodb_log.forgets(op, body) is forgets

@@ -149,3 +149,16 @@ async def test_a_conversation_deleted_while_an_answer_quoting_it_runs_is_redacte
         assert box["deleted"].recalled_copies == 0  # Y had not committed: the deletion found nothing to redact
         owner_view = (await c.get(f"/api/conversations/{y[0][1]['conversation_id']}", headers=env.token("alice"))).text
     assert words_in(owner_view) == set()
+
+
+def test_a_removed_entrys_words_leave_the_recall_file(tmp_path):
+    """Deleted rows stay in SQLite's free pages and FTS5's old segments until rewritten."""
+    index = EmbeddedRecallIndex(tmp_path / "recall.sqlite", WordHashEmbedder)
+    index.add(make_entry("alice", "c1", "r1", f"Which context, {WREN}?", f"Checklist, {QUOKKA}."))
+    index.add(make_entry("alice", "c2", "r2", "Which context is cheapest?", "Minimal is cheapest."))
+    assert WREN.encode() in (tmp_path / "recall.sqlite").read_bytes()
+    assert index.remove_conversation("alice", "c1") == 1
+    index.close()
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("recall.sqlite*"))
+    assert WREN.encode() not in raw and QUOKKA.encode() not in raw
+    assert b"cheapest" in raw

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from groundchat.recall.sweep import open_for_sweep, sweep_recall
@@ -40,9 +41,11 @@ def sweep_once(dynamo: Dynamo, now: float | None = None, images: Any = None, ret
 
 
 def start_local_sweeps(dynamo: Dynamo, period: float = PERIOD_SECONDS, images: Any = None,
-                       retention_days: int = 0, recall: Any = None) -> threading.Event:
+                       retention_days: int = 0, recall: Any = None,
+                       after: Callable[[], object] | None = None) -> threading.Event:
     """Sweep now and every `period` seconds in a daemon thread; set the returned event to stop.
-    Without `recall`, each sweep opens the configured recall index (if there is one yet)."""
+    Without `recall`, each sweep opens the configured recall index (if there is one yet). `after`
+    runs after each sweep (the local stack compacts its state log there, once something was deleted)."""
     stop = threading.Event()
 
     def run() -> None:
@@ -53,6 +56,8 @@ def start_local_sweeps(dynamo: Dynamo, period: float = PERIOD_SECONDS, images: A
                 summary = sweep_once(dynamo, images=images, retention_days=retention_days, recall=index)
                 if summary["released"] or any(summary["expired"].values()) or summary.get("recall", {}).get("removed"):
                     log.info("local sweep: %s", summary)
+                if after is not None:
+                    after()
             except Exception:  # a sweep that fails is tried again next period; the stack keeps serving
                 log.exception("local sweep failed")
             finally:

@@ -34,6 +34,15 @@ _EXPIRY_COLUMN = "ALTER TABLE entries ADD COLUMN expires_at INTEGER NOT NULL DEF
 # The sweep's range query reads this index, never the whole table.
 _EXPIRY_INDEX = "CREATE INDEX IF NOT EXISTS entries_expiry ON entries(expires_at)"
 _COLUMNS = "e.owner, e.conversation_id, e.run_id, e.question, e.answer, e.created_at"
+
+
+def _forget(db: sqlite3.Connection) -> None:
+    """A deleted entry's words leave the file, not only the index: SQLite keeps deleted rows in
+    free pages and FTS5 keeps their terms in old segments until a merge. The merge ('optimize')
+    and VACUUM rewrite both without them (the file is a person's own past, a few MB at most)."""
+    db.execute("INSERT INTO entries_fts(entries_fts) VALUES('optimize')")
+    db.commit()
+    db.execute("VACUUM")
 RRF_K = 60  # reciprocal-rank fusion of the word and meaning rankings, k as in search/fusion.py's rank part
 
 
@@ -176,6 +185,9 @@ class EmbeddedRecallIndex:
         for rowid in rowids:
             db.execute("DELETE FROM entries_fts WHERE rowid = ?", (rowid,))
             db.execute("DELETE FROM entries WHERE rowid = ?", (rowid,))
+        if rowids:
+            db.commit()
+            _forget(db)
 
     def close(self) -> None:
         with self._lock:
