@@ -43,8 +43,8 @@ class AppEnv:
 def parse_sse(text: str) -> list[tuple[str, dict]]:
     frames = []
     for block in text.strip().split("\n\n"):
-        if not block.strip():
-            continue
+        if not block.strip() or all(line.startswith(":") for line in block.splitlines() if line):
+            continue  # a heartbeat comment
         event = next(line[7:] for line in block.splitlines() if line.startswith("event: "))
         data = "".join(line[6:] for line in block.splitlines() if line.startswith("data: "))
         frames.append((event, json.loads(data)))

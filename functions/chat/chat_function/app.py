@@ -118,7 +118,8 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
             refused.headers.update(outcome.headers)
             return keep_visitor_session(refused, outcome.visitor_session)
-        return keep_visitor_session(ExchangeStream(outcome.frames), outcome.visitor_session)  # type: ignore[return-value]
+        stream = ExchangeStream(outcome.frames, services_of(request).settings.sse_heartbeat_seconds)
+        return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]
 
     @app.get("/api/chat/budget", responses=refusals(401, *ALWAYS))
     async def budget(request: Request, caller: Caller = Depends(signed_in)) -> Response:

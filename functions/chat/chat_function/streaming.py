@@ -29,12 +29,17 @@ def sse(frame: Frame) -> bytes:
     return f"event: {frame.type}\ndata: {json.dumps(frame.data, default=str, ensure_ascii=False)}\n\n".encode()
 
 
+# An SSE comment: every client ignores it (the page's reader too), every proxy sees bytes flow.
+PING = b": ping\n\n"
+
+
 class ExchangeStream(Response):
     media_type = "text/event-stream"
 
-    def __init__(self, frames: AsyncIterator[Frame]) -> None:
+    def __init__(self, frames: AsyncIterator[Frame], heartbeat_seconds: float = 0) -> None:
         # A Response so FastAPI hands it to the server as is; the body is produced in __call__.
         self._frames = frames
+        self._heartbeat = heartbeat_seconds
         self.status_code = 200
         self.background = None
         self.raw_headers = list(SSE_HEADERS)
@@ -56,13 +61,18 @@ class ExchangeStream(Response):
         except Exception:
             client_gone = True
         while True:
-            frame = await queue.get()
-            if frame is None:
-                break
+            try:
+                frame = await asyncio.wait_for(queue.get(), self._heartbeat or None)
+            except asyncio.TimeoutError:  # silent for a heartbeat: a comment keeps the connection open
+                body = PING
+            else:
+                if frame is None:
+                    break
+                body = sse(frame)
             if client_gone:
                 continue
             try:
-                await send({"type": "http.response.body", "body": sse(frame), "more_body": True})
+                await send({"type": "http.response.body", "body": body, "more_body": True})
             except Exception:  # the client left: keep draining so the exchange commits
                 client_gone = True
         await task

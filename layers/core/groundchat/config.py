@@ -117,6 +117,10 @@ class Settings(BaseSettings):
     max_steps: int = 6
     max_output_tokens: int = 3000
     max_question_chars: int = 2000
+    # While an answer runs and nothing else is sent, an SSE comment (": ping") this often, so a proxy
+    # or load balancer that closes idle connections never sees a silent stream during a long tool
+    # call or model step. Below the shortest idle timeout we deploy behind (README); 0 turns it off.
+    sse_heartbeat_seconds: float = Field(default=15.0, ge=0)
     max_conversation_messages: int = 40
     # Our own ceiling on one tool result as stored and sent (characters of its JSON).
     max_tool_result_chars: int = 60_000

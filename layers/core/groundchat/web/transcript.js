@@ -1238,6 +1238,7 @@
           if (line.startsWith("event: ")) type = line.slice(7);
           else if (line.startsWith("data: ")) data += line.slice(6);
         }
+        if (type === "message" && !data) continue;  // a heartbeat (": ping"): it only keeps the connection open
         onFrame(type, data ? JSON.parse(data) : {});
       }
     }
