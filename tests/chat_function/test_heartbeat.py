@@ -1,7 +1,7 @@
 """A stream that survives a proxy which closes idle connections: while a long tool call runs, the
 heartbeat (an SSE comment) keeps bytes flowing. Served by uvicorn through an idle-timeout proxy of
 the test's own, at a tenth of the scale of the deployed figures (a 1 s idle timeout, a 3 s tool call;
-the default heartbeat is 15 s), with and without the heartbeat."""
+the default heartbeat is 5 s), with and without the heartbeat."""
 from __future__ import annotations
 
 import asyncio

@@ -120,7 +120,7 @@ class Settings(BaseSettings):
     # While an answer runs and nothing else is sent, an SSE comment (": ping") this often, so a proxy
     # or load balancer that closes idle connections never sees a silent stream during a long tool
     # call or model step. Below the shortest idle timeout we deploy behind (README); 0 turns it off.
-    sse_heartbeat_seconds: float = Field(default=15.0, ge=0)
+    sse_heartbeat_seconds: float = Field(default=5.0, ge=0)
     max_conversation_messages: int = 40
     # Our own ceiling on one tool result as stored and sent (characters of its JSON).
     max_tool_result_chars: int = 60_000
