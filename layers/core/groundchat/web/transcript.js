@@ -738,6 +738,11 @@
     if (name === "get_run") return "run " + shown(result.run_id);
     if (name === "search_docs") return result.outcome === "ok" || result.excerpts ? plural((result.excerpts || []).length, "excerpt", "excerpts") : shown(result.outcome);
     if (name === "explain_rule") return shown(result.wcag);
+    if (name === "search_my_conversations") {
+      // On a shared page the owner's past conversations are withheld: only how many were consulted.
+      if (result.outcome === "withheld") return String(result.note || "past conversations consulted, not shown here");
+      return plural((result.excerpts || []).length, "past exchange", "past exchanges");
+    }
     if (name === "show_view") return "view shown";
     return "done";
   }
