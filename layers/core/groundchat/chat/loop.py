@@ -47,8 +47,8 @@ from groundchat.tools.base import Registry, ToolContext, ToolError, ToolRefused
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
 
-
 log = logging.getLogger("groundchat.chat")
+
 
 @dataclass
 class _StepOutcome:
