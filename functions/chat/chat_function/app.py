@@ -15,6 +15,7 @@ from chat_function.callers import Refused, allowed, caller_or_none, services_of,
 from chat_function.public_mode import add_public_script_route, keep_visitor_session, public_status, refuse_to_start_with_a_hole
 from chat_function.errors import error, store_failure
 from chat_function.framework_errors import add_typed_http_errors
+from chat_function.json_answer import json_answer, wants_json
 from chat_function.limits import chat_body_limit, read_limited, too_large_message
 from chat_function.uploads import read_question
 from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, document_chat_request, refusals
@@ -118,6 +119,9 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
             refused.headers.update(outcome.headers)
             return keep_visitor_session(refused, outcome.visitor_session)
+        if wants_json(request, body):
+            answered = await json_answer(services_of(request), outcome.caller_id, outcome.frames)
+            return keep_visitor_session(JSONResponse(answered.model_dump(mode="json")), outcome.visitor_session)
         stream = ExchangeStream(outcome.frames, services_of(request).settings.sse_heartbeat_seconds)
         return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]
 

@@ -37,6 +37,16 @@ def chat_request(max_question_chars: int) -> dict[str, Any]:
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
+def _add_json_answer_schema(document: dict[str, Any]) -> None:
+    """`ChatResponse` (and the models it holds) among the document's schemas, for the JSON answer."""
+    from chat_function.json_answer import ChatResponse
+
+    schema = ChatResponse.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(schema.pop("$defs", {}))
+    schemas["ChatResponse"] = schema
+
+
 def document_chat_request(app: Any, max_question_chars: int) -> None:
     """Adds `POST /api/chat`'s request body to the OpenAPI document when the document is first built
     (FastAPI's way of extending it: replacing `app.openapi`), instead of building the schema, and
@@ -45,19 +55,22 @@ def document_chat_request(app: Any, max_question_chars: int) -> None:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            build()["paths"]["/api/chat"]["post"].update(chat_request(max_question_chars))
+            document = build()
+            document["paths"]["/api/chat"]["post"].update(chat_request(max_question_chars))
+            _add_json_answer_schema(document)
         return app.openapi_schema
 
     app.openapi = openapi
 
 
 CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"description": "the answer as server-sent events, each a frame: its type as the event, its payload as JSON data",
+    200: {"description": "the answer as server-sent events, each a frame: its type as the event, its payload as JSON "
+                         "data; or, with `\"stream\": false` (or `Accept: application/json`), one JSON answer",
           "content": {"text/event-stream": {"schema": {
               "type": "object",
               "required": ["event", "data"],
               "properties": {"event": {"enum": list(get_args(FrameType))}, "data": {"type": "string"}},
-          }}}},
+          }}, "application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}}}},
     **refusals(400, 401, 403, 404, 409, 413, 429, *ALWAYS),
 }
 HTML = {200: {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}

@@ -57,6 +57,8 @@ class ChatBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
     message: str
+    # False: one JSON answer instead of the SSE stream (chat_function/json_answer.py).
+    stream: bool = True
 
 
 @dataclass
@@ -65,6 +67,7 @@ class Answer:
     run_id: str
     frames: AsyncIterator[Frame]
     visitor_session: IssuedSession | None = None  # a visitor verified by this request: set the cookie
+    caller_id: str = ""  # whose run it is (a visitor's id too): the trace is read back by it
 
 
 async def answer_question(services: Services, caller: Caller | None, body: bytes | str | JsonObject,
@@ -139,8 +142,8 @@ async def _prepare(services: Services, caller: Caller, conversation: Conversatio
         shaped = await shape_history(conversation.history, asked, system, offered,
                                      policy_for(profile), summariser=_summariser(services, conversation, run_id, spend))
         if shaped.outcome != "failed":  # a request too large to send calls no model: nothing to reserve
-            # 429 before any model call: step 0's worst case is reserved now, against both caps,
-            # and that reservation is the one step 0 uses.
+            # 429 before any model call: the worst cases of the first step and of the answering
+            # step are reserved now, together, against every cap, and kept for those steps.
             await spend.precheck(ModelRequest(system=system, messages=[*shaped.messages, asked],
                                               tools=offered, max_output_tokens=settings.max_output_tokens))
     except SpendCapReached as cap:
@@ -155,7 +158,7 @@ async def _prepare(services: Services, caller: Caller, conversation: Conversatio
         services=services, caller=caller, conversation=conversation, recall=recall, spend=spend,
     )
     frames = _with_recall_plan(run.shown_plan, run_exchange(run))
-    return Answer(conversation_id=conversation.id, run_id=run_id, frames=frames)
+    return Answer(conversation_id=conversation.id, run_id=run_id, frames=frames, caller_id=caller.id)
 
 
 def _summariser(services: Services, conversation: ConversationOpened, run_id: str, spend: BudgetGuard) -> Summariser:
