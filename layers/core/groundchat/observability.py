@@ -39,12 +39,12 @@ NAMESPACE_DEFAULT = "groundchat"
 CAP_REFUSAL_CODES = frozenset({"spend-cap", "budget-exceeded", "user-budget-exceeded", "unmeasurable-cost"})
 
 
-def _running_on_lambda() -> bool:
+def running_on_lambda() -> bool:
     return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
 
 
 def _local_defaults() -> None:
-    if not _running_on_lambda():
+    if not running_on_lambda():
         os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 

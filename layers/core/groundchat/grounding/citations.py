@@ -67,16 +67,16 @@ async def citation_check(exchange: AnsweredExchange) -> list[CitationsFrame]:
     """An after-answer check (`AnswerRun.checks`, chat/answer_run.py): the refs the answer cites, the
     figures in its words that no tool of this answer returned (see `text_numbers`), and how well
     each cited passage supports the sentence citing it (see `support`)."""
-    from groundchat.grounding.citation_support import check_support
+    from groundchat.grounding.citation_support import SupportCheck, check_support
     from groundchat.grounding.text_numbers import unverified_numbers
 
     results = exchange.answer.tool_results
     report = check_citations(exchange.answer_text, results)
     report["unverified_numbers"] = unverified_numbers(exchange.answer_text, exchange.question, results)
-    report["support"], report["support_state"], report["support_note"] = [], "nothing-to-check", None
+    checked = SupportCheck("nothing-to-check", [])
     if report["verified"]:
         # The embedding model is CPU work: off the event loop that streams other answers.
         checked = await asyncio.to_thread(check_support, exchange.answer_text, refs_in_results(results))
-        report["support"], report["support_state"], report["support_note"] = checked.entries, checked.state, checked.note
+    report.update(support=checked.entries, support_state=checked.state, support_note=checked.note)
     exchange.answer.annotations.citations = report
     return [CitationsFrame(**report)]

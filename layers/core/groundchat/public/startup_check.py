@@ -2,13 +2,13 @@
 and `groundchat serve` run before serving anything, each hole named in one line with what to set."""
 from __future__ import annotations
 
-import os
 from decimal import Decimal
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from groundchat.auth.callers import CHAT_USE
 from groundchat.config import HISTORY_PROFILE_NAMES
+from groundchat.observability import running_on_lambda
 from groundchat.public.visitors import BadVisitorPermissions, visitor_permissions
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def public_mode_problems(settings: Settings) -> list[str]:
         if settings.public_dev_auth != LOCAL_ONLY:
             problems.append("dev auth lets anyone in (set GROUNDCHAT_AUTH_MODE=oidc; on this machine only, "
                             f"GROUNDCHAT_PUBLIC_DEV_AUTH={LOCAL_ONLY})")
-        elif os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+        elif running_on_lambda():
             problems.append(f"GROUNDCHAT_PUBLIC_DEV_AUTH={LOCAL_ONLY} is refused in AWS (set GROUNDCHAT_AUTH_MODE=oidc)")
     if settings.visitor_rate_limit <= 0 or settings.visitor_rate_window_seconds <= 0:
         problems.append("no rate limit (set GROUNDCHAT_VISITOR_RATE_LIMIT, questions per visitor per "

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from groundchat.config import Settings
     from groundchat.json_shapes import JsonObject
     from groundchat.store.dynamo import Dynamo
+    from groundchat.store.items import TransactAction
 
 log = logging.getLogger("groundchat.spending")
 
@@ -181,10 +182,15 @@ class BudgetGuard:
         )
         budget, usage_table = self.dynamo.name(BUDGET), self.dynamo.name(USAGE)
         block = OVER_BOUND_BLOCK if over_bound else None
+
+        def settles(released: Decimal) -> list[TransactAction]:
+            # A step charged over its bound blocks the chat's counter (see `_alarm_over_bound`).
+            return [bc.settle_op(budget, scope, period, charged, released, block=block if scope == bc.CHAT_SCOPE else None)
+                    for scope, period in reservation.counters]
+
         items = [
             bc.close_reservation_op(budget, reservation.id),
-            *(bc.settle_op(budget, scope, period, charged, reservation.amount, block=block if scope == bc.CHAT_SCOPE else None)
-              for scope, period in reservation.counters),
+            *settles(reservation.amount),
             us.put_usage_op(usage_table, us.usage_item(**row_args)),
         ]
         expired = False
@@ -201,8 +207,7 @@ class BudgetGuard:
             expired = True
             log.warning("reservation %s was swept before its step settled (run %s)", reservation.id, self.run_id)
             late = [
-                *(bc.settle_op(budget, scope, period, charged, Decimal(0), block=block if scope == bc.CHAT_SCOPE else None)
-                  for scope, period in reservation.counters),
+                *settles(Decimal(0)),
                 us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True)),
             ]
             try:

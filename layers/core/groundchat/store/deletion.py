@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from groundchat.store.boto3_helpers import Attr, Key, TypeSerializer  # boto3 loads on first use
 from groundchat.store.conversations import ConversationBusy
-from groundchat.store.dynamo import Dynamo
+from groundchat.store.dynamo import Dynamo, all_pages
 from groundchat.store.recall_copies import conversations_that_recalled, redact_copies
 from groundchat.store.retention import delete_keys_sync, is_expired
 from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES
 from groundchat.store.transactions import TransactionRefused, transact_sync
 
 if TYPE_CHECKING:
-    from groundchat.store.items import StoredItem, TableRead, TableRequest, TransactAction
+    from groundchat.store.items import StoredItem, TableRequest, TransactAction
 
 # DynamoDB allows 100 items per transaction; one is the conversation itself.
 MESSAGES_IN_TRANSACTION = 99
@@ -121,7 +121,7 @@ def _delete_message_op(dynamo: Dynamo, key: StoredItem) -> TransactAction:
 def _message_keys_sync(dynamo: Dynamo, conversation_id: str) -> list[StoredItem]:
     kwargs: TableRequest = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
                               "ProjectionExpression": "conversation_id, seq, run_id", "ConsistentRead": True}
-    return _all_pages(dynamo.table(MESSAGES).query, kwargs)
+    return all_pages(dynamo.table(MESSAGES).query, kwargs)
 
 
 def _delete_traces_sync(dynamo: Dynamo, conversation_id: str, owner: str, run_ids: set[str]) -> int:
@@ -129,16 +129,6 @@ def _delete_traces_sync(dynamo: Dynamo, conversation_id: str, owner: str, run_id
     messages' run ids and by the owner's runs on this conversation (a failed run left no message)."""
     kwargs: TableRequest = {"IndexName": "by_caller", "KeyConditionExpression": Key("caller").eq(owner),
                               "FilterExpression": Attr("conversation_id").eq(conversation_id), "ProjectionExpression": "run_id"}
-    found = run_ids | {i["run_id"] for i in _all_pages(dynamo.table(TRACES).query, kwargs)}
+    found = run_ids | {i["run_id"] for i in all_pages(dynamo.table(TRACES).query, kwargs)}
     delete_keys_sync(dynamo, TRACES, [{"run_id": run_id} for run_id in sorted(found)])
     return len(found)
-
-
-def _all_pages(call: TableRead, kwargs: TableRequest) -> list[StoredItem]:
-    items: list[StoredItem] = []
-    while True:
-        page = call(**kwargs)
-        items.extend(page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return items
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -13,7 +13,7 @@ from groundchat.store.tables import ALL_TABLES, TableDef
 if TYPE_CHECKING:
     from botocore.config import Config
 
-    from groundchat.store.items import DynamoClient, DynamoResource, Table
+    from groundchat.store.items import DynamoClient, DynamoResource, StoredItem, Table, TableRead, TableRequest
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -61,6 +61,17 @@ class Dynamo:
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
+
+
+def all_pages(call: TableRead, kwargs: TableRequest) -> list[StoredItem]:
+    """Every item a resource-layer query or scan finds, page after page (`kwargs` gains the cursor)."""
+    items: list[StoredItem] = []
+    while True:
+        page = call(**kwargs)
+        items.extend(page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return items
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 def condition_failed(exc: ClientError) -> bool:

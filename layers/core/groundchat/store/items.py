@@ -8,7 +8,7 @@ and the few methods of the resource and its tables that the store calls."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Protocol, TypeAlias, TypedDict, Union
+from typing import TYPE_CHECKING, Generic, Protocol, TypeAlias, TypedDict, TypeVar, Union
 
 AttributeValue = dict[str, "str | bool | list[str] | list[AttributeValue] | dict[str, AttributeValue]"]
 Item = dict[str, AttributeValue]
@@ -23,10 +23,14 @@ if TYPE_CHECKING:
     from botocore.client import BaseClient as DynamoClient  # noqa: F401 - the low-level client's type
 
 
-class KeysToGet(TypedDict, total=False):
-    """One table's part of a low-level BatchGetItem (and of its UnprocessedKeys)."""
+# The item shape of a BatchGetItem's keys: `Item` for the low-level client, `StoredItem` for the resource.
+KeyItem = TypeVar("KeyItem")
 
-    Keys: list[Item]
+
+class KeysToGet(TypedDict, Generic[KeyItem], total=False):
+    """One table's part of a BatchGetItem (and of its UnprocessedKeys)."""
+
+    Keys: list[KeyItem]
     ProjectionExpression: str
     ExpressionAttributeNames: dict[str, str]
     ConsistentRead: bool
@@ -48,7 +52,7 @@ class Response(TypedDict, total=False):
     Attributes: Item
     LastEvaluatedKey: Item
     Responses: dict[str, list[Item]]
-    UnprocessedKeys: dict[str, KeysToGet]
+    UnprocessedKeys: dict[str, KeysToGet[Item]]
 
 
 class ClientRead(Protocol):
@@ -111,18 +115,9 @@ class TableResponse(TypedDict, total=False):
     LastEvaluatedKey: StoredItem
 
 
-class StoredKeysToGet(TypedDict, total=False):
-    """One table's part of the resource's BatchGetItem (and of its UnprocessedKeys)."""
-
-    Keys: list[StoredItem]
-    ProjectionExpression: str
-    ExpressionAttributeNames: dict[str, str]
-    ConsistentRead: bool
-
-
 class BatchGetResponse(TypedDict, total=False):
     Responses: dict[str, list[StoredItem]]
-    UnprocessedKeys: dict[str, StoredKeysToGet]
+    UnprocessedKeys: dict[str, KeysToGet[StoredItem]]
 
 
 class TableRead(Protocol):
@@ -176,4 +171,4 @@ class DynamoResource(Protocol):
 
     def Table(self, name: str) -> Table: ...  # noqa: N802 - boto3's name
 
-    def batch_get_item(self, *, RequestItems: dict[str, StoredKeysToGet]) -> BatchGetResponse: ...  # noqa: N803
+    def batch_get_item(self, *, RequestItems: dict[str, KeysToGet[StoredItem]]) -> BatchGetResponse: ...  # noqa: N803

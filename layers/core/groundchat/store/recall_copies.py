@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from groundchat.store.boto3_helpers import Attr, Key
-from groundchat.store.dynamo import condition_failed
+from groundchat.store.dynamo import all_pages, condition_failed
 from groundchat.store.history_summary import SUMMARY_ATTRIBUTE
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 
     from groundchat.json_shapes import JsonValue
     from groundchat.store.dynamo import Dynamo
-    from groundchat.store.items import StoredItem, StoredValue, Table, TableRequest
+    from groundchat.store.items import StoredItem, Table
 
 RECALL_TOOL = "search_my_conversations"  # the tool's name (tools/recall_tool.py); the store sits below it
-SHARED_ANSWER = ("This answer drew on the owner's earlier conversations, which a shared page does not show.")
+SHARED_ANSWER = "This answer drew on the owner's earlier conversations, which a shared page does not show."
 SHARED_RESULT_NOTE = "consulted; a shared page does not show them"
 REDACTED_ANSWER = "This answer quoted a conversation that has since been deleted, so its words were removed."
 REDACTED_EXCERPT = "(from a conversation since deleted)"
@@ -55,17 +55,10 @@ def withheld_on_a_shared_page(item: StoredItem) -> StoredItem:
 
 def conversations_that_recalled(dynamo: Dynamo, owner: str, conversation_id: str) -> list[str]:
     """The owner's other conversations whose answers were handed words of this one."""
-    table = dynamo.table(CONVERSATIONS)
-    kwargs: TableRequest = {"IndexName": "by_owner", "KeyConditionExpression": Key("owner").eq(owner),
-                              "FilterExpression": Attr("recalled_from").contains(conversation_id),
-                              "ProjectionExpression": "conversation_id"}
-    found: list[str] = []
-    while True:
-        page = table.query(**kwargs)
-        found.extend(str(i["conversation_id"]) for i in page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return [c for c in found if c != conversation_id]
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    found = all_pages(dynamo.table(CONVERSATIONS).query, {
+        "IndexName": "by_owner", "KeyConditionExpression": Key("owner").eq(owner),
+        "FilterExpression": Attr("recalled_from").contains(conversation_id), "ProjectionExpression": "conversation_id"})
+    return [str(i["conversation_id"]) for i in found if i["conversation_id"] != conversation_id]
 
 
 def redact_copies(dynamo: Dynamo, conversation_id: str, deleted_id: str) -> int:
@@ -73,16 +66,10 @@ def redact_copies(dynamo: Dynamo, conversation_id: str, deleted_id: str) -> int:
     how many were. Each write is conditional on the message still existing (a redaction must never
     bring back a message deleted meanwhile)."""
     messages = dynamo.table(MESSAGES)
-    kwargs: TableRequest = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
-                              "FilterExpression": Attr("recalled_from").contains(deleted_id), "ConsistentRead": True}
-    redacted = 0
-    while True:
-        page = messages.query(**kwargs)
-        for item in page.get("Items", []):
-            redacted += _redact(messages, item, deleted_id)
-        if "LastEvaluatedKey" not in page:
-            break
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    carrying = all_pages(messages.query, {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
+                                          "FilterExpression": Attr("recalled_from").contains(deleted_id),
+                                          "ConsistentRead": True})
+    redacted = sum(_redact(messages, item, deleted_id) for item in carrying)
     try:
         dynamo.table(CONVERSATIONS).update_item(
             # A summary of the older messages may have been written from the copies: it goes too, and
@@ -112,15 +99,15 @@ def _redact(messages: Table, item: StoredItem, deleted_id: str) -> int:
         result = _result(item)
         if isinstance(result, dict):
             result["excerpts"] = [_without_words(x) if _from(x, deleted_id) else x for x in result.get("excerpts") or []]
-        names, values = "SET content = :c", {":c": json.dumps(result)}
+        update, values = "SET content = :c", {":c": json.dumps(result)}
     elif item.get("role") == "assistant":
-        names, values = "SET content = :c REMOVE annotations", {":c": REDACTED_ANSWER if item.get("content") else ""}
+        update, values = "SET content = :c REMOVE annotations", {":c": REDACTED_ANSWER if item.get("content") else ""}
     else:
         return 0
     try:
         messages.update_item(
             Key={"conversation_id": item["conversation_id"], "seq": item["seq"]},
-            UpdateExpression=f"{names} DELETE recalled_from :gone",
+            UpdateExpression=f"{update} DELETE recalled_from :gone",
             ConditionExpression="attribute_exists(seq)",
             ExpressionAttributeValues={**values, ":gone": {deleted_id}})
     except ClientError as exc:

@@ -29,7 +29,7 @@ from groundchat.store.tables import ALL_TABLES, CONVERSATIONS, MESSAGES, TableDe
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from groundchat.store.items import KeysToGet, StoredItem, StoredValue, TableRequest
+    from groundchat.store.items import Item, KeysToGet, StoredItem, StoredValue, TableRequest
 
 DAY = 86_400
 # Conditional updates in flight at once while a conversation's expiry moves.
@@ -135,7 +135,7 @@ def conversation_expiries_sync(dynamo: Dynamo, conversation_ids: list[str]) -> d
     found: dict[str, StoredItem] = {}
     ids = list(dict.fromkeys(conversation_ids))
     for start in range(0, len(ids), BATCH_GET_KEYS):
-        request: dict[str, KeysToGet] = {name: {
+        request: dict[str, KeysToGet[Item]] = {name: {
             "Keys": [{"conversation_id": {"S": cid}} for cid in ids[start:start + BATCH_GET_KEYS]],
             "ProjectionExpression": "conversation_id, #o, expires_at",
             "ExpressionAttributeNames": {"#o": "owner"},
