@@ -7,7 +7,7 @@ import json
 import pytest
 
 from groundchat.store import usage as us
-from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES, USAGE
+from groundchat.store.tables import ANSWERS, CONVERSATIONS, FEEDBACK, MESSAGES, TRACES, USAGE
 from groundchat_testkit.scripted import ScriptedModel, Step
 from tests.chat_function.conftest import parse_sse
 
@@ -47,11 +47,17 @@ async def test_the_owner_deletes_everything_but_the_money(env):
         usage_before = us.all_rows_sync(dynamo.client, dynamo.name(USAGE))
         traces_before = items_of(dynamo, TRACES, cid)
         assert len(items_of(dynamo, MESSAGES, cid)) == 8 and len(traces_before) == 2
+        # The owner and a reader of the shared page rate the last answer (seq 7).
+        for user in ("alice", "bob"):
+            rated = await c.post(f"/api/conversations/{cid}/messages/7/feedback", headers=env.token(user),
+                                 json={"rating": "down", "reasons": ["wrong-number"]})
+            assert rated.status_code == 200, rated.text
+        assert len(items_of(dynamo, FEEDBACK, cid)) == 2 and len(items_of(dynamo, ANSWERS, cid)) == 1
 
         r = await c.delete(f"/api/conversations/{cid}", headers=env.token("alice"))
         assert r.status_code == 200, r.text
         assert r.json()["deleted"] == {"conversation_id": cid, "messages": 8, "share_link": True, "traces": 2, "images": 0, "recall_entries": 0, "recalled_copies": 0,
-                                       "usage_rows": "kept"}
+                                       "feedback": 2, "usage_rows": "kept"}
         # Gone for the owner, the share link and every reader.
         assert (await c.get(f"/api/conversations/{cid}", headers=env.token("alice"))).status_code == 404
         assert (await c.get(f"/chat/shared/{cid}")).status_code == 404
@@ -64,6 +70,8 @@ async def test_the_owner_deletes_everything_but_the_money(env):
         assert (await c.delete(f"/api/conversations/{cid}", headers=env.token("alice"))).status_code == 404
     assert items_of(dynamo, CONVERSATIONS, cid) == [] and items_of(dynamo, MESSAGES, cid) == []
     assert items_of(dynamo, TRACES, cid) == []
+    # The ratings and the record of its last answer (which holds its question) go with it.
+    assert items_of(dynamo, FEEDBACK, cid) == [] and items_of(dynamo, ANSWERS, cid) == []
     # The other conversation is untouched.
     assert len(items_of(dynamo, MESSAGES, other)) == 4 and len(items_of(dynamo, TRACES, other)) == 1
     # Every usage row stays, the same rows with the same money; they name the conversation, hold none of its words.

@@ -301,8 +301,13 @@ def test_chat_function_names_each_table_it_uses(resources):
     actions, tables = _dynamodb(resources, "ChatFunction")
     assert tables == {gen_tables.logical_id(t.logical) for t in gen_tables.all_tables()}
     assert "dynamodb:Scan" not in actions
-    # The one delete: a settle or release closes its reservation item (a transaction's Delete).
-    assert {r for a, r in _dynamodb_grants(resources, "ChatFunction") if a == "dynamodb:DeleteItem"} == {"BudgetTable.Arn"}
+    # A settle or release closes its reservation item (a transaction's Delete); the owner's delete
+    # removes the conversation and what it holds. Never a usage row (the money), a grant or a run.
+    deletes = {r for a, r in _dynamodb_grants(resources, "ChatFunction") if a == "dynamodb:DeleteItem"}
+    assert deletes == {"BudgetTable.Arn", "ConversationsTable.Arn", "MessagesTable.Arn", "TracesTable.Arn",
+                       "AnswersTable.Arn", "FeedbackTable.Arn"}
+    batch_writes = {r for a, r in _dynamodb_grants(resources, "ChatFunction") if a == "dynamodb:BatchWriteItem"}
+    assert batch_writes == deletes - {"BudgetTable.Arn"}
     # Grants and benchmark runs are written by operators' CLI, never by the chat.
     for statement in statements(resources, "ChatFunction"):
         if statement.get("Sid") == "GrantsAndRunsReadOnly":

@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from chat_function.answer_routes import add_answer_routes
 from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in, visit_of
 from chat_function.public_mode import add_public_script_route, keep_visitor_session, public_status, refuse_to_start_with_a_hole
 from chat_function.errors import error, store_failure
@@ -31,6 +32,7 @@ from groundchat.spending.operator import budget_status
 from groundchat.store.conversation_images import is_sha256, read_image
 from groundchat.store.conversations import ConversationBusy, public_conversation, public_message
 from groundchat.store.deletion import delete_conversation
+from groundchat.store.feedback import public_feedback
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from groundchat.web.assets import ASSETS, asset
 from groundchat.web.pages import fill
@@ -63,6 +65,7 @@ def create_app(services: Services | None = None) -> FastAPI:
 
     _chat_routes(app, app.state.services.settings.max_question_chars)
     _conversation_routes(app)
+    add_answer_routes(app)  # reconnect, stop, feedback
     _trace_routes(app)
     _run_routes(app)
     add_sign_in_routes(app)  # dev auth mode only
@@ -143,10 +146,15 @@ def _conversation_routes(app: FastAPI) -> None:
         if item is None:
             return error(404, "not-found", "No such conversation.")
         items = await store.read_items(conversation_id)
+        mine = await services_of(request).feedback.mine(conversation_id, caller.id)
         # The owner's view: each answer's cost and Details too (`cost`, `cost_text`, `details` on its
-        # last assistant message; absent on answers stored before they were kept).
-        return JSONResponse({"conversation": public_conversation(item),
-                             "messages": [public_message(i, answer_record=True) for i in items]})
+        # last assistant message; absent on answers stored before they were kept), and the owner's
+        # own rating of it (`feedback`).
+        messages = [public_message(i, answer_record=True) for i in items]
+        for message in messages:
+            if message["seq"] in mine:
+                message["feedback"] = public_feedback(mine[message["seq"]])
+        return JSONResponse({"conversation": public_conversation(item), "messages": messages})
 
     @app.get("/api/conversations/{conversation_id}/images/{sha256}", response_class=Response, responses=IMAGE_RESPONSES)
     async def conversation_image(conversation_id: str, sha256: str, request: Request, caller: Caller = may_chat) -> Response:
@@ -202,8 +210,14 @@ def _trace_routes(app: FastAPI) -> None:
 
     @app.get("/api/traces/{run_id}", responses=refusals(401, 403, 404, *ALWAYS))
     async def trace(run_id: str, request: Request, caller: Caller = may_read_traces) -> Response:
-        found = await services_of(request).traces.get(run_id, caller.id) if is_answer_run_id(run_id) else None
-        return JSONResponse(found) if found else error(404, "not-found", "No such run.")
+        services = services_of(request)
+        found = await services.traces.get(run_id, caller.id) if is_answer_run_id(run_id) else None
+        if not found:
+            return error(404, "not-found", "No such run.")
+        if found.get("conversation_id"):  # how readers rated the answer, kept beside its messages
+            rated = await services.feedback.for_run(str(found["conversation_id"]), run_id)
+            found["feedback"] = [{**public_feedback(f), "seq": int(f["seq"])} for f in rated]
+        return JSONResponse(found)
 
 
 def _run_routes(app: FastAPI) -> None:

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, Callable
 from groundchat.auth.tokens import TokenVerifier
 from groundchat.auth.callers import Caller
 from groundchat.config import Settings, get_settings
+from groundchat.store.answers_in_progress import AnswersInProgress
 from groundchat.store.conversations import ConversationStore
 from groundchat.store.dynamo import Dynamo
+from groundchat.store.feedback import FeedbackStore
 from groundchat.store.traces import TraceStore
 from groundchat.store.users import UserStore
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
@@ -51,6 +53,14 @@ class Services:
     @cached_property
     def traces(self) -> TraceStore:
         return TraceStore(self.dynamo)
+
+    @cached_property
+    def answers(self) -> AnswersInProgress:
+        return AnswersInProgress(self.dynamo)
+
+    @cached_property
+    def feedback(self) -> FeedbackStore:
+        return FeedbackStore(self.dynamo)
 
     @cached_property
     def verifier(self) -> TokenVerifier:

@@ -52,6 +52,10 @@ def answer_cost(ex: Exchange) -> Decimal:
     return steps + sum(ex.answer.search_charges, Decimal(0))
 
 
+# How an answer that is committed can end: the loop commits these, and no other.
+COMMITTED_REASONS = ("complete", "max-steps", "spend-cap", "unmeasurable-cost")
+
+
 # A check that runs once the answer is complete and before it commits (citations, freshness).
 AfterAnswer = Callable[[Exchange], Awaitable[list[Frame]]]
 
@@ -84,6 +88,13 @@ class AnswerRun:
     guard: StepGuard = field(default_factory=NoSpendGuard)
     limits: LoopLimits = field(default_factory=LoopLimits)
     checks: Sequence[AfterAnswer] = ()
+
+    async def begin(self) -> None:
+        """Called once, before the first frame: the answer is now in progress (a record others read)."""
+
+    async def stop_requested(self) -> bool:
+        """Read at each step boundary: True ends the answer there, as `stopped` (store/answers_in_progress.py)."""
+        return False
 
     async def commit(self, ex: Exchange) -> None:
         """Store the exchange: called once, after the checks, only for an answer that ended well."""

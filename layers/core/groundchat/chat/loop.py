@@ -1,8 +1,8 @@
 """The loop: one question in, typed frames out, tools called on the model's behalf.
 
 `done` is emitted exactly once, here, on every exit path. The exchange (question, assistant turns,
-tool results) is handed to the run's `commit` before `done` leaves; a failed exchange is not
-committed. What the loop reads (model, tools, history, question, caps) is one `AnswerRun`.
+tool results) is handed to the run's `commit` before `done` leaves; a failed or stopped exchange is
+not committed (store/answers_in_progress.py says why). What the loop reads (model, tools, history, question, caps) is one `AnswerRun`.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from groundchat.exchange.frames import (
     ToolCallFrame,
     ToolResultFrame,
 )
-from groundchat.chat.answer_run import AnswerRun, Exchange, LoopLimits, answer_cost
+from groundchat.chat.answer_run import COMMITTED_REASONS, AnswerRun, Exchange, LoopLimits, answer_cost
 from groundchat.chat.steps import ModelStep, ToolStep
 from groundchat.grounding.result_ceiling import fit_result
 from groundchat.models.failures import ModelFailure, classify
@@ -68,6 +68,7 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
     heartbeat = asyncio.create_task(_renew_while_running(run))
     reason = "error"
     try:
+        await run.begin()
         yield StartFrame(conversation_id=run.conversation_id, run_id=run.run_id)
         too_large = False
         if run.shortening is not None:
@@ -76,6 +77,9 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
             too_large = run.shortening.outcome == "failed"
         reason = "too-large" if too_large else "max-steps"
         for step in range(0 if too_large else limits.max_steps):
+            if step and await run.stop_requested():
+                reason = "stopped"
+                break
             request = ModelRequest(system=run.system, messages=[*run.history, *ex.new_messages], tools=run.offered,
                                    max_output_tokens=limits.max_output_tokens)
             outcome = _StepOutcome()
@@ -95,11 +99,14 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
             if not outcome.calls:
                 reason = "complete"
                 break
+            if await run.stop_requested():  # the tools this step asked for never run
+                reason = "stopped"
+                break
             for call in outcome.calls:
                 yield ToolCallFrame(id=call.id, name=call.name, args=call.args)
                 async for frame in _run_tool(call, run.registry, run.ctx, ex, limits):
                     yield frame
-        if reason in ("complete", "max-steps", "spend-cap", "unmeasurable-cost"):
+        if reason in COMMITTED_REASONS:
             ex.done_reason = reason  # the commit stores how the answer ended (chat.answer_record)
             for check in run.checks:
                 for frame in await check(ex):

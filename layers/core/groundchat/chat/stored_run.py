@@ -5,13 +5,14 @@ an answer that ended well and `finish` on every exit path.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from groundchat.auth.callers import Caller
 from groundchat.chat.answer_record import answer_record
-from groundchat.chat.answer_run import AnswerRun, Exchange
+from groundchat.chat.answer_run import COMMITTED_REASONS, AnswerRun, Exchange
 from groundchat.chat.steps import ModelStep, trace_records
 from groundchat.models.messages import Message
 from groundchat.observability import record_answer, record_refusal
@@ -19,10 +20,13 @@ from groundchat.recall.hooks import index_committed
 from groundchat.recall.plan import RecallPlan
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
+from groundchat.store.answers_in_progress import ANSWERED, FAILED, STOPPED
 from groundchat.store.recall_copies import redact_copies_of_deleted
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
+
+log = logging.getLogger("groundchat.chat")
 
 
 @dataclass
@@ -70,11 +74,20 @@ class StoredRun(AnswerRun):
         # Only now, committed: never a failed or cancelled exchange.
         await index_committed(services.recall, self.recall, self.caller.id, ex, expires)
 
+    async def begin(self) -> None:
+        # Before the first frame: a reload that follows the `start` frame must find it.
+        await self.services.answers.begin(self.conversation.id, self.caller.id, self.run_id, self.question.content)
+
+    async def stop_requested(self) -> bool:
+        return await self.services.answers.stop_requested(self.conversation.id, self.run_id)
+
     async def renew(self) -> None:
         """The heartbeat: this run's claim on its conversation (a new one holds none until its
-        commit) and its open reservations, each by a lease (store/leases.py)."""
+        commit), its record as the answer in progress, and its open reservations, each by a
+        lease (store/leases.py)."""
         if self.conversation.existing is not None:
             await self.services.conversations.renew_claim(self.conversation.id, self.run_id)
+        await self.services.answers.renew(self.conversation.id, self.run_id)
         await self.spend.renew()
 
     async def finish(self, ex: Exchange) -> None:
@@ -84,12 +97,22 @@ class StoredRun(AnswerRun):
             # A commit already cleared this run's claim; any other ending must not leave the
             # conversation blocked. The release is conditional on the claim, so it is safe either way.
             await services.conversations.release(ex.conversation_id, ex.run_id)
+        try:
+            await services.answers.end(ex.conversation_id, ex.run_id, _answer_state(ex), ex.done_reason)
+        except Exception:  # the record's lease lapses on its own: a reload then reads `interrupted`
+            log.warning("could not record how run %s ended", ex.run_id)
         await services.traces.put(
             run_id=ex.run_id, caller=self.caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
             outcome=ex.done_reason, steps=trace_records(ex.steps), failure=ex.failure, question=ex.question,
             checks=_check_counts(ex), recall=self.recall.record(),
         )
         _record_metrics(ex)
+
+
+def _answer_state(ex: Exchange) -> str:
+    if ex.done_reason == "stopped":
+        return STOPPED
+    return ANSWERED if ex.done_reason in COMMITTED_REASONS else FAILED
 
 
 def _check_counts(ex: Exchange) -> dict[str, int | str] | None:

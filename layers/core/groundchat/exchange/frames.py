@@ -13,7 +13,8 @@ from groundchat.json_shapes import Jsonable
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
 
-DoneReason = Literal["complete", "max-steps", "spend-cap", "unmeasurable-cost", "too-large", "error"]
+# `stopped`: its owner asked it to stop (store/answers_in_progress.py); it ended at the next step boundary.
+DoneReason = Literal["complete", "max-steps", "spend-cap", "unmeasurable-cost", "too-large", "error", "stopped"]
 
 
 class _Frame(BaseModel):

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from groundchat.store.boto3_helpers import Attr, Key, TypeSerializer  # boto3 loads on first use
+from groundchat.store.answers_in_progress import AnswersInProgress
 from groundchat.store.conversations import ConversationBusy
 from groundchat.store.dynamo import Dynamo, all_pages
+from groundchat.store.feedback import FeedbackStore
 from groundchat.store.recall_copies import conversations_that_recalled, redact_copies
 from groundchat.store.retention import delete_keys_sync, is_expired
 from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES
@@ -43,11 +45,13 @@ class Deleted:
     recall_entries: int = 0
     # Messages of the owner's other conversations that quoted this one through recall, redacted.
     recalled_copies: int = 0
+    # Readers' ratings of its answers (store/feedback.py).
+    feedback: int = 0
 
     def public(self) -> dict[str, str | int | bool]:
         return {"conversation_id": self.conversation_id, "messages": self.messages, "share_link": self.was_shared,
                 "traces": self.traces, "images": self.images, "recall_entries": self.recall_entries,
-                "recalled_copies": self.recalled_copies, "usage_rows": "kept"}
+                "recalled_copies": self.recalled_copies, "feedback": self.feedback, "usage_rows": "kept"}
 
 
 # Deletes a conversation's images (S3), returning how many went: `ConversationStore.delete_images`.
@@ -82,7 +86,7 @@ async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str, 
         run_ids = {k["run_id"] for k in keys if k.get("run_id")}
         removed = await _remove_owned_elsewhere(dynamo, item, run_ids, remove_images, remove_recall)
         return Deleted(conversation_id, len(keys), bool(item.get("shared_at")), removed["traces"], removed["images"],
-                       removed["recall_entries"], removed["recalled_copies"])
+                       removed["recall_entries"], removed["recalled_copies"], removed["feedback"])
     raise ConversationBusy("the conversation kept changing while it was deleted")
 
 
@@ -100,7 +104,9 @@ async def _remove_owned_elsewhere(dynamo: Dynamo, item: StoredItem, run_ids: set
     copies = 0
     for other in await dynamo.run(conversations_that_recalled, dynamo, owner, conversation_id):
         copies += await dynamo.run(redact_copies, dynamo, other, conversation_id)
-    return {"traces": traces, "images": images, "recall_entries": recall, "recalled_copies": copies}
+    feedback = await FeedbackStore(dynamo).delete_for_conversation(conversation_id)
+    await AnswersInProgress(dynamo).delete(conversation_id)  # it holds the last question's words
+    return {"traces": traces, "images": images, "recall_entries": recall, "recalled_copies": copies, "feedback": feedback}
 
 
 def _delete_conversation_op(dynamo: Dynamo, item: StoredItem, now: int) -> TransactAction:

@@ -124,7 +124,18 @@ BUDGET = TableDef(
 # updates; TTL deletes each a window after it ends, once the sliding window no longer reads it.
 RATE_LIMITS = TableDef("rate_limits", hash_key=("bucket", "S"), ttl_attribute="expires_at")
 
-ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, RUN_VIEWS, USAGE, BUDGET, RATE_LIMITS)
+# The answer in progress per conversation (store/answers_in_progress.py): what a reload or another
+# instance reads to follow it, and where a stop is asked. One item per conversation, overwritten by
+# its next answer; TTL removes it a day after it ends, deletion with the conversation before that.
+ANSWERS = TableDef("answers", hash_key=("conversation_id", "S"), ttl_attribute="expires_at")
+# Readers' ratings of answers (store/feedback.py): one item per person per answer, beside the
+# conversation's messages (`entry` = "<seq>#<person>"), deleted with it; `by_day` serves the export
+# and the daily counts.
+FEEDBACK = TableDef("feedback", hash_key=("conversation_id", "S"), range_key=("entry", "S"),
+                    indexes=(Index("by_day", ("day", "S"), ("at", "S")),), ttl_attribute="expires_at")
+
+ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, RUN_VIEWS, USAGE, BUDGET, RATE_LIMITS,
+                                    ANSWERS, FEEDBACK)
 
 
 def table_by_name(logical: str) -> TableDef:

@@ -1,0 +1,135 @@
+"""The answer in progress on each conversation, in the store: what a reload follows and a stop asks.
+
+One item per conversation (`answers` table), written when an answer starts and overwritten by the
+next one. Any instance reads it, so a page that reloads, or a client that lost its stream, learns
+from whichever process serves it that an answer is running and, later, how it ended; the answering
+process never has to be the one asked.
+
+States: `running` (renewed by the answer's heartbeat, like its claim: store/leases.py), then
+`answered` (committed: the conversation holds it), `stopped` (its owner asked) or `failed`.
+
+The rule for a stopped answer: the conversation keeps nothing of it, neither the question nor the
+partial text. A partial answer never passed the citation and number checks, which read the whole
+answer, so storing it would put unchecked words into the history the next question is answered
+from. What it spent is settled and recorded (usage rows, the trace, the `done` frame's cost) like
+any other answer's; the record here keeps the question, so the page can say what was stopped. A `running` item whose lease lapsed belonged to a process that died:
+it reads as `interrupted`. Every write after the first is conditional on the run id, so a slow
+process can never overwrite the record of the answer that followed it.
+"""
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from botocore.exceptions import ClientError
+
+from groundchat.store.dynamo import Dynamo, condition_failed
+from groundchat.store.leases import LEASE_SECONDS
+from groundchat.store.tables import ANSWERS
+
+if TYPE_CHECKING:
+    from groundchat.store.items import StoredItem
+
+RUNNING, ANSWERED, STOPPED, FAILED, INTERRUPTED = "running", "answered", "stopped", "failed", "interrupted"
+# How long an ended answer's record stays for a late reconnect to read (TTL removes it after).
+KEEP_ENDED_SECONDS = 24 * 3600
+
+
+class AnswersInProgress:
+    def __init__(self, dynamo: Dynamo) -> None:
+        self.dynamo = dynamo
+        self.table = dynamo.table(ANSWERS)
+
+    async def begin(self, conversation_id: str, owner: str, run_id: str, question: str) -> None:
+        """The answer has started. Unconditional: the conversation's claim (or a new conversation's
+        fresh id) already makes this run the only one answering it."""
+        now = time.time()
+        await self.dynamo.run(self.table.put_item, Item={
+            "conversation_id": conversation_id, "owner": owner, "run_id": run_id, "state": RUNNING,
+            "question": question, "started_at": _stamp(now), "active_until": int(now) + LEASE_SECONDS,
+            "expires_at": int(now) + LEASE_SECONDS + KEEP_ENDED_SECONDS,
+        })
+
+    async def renew(self, conversation_id: str, run_id: str) -> bool:
+        until = int(time.time()) + LEASE_SECONDS
+        return await self._update(conversation_id, run_id, "SET active_until = :u, expires_at = :e",
+                                  {":u": until, ":e": until + KEEP_ENDED_SECONDS}, running_only=True)
+
+    async def stop_requested(self, conversation_id: str, run_id: str) -> bool:
+        """Read between steps: a consistent read, so a stop asked on another instance is seen."""
+        item = await self._get(conversation_id)
+        return bool(item and item.get("run_id") == run_id and item.get("stop_requested"))
+
+    async def request_stop(self, conversation_id: str, owner: str) -> str | None:
+        """Ask the running answer to stop; its run id, or None when the owner has none running."""
+        item = await self._get(conversation_id)
+        if not item or item.get("owner") != owner or _state(item) != RUNNING:
+            return None
+        run_id = str(item["run_id"])
+        done = await self._update(conversation_id, run_id, "SET stop_requested = :t, stop_asked_at = :now",
+                                  {":t": True, ":now": _stamp(time.time())}, running_only=True)
+        return run_id if done else None
+
+    async def end(self, conversation_id: str, run_id: str, state: str, reason: str) -> bool:
+        now = time.time()
+        return await self._update(
+            conversation_id, run_id, "SET #s = :s, reason = :r, ended_at = :now, expires_at = :e REMOVE active_until",
+            {":s": state, ":r": reason, ":now": _stamp(now), ":e": int(now) + KEEP_ENDED_SECONDS}, names={"#s": "state"})
+
+    async def read(self, conversation_id: str, owner: str) -> StoredItem | None:
+        """The owner's record, its state as a reader should see it; None for nothing or someone else's."""
+        item = await self._get(conversation_id)
+        if not item or item.get("owner") != owner:
+            return None
+        return {**item, "state": _state(item)}
+
+    async def delete(self, conversation_id: str) -> int:
+        resp = await self.dynamo.run(self.table.delete_item, Key={"conversation_id": conversation_id},
+                                     ReturnValues="ALL_OLD")
+        return 1 if resp.get("Attributes") else 0
+
+    async def _get(self, conversation_id: str) -> StoredItem | None:
+        resp = await self.dynamo.run(self.table.get_item, Key={"conversation_id": conversation_id}, ConsistentRead=True)
+        return resp.get("Item")
+
+    async def _update(self, conversation_id: str, run_id: str, expression: str, values: dict[str, object], *,
+                      names: dict[str, str] | None = None, running_only: bool = False) -> bool:
+        condition = "run_id = :run" + (" AND #s = :running" if running_only else "")
+        values = {**values, ":run": run_id, **({":running": RUNNING} if running_only else {})}
+        names = {**(names or {}), **({"#s": "state"} if running_only else {})}
+        try:
+            await self.dynamo.run(self.table.update_item, Key={"conversation_id": conversation_id},
+                                  UpdateExpression=expression, ConditionExpression=condition,
+                                  ExpressionAttributeValues=values, **({"ExpressionAttributeNames": names} if names else {}))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False  # another answer's record now, or this one already ended
+            raise
+        return True
+
+
+def _state(item: StoredItem) -> str:
+    if item.get("state") == RUNNING and int(item.get("active_until", 0)) < time.time():
+        return INTERRUPTED  # its process died (kill -9, a Lambda timeout): nothing will end it
+    return str(item.get("state"))
+
+
+def public_answer(item: StoredItem) -> dict[str, object]:
+    """What the reconnect route answers: never the owner, never the stop bookkeeping."""
+    out: dict[str, object] = {"state": item["state"], "run_id": item.get("run_id"), "question": item.get("question", ""),
+                              "started_at": _number(item.get("started_at"))}
+    if item.get("ended_at") is not None:
+        out["ended_at"] = _number(item["ended_at"])
+        out["reason"] = item.get("reason")
+    if item.get("stop_requested") and item["state"] == RUNNING:
+        out["stopping"] = True
+    return out
+
+
+def _stamp(seconds: float) -> Decimal:
+    return Decimal(str(round(seconds, 3)))  # the store takes no floats
+
+
+def _number(value: object) -> float | None:
+    return float(value) if value is not None else None  # type: ignore[arg-type]
