@@ -18,6 +18,7 @@ from chat_function.errors import error, store_failure
 from chat_function.framework_errors import add_typed_http_errors
 from chat_function.json_answer import json_answer, wants_json
 from chat_function.limits import chat_body_limit, read_limited, too_large_message
+from chat_function.mcp_route import add_mcp_routes
 from chat_function.uploads import read_question
 from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, document_chat_request, refusals
 from chat_function.server_errors import TypedServerErrors
@@ -68,6 +69,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     add_answer_routes(app)  # reconnect, stop, feedback
     _trace_routes(app)
     _run_routes(app)
+    add_mcp_routes(app)  # /mcp: the same tools for MCP hosts
     add_sign_in_routes(app)  # dev auth mode only
     if app.state.services.settings.auth_mode == "oidc":
         # Imported only here: a deployment without the OIDC sign-in never loads its modules.

@@ -1,0 +1,167 @@
+"""`/mcp` served for real and read with the MCP SDK's own client: the tools each caller may use
+(the registry's, through the same `can`), each call's result, a denied call, a cap reached, the
+trace of a call, and the 401 that names the protected-resource metadata."""
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from groundchat.tools.catalog import all_tools
+from tests.mcp_server.conftest import started
+
+DATA_TOOLS = ["compare_contexts", "list_runs", "get_run", "top_rules"]
+DOCS_TOOLS = ["explain_rule", "search_docs"]
+META = "groundchat/"
+
+
+def _json(result) -> dict:
+    [content] = result.content
+    return json.loads(content.text)
+
+
+async def test_a_user_without_runs_read_sees_no_data_tool_and_a_forced_call_is_refused(serve):
+    served = await started(serve())
+    async with served.session("ana") as ana:
+        ana_tools = [t.name for t in (await ana.list_tools()).tools]
+    async with served.session("dora") as dora:
+        dora_tools = [t.name for t in (await dora.list_tools()).tools]
+        forced = await dora.call_tool("list_runs", {"limit": 2})
+    # The catalog's order; the view and recall tools belong to an answer of ours, never to a host.
+    assert ana_tools == [*DATA_TOOLS, *DOCS_TOOLS]
+    assert dora_tools == ["explain_rule", "search_docs"]
+    assert forced.is_error is True
+    assert forced.content[0].text == "error: tool 'list_runs' is not available to this caller"
+    assert forced.structured_content is None
+    trace = await served.services.traces.get(forced.meta[f"{META}run_id"], "dora")
+    assert trace["outcome"] == "refused" and trace["steps"][0]["outcome"] == "refused"
+
+
+async def test_answer_only_tools_are_refused_to_a_host_even_with_their_permission(serve):
+    served = await started(serve())
+    async with served.session("ana") as ana:
+        view = await ana.call_tool("show_view", {"title": "x", "parts": []})
+        recall = await ana.call_tool("search_my_conversations", {"query": "contrast"})
+    assert view.is_error and view.content[0].text == "error: tool 'show_view' is not available to this caller"
+    assert recall.is_error and "not available to this caller" in recall.content[0].text
+
+
+async def test_each_input_schema_is_the_tools_own_input_model_schema(serve):
+    served = await started(serve())
+    async with served.session("ana") as ana:
+        listed = {t.name: t for t in (await ana.list_tools()).tools}
+    models = {t.name: t.input_model for t in all_tools()}
+    assert {name: t.input_schema for name, t in listed.items()} == {name: models[name].model_json_schema() for name in listed}
+    assert listed["list_runs"].input_schema["properties"]["limit"]["maximum"] >= 1
+    assert all(t.annotations.read_only_hint for t in listed.values())
+
+
+async def test_each_tool_answers_what_the_registry_answers_with_its_refs_and_cost_text(serve):
+    served = await started(serve())
+    async with served.session("ana") as ana:
+        compared = await ana.call_tool("compare_contexts", {})
+        listed = await ana.call_tool("list_runs", {"limit": 2})
+        run_id = _json(listed)["runs"][0]["run_id"]
+        run = await ana.call_tool("get_run", {"run_id": run_id})
+        rules = await ana.call_tool("top_rules", {"limit": 3})
+        rule = await ana.call_tool("explain_rule", {"rule_id": "color-contrast"})
+        found = await ana.call_tool("search_docs", {"query": "contrast ratio of text", "source": "wcag22"})
+    for result in (compared, listed, run, rules, rule, found):
+        assert result.is_error is False
+        assert _json(result) == result.structured_content  # the text is the JSON the structure holds
+    rows = _json(compared)["rows"]
+    assert rows and all(row["mean_cost_text"].startswith("$") for row in rows)
+    assert len(_json(listed)["runs"]) == 2
+    assert _json(run)["run_id"] == run_id
+    counts = [r["count"] for r in _json(rules)["rules"]]
+    assert len(counts) == 3 and counts == sorted(counts, reverse=True)
+    [criterion] = _json(rule)["criteria"]
+    assert criterion["number"] == "1.4.3" and len(criterion["ref"]) == 8
+    hit = _json(found)
+    assert hit["outcome"] == "hit" and hit["excerpts"][0]["section"] == "1.4.3"
+    assert hit["excerpts"][0]["ref"] == criterion["ref"]  # one chunk, one ref, whichever tool finds it
+    # Only the search cost anything: the flat rerank, as in a chat answer.
+    assert found.meta[f"{META}cost"] == "0.0003" and found.meta[f"{META}cost_text"] == "$0.0003"
+    assert rules.meta[f"{META}cost"] == "0" and rules.meta[f"{META}cost_text"] == "$0.00"
+    # The data tool's result is the registry's own, for the same caller and arguments.
+    from groundchat.auth.callers import Caller
+
+    direct = await served.services.registry.execute("top_rules", {"limit": 3}, served.services.tool_context(Caller(id="ana")))
+    assert _json(rules) == json.loads(json.dumps(direct))
+
+
+async def test_invalid_arguments_are_an_error_result_naming_the_field(serve):
+    served = await started(serve())
+    async with served.session("ana") as ana:
+        bad = await ana.call_tool("list_runs", {"limit": 0})
+    assert bad.is_error and bad.content[0].text.startswith("error: invalid arguments: limit:")
+
+
+async def test_a_search_past_the_cap_is_an_error_result_saying_the_cap_was_reached(serve, dynamo):
+    from groundchat.store import budget_counters as bc
+    from tests.spending.helpers import counter, usage_rows
+
+    served = await started(serve(budget_usd="0.0005"))
+    async with served.session("dora") as dora:
+        first = await dora.call_tool("search_docs", {"query": "contrast ratio"})
+        second = await dora.call_tool("search_docs", {"query": "pointer target size"})
+        still = await dora.list_tools()  # the session goes on: a cap is a result, not a failure
+    assert first.is_error is False and first.meta[f"{META}cost"] == "0.0003"
+    assert second.is_error is True
+    assert second.content[0].text.startswith("error: spend-cap: The chat's spending cap of $0.0005")
+    assert "is reached" in second.content[0].text
+    assert second.meta[f"{META}cost"] == "0"
+    assert [t.name for t in still.tools] == DOCS_TOOLS
+    # Charged once, refused once: the counter and the usage rows say exactly that.
+    assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.0003")
+    assert [r["caller"] for r in usage_rows(dynamo)] == ["dora"]
+    trace = await served.services.traces.get(second.meta[f"{META}run_id"], "dora")
+    assert trace["outcome"] == "spend-cap" and trace["steps"][0]["error_detail"] == "SpendCapReached: chat"
+
+
+async def test_every_call_is_traced_with_its_caller_tool_args_summary_and_cost(serve):
+    served = await started(serve())
+    async with served.session("ana") as ana:
+        found = await ana.call_tool("search_docs", {"query": "contrast ratio of text"})
+    run_id = found.meta[f"{META}run_id"]
+    async with httpx.AsyncClient(base_url=served.url) as client:
+        trace = (await client.get(f"/api/traces/{run_id}", headers=served.headers("ana"))).json()
+        someone_else = await client.get(f"/api/traces/{run_id}", headers=served.headers("dora"))
+    assert someone_else.status_code == 404  # a trace is its caller's
+    assert trace["caller"] == "ana" and trace["outcome"] == "complete" and trace["failure"] is None
+    [step] = trace["steps"]
+    refs = sorted({e["ref"] for e in _json(found)["excerpts"]})
+    assert (step["kind"], step["name"], step["args"], step["outcome"]) == ("tool", "search_docs", {"query": "contrast ratio of text"}, "ok")
+    assert (step["client"], step["cost"], step["cost_text"]) == ("mcp", "0.0003", "$0.0003")
+    assert step["summary"] == {"refs": refs, "outcome": "hit", "keys": sorted(_json(found))}
+    assert refs and {"excerpts", "freshness", "outcome"} <= set(step["summary"]["keys"])
+    assert step["debug"]["backend"] == "embedded"  # the search's own debug record, as in an answer's trace
+    assert trace["question"] == 'MCP search_docs {"query": "contrast ratio of text"}'
+
+
+async def test_no_token_is_401_pointing_at_the_protected_resource_metadata(serve):
+    served = await started(serve())
+    metadata_url = f"{served.url}/.well-known/oauth-protected-resource/mcp"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    async with httpx.AsyncClient(base_url=served.url) as client:
+        missing = await client.post("/mcp", json=body)
+        forged = await client.post("/mcp", json=body, headers={"Authorization": "Bearer not-a-token"})
+        metadata = await client.get("/.well-known/oauth-protected-resource/mcp")
+        bare = await client.get("/.well-known/oauth-protected-resource")
+    for refused in (missing, forged):
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == f'Bearer resource_metadata="{metadata_url}"'
+        assert refused.json()["error"]["code"] == "unauthenticated"
+    # Dev tokens come from `groundchat token`, not from an authorization server: none is named.
+    assert metadata.json() == bare.json() == {"resource": f"{served.url}/mcp", "bearer_methods_supported": ["header"],
+                                               "resource_name": served.services.settings.bot_name}
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+async def test_a_stateless_server_has_no_session_to_open_or_end(serve, method):
+    served = await started(serve())
+    async with httpx.AsyncClient(base_url=served.url) as client:
+        answer = await client.request(method, "/mcp", headers=served.headers("ana"))
+    assert answer.status_code == 405
