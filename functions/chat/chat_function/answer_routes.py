@@ -142,10 +142,10 @@ async def _rated_answer(services: Services, caller: Caller, conversation_id: str
 
 
 def _answer_seqs(messages: list[dict]) -> dict[int, dict]:
-    """The message each answer ends with (its last assistant turn without tool calls), by seq:
-    the one the page puts the rating on."""
+    """The message each answer ends with (its last assistant turn, which carries the answer's
+    record), by seq: the one the page puts the rating on and the `done` frame names."""
     last: dict[str, dict] = {}
     for item in messages:
-        if item.get("role") == "assistant" and not item.get("tool_calls"):
+        if item.get("role") == "assistant":
             last[str(item.get("run_id"))] = item
     return {int(item["seq"]): item for item in last.values()}

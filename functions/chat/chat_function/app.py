@@ -33,7 +33,7 @@ from groundchat.spending.operator import budget_status
 from groundchat.store.conversation_images import is_sha256, read_image
 from groundchat.store.conversations import ConversationBusy, public_conversation, public_message
 from groundchat.store.deletion import delete_conversation
-from groundchat.store.feedback import public_feedback
+from groundchat.store.feedback import public_feedback, reasons as feedback_reasons
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from groundchat.web.assets import ASSETS, asset
 from groundchat.web.pages import fill
@@ -95,7 +95,9 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         services = services_of(request)
         enabled, reason, how = services.model_status()
         return {"enabled": enabled, "reason": reason, "how_to_fix": how, "bot_name": services.settings.bot_name,
-                "model": services.settings.model, **public_status(services.settings)}
+                "model": services.settings.model, **public_status(services.settings),
+                # What a 👎 may say was wrong: the page's choices (data/feedback_reasons.json).
+                "feedback_reasons": [{"id": r.id, "label": r.label} for r in feedback_reasons()]}
 
     @app.get("/api/chat/images")
     async def images(request: Request) -> dict[str, Any]:

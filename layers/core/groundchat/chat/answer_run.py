@@ -38,6 +38,7 @@ class Exchange:
     answer_text: str = ""
     done_reason: str = ""
     failure: JsonObject | None = None
+    answer_seq: int | None = None  # set by a commit that stored the answer (the `done` frame says it)
     started_at: float = field(default_factory=time.time)
 
     @property

@@ -123,7 +123,8 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
         except Exception:  # the trace writer must never take the done frame with it
             pass
     cost = answer_cost(ex)
-    yield DoneFrame(reason=reason, run_id=run.run_id, cost=money_text(cost), cost_text=cost_text(cost))  # type: ignore[arg-type]
+    yield DoneFrame(reason=reason, run_id=run.run_id, cost=money_text(cost), cost_text=cost_text(cost),  # type: ignore[arg-type]
+                    answer_seq=ex.answer_seq if reason in COMMITTED_REASONS else None)
 
 
 async def _renew_while_running(run: AnswerRun) -> None:

@@ -63,6 +63,9 @@ class StoredRun(AnswerRun):
             answer_record=answer_record(ex, recall=self.shown_plan),  # its cost and Details, shown again when reopened
             recalled_from=recalled,
         )
+        first_seq = int(self.conversation.existing["next_seq"]) if self.conversation.existing else 0  # type: ignore[arg-type]
+        last_answer = max((i for i, m in enumerate(ex.new_messages) if m.role == "assistant"), default=None)
+        ex.answer_seq = first_seq + last_answer if last_answer is not None else None
         if recalled:
             # A conversation deleted while this answer ran was not found by its deletion's search
             # for copies (this commit came after it): its words are redacted here instead.

@@ -153,6 +153,9 @@ class DoneFrame(_Frame):
     # The recall plan (recall/plan.py): whether the caller's past conversations were offered as a
     # source for this answer, and why or why not. None where no plan was made (a tool run alone).
     recall: dict[str, Jsonable] | None = None
+    # The stored message the answer ends with (its last assistant turn), once committed: what a
+    # reader's rating names (POST /api/conversations/{id}/messages/{seq}/feedback). None: not stored.
+    answer_seq: int | None = None
 
 
 Frame = Annotated[
