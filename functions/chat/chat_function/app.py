@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from chat_function.ai_sdk_chat import add_ai_sdk_chat_route
 from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in, visit_of
 from chat_function.public_mode import add_public_script_route, keep_visitor_session, public_status, refuse_to_start_with_a_hole
 from chat_function.errors import error, store_failure
@@ -62,6 +63,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.add_exception_handler(ClientError, store_failure)
 
     _chat_routes(app, app.state.services.settings.max_question_chars)
+    add_ai_sdk_chat_route(app)  # the same answer for the AI SDK's useChat: its body, its stream
     _conversation_routes(app)
     _trace_routes(app)
     _run_routes(app)
