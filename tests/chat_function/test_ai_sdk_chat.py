@@ -185,3 +185,14 @@ def test_how_an_answer_ended_is_the_finish_reason_and_ours_stays_in_the_metadata
     [cost, end] = UIMessageParts().parts(DoneFrame(reason=reason, run_id="r" * 32))
     assert cost["type"] == "data-cost" and end == {"type": "finish", "finishReason": finish,
                                                    "messageMetadata": {"done": reason, "recall": None}}
+
+
+async def test_the_openapi_document_declares_the_route_its_body_its_stream_and_every_refusal(make_env):
+    env = make_env(answer_model("never"))
+    doc = env.app.openapi()["paths"][PATH]["post"]
+    body = doc["requestBody"]["content"]["application/json"]["schema"]
+    assert body["required"] == ["id", "messages"] and body["additionalProperties"] is False
+    assert body["properties"]["id"]["pattern"] == "^[0-9a-f]{32}$"
+    assert body["properties"]["messages"]["items"]["properties"]["parts"]["items"]["properties"]["text"]["maxLength"] == 2000
+    assert sorted(doc["responses"]) == ["200", "400", "401", "403", "404", "409", "413", "429", "500", "503"]
+    assert list(doc["responses"]["200"]["content"]) == ["text/event-stream"]

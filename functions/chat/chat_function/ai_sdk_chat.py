@@ -20,16 +20,21 @@ from chat_function.public_mode import keep_visitor_session
 PATH = "/api/ai-sdk/chat"
 
 
-def _request_body() -> dict[str, Any]:
+def _request_body(max_question_chars: int) -> dict[str, Any]:
     schema = TransportBody.model_json_schema()
     schema["properties"]["id"] = {"type": "string", "pattern": "^[0-9a-f]{32}$",
                                   "description": "the chat's id, taken as the conversation's: yours, or unused (then created)"}
+    # JSON Schema cannot single out the last item: the question's shape is documented for every item,
+    # and the description says that earlier messages, of any role and parts, are taken and not read.
+    text = {"type": "string", "minLength": 1, "maxLength": max_question_chars, "pattern": r"\S"}
     schema["properties"]["messages"]["items"] = {
         "type": "object", "required": ["role", "parts"],
-        "description": "UI messages; only the last one's text parts are read, and it must be the user's",
-        "properties": {"id": {"type": "string"}, "role": {"enum": ["system", "user", "assistant"]},
-                       "parts": {"type": "array", "items": {"type": "object", "required": ["type"],
-                                                            "properties": {"type": {"type": "string"}, "text": {"type": "string"}}}}},
+        "description": "UI messages, the user's question last; only its text parts are read (earlier messages, "
+                       "whatever their role and parts, are not: the history is the stored conversation)",
+        "properties": {"id": {"type": "string"}, "role": {"enum": ["user"]},
+                       "parts": {"type": "array", "minItems": 1, "maxItems": 1, "items": {
+                           "type": "object", "required": ["type", "text"],
+                           "properties": {"type": {"enum": ["text"]}, "text": text}}}},
     }
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
@@ -37,13 +42,16 @@ def _request_body() -> dict[str, Any]:
 RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"description": "the answer as the AI SDK's UI message stream (header `x-vercel-ai-ui-message-stream: v1`): "
                          "one `data: {part}` event per part, then `data: [DONE]`",
-          "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+          "content": {"text/event-stream": {"schema": {
+              "type": "object", "required": ["data"],
+              "properties": {"data": {"type": "string", "description": "one part as JSON, or [DONE] last"}},
+          }}}},
     **refusals(400, 401, 403, 404, 409, 413, 429, *ALWAYS),
 }
 
 
-def add_ai_sdk_chat_route(app: FastAPI) -> None:
-    @app.post(PATH, responses=RESPONSES, response_class=Response, openapi_extra=_request_body())
+def add_ai_sdk_chat_route(app: FastAPI, max_question_chars: int) -> None:
+    @app.post(PATH, responses=RESPONSES, response_class=Response, openapi_extra=_request_body(max_question_chars))
     async def ai_sdk_chat(request: Request) -> Response:
         """What the AI SDK's `DefaultChatTransport` posts: the last message's text is the question and
         `id` the conversation; the history is the stored conversation's, never the body's."""

@@ -63,7 +63,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.add_exception_handler(ClientError, store_failure)
 
     _chat_routes(app, app.state.services.settings.max_question_chars)
-    add_ai_sdk_chat_route(app)  # the same answer for the AI SDK's useChat: its body, its stream
+    add_ai_sdk_chat_route(app, app.state.services.settings.max_question_chars)  # the same answer for the AI SDK's useChat: its body, its stream
     _conversation_routes(app)
     _trace_routes(app)
     _run_routes(app)
