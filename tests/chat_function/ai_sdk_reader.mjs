@@ -3,7 +3,8 @@
 // the SDK's event-stream parser and uiMessageChunkSchema. Prints what the SDK built, as JSON.
 //
 //   node ai_sdk_reader.mjs '{"sdk": "<npm prefix>", "api": "http://127.0.0.1:<port>/api/ai-sdk/chat",
-//                            "token": "<bearer or null>", "chatId": "<32 hex>", "questions": ["..."]}'
+//                            "token": "<bearer or null>", "chatId": "<32 hex>", "questions": ["..."],
+//                            "lastOnly": <send only the last message, as the README configures it>}'
 //
 // Output: {"turns": [{"status", "error", "chunks": [part types as parsed], "message": <UIMessage>}],
 //          "messages": [every UIMessage of the chat]}
@@ -55,7 +56,11 @@ const chat = new ReadingChat({
   id: options.chatId,
   transport: new NotingTransport({
     api: options.api,
-    headers: options.token ? { Authorization: `Bearer ${options.token}` } : {},
+    headers: () => (options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+    // The README's configuration: only the last message is sent.
+    ...(options.lastOnly
+      ? { prepareSendMessagesRequest: ({ id, messages }) => ({ body: { id, messages: messages.slice(-1) } }) }
+      : {}),
   }, noted),
 });
 

@@ -135,19 +135,21 @@ def test_a_model_failure_reaches_the_sdk_as_its_error_after_the_text_and_the_cos
 
 
 def test_a_refusal_is_the_sdks_error_with_our_typed_body(sdk, served, make_env):
-    env = make_env(ScriptedModel([Step(text="First answer.")]))
+    env = make_env(ScriptedModel([Step(text="First answer."), Step(text="Second answer.")]))
     url = served.url(env.app)
     chat_id = new_chat_id()
     unsigned = read_with_sdk(sdk, url, None, chat_id, ["Anyone there?"])
-    owned = read_with_sdk(sdk, url, token(env, "alice"), chat_id, ["Which context is best?"])
+    # As the README configures the transport: only the last message is sent.
+    owned = read_with_sdk(sdk, url, token(env, "alice"), chat_id, ["Which context is best?", "And the cost?"], last_only=True)
     foreign = read_with_sdk(sdk, url, token(env, "bob"), chat_id, ["And now mine?"])
     short_id = read_with_sdk(sdk, url, token(env, "bob"), "aBc123", ["A default id?"])
 
     assert unsigned["turns"][0]["status"] == "error" and '"code":"unauthenticated"' in unsigned["turns"][0]["error"]
-    assert owned["turns"][0]["status"] == "ready" and text_of(owned["turns"][0]["message"]) == "First answer."
+    assert [(t["status"], text_of(t["message"])) for t in owned["turns"]] == [("ready", "First answer."), ("ready", "Second answer.")]
+    assert [m.content for m in env.model.requests[1].messages] == ["Which context is best?", "First answer.", "And the cost?"]
     assert foreign["turns"][0]["status"] == "error" and '"code":"not-found"' in foreign["turns"][0]["error"]
     assert "32 lowercase hex digits" in short_id["turns"][0]["error"]
-    assert env.model.calls == 1
+    assert env.model.calls == 2
 
 
 def test_a_cap_reached_mid_answer_is_a_limit_part_and_the_answer_still_finishes(sdk, served, dynamo, monkeypatch, tmp_path):
