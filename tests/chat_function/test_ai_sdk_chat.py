@@ -125,6 +125,20 @@ async def test_the_history_is_the_stores_never_the_bodys(make_env):
                                                    ("user", "And what does it cost?")]
 
 
+async def test_regenerate_asks_the_last_question_again_as_a_new_exchange(make_env):
+    env = make_env(answer_model("First try.", "Second try."))
+    async with env.client() as c:
+        await c.post(PATH, json=sdk_body("Which context is best?"), headers=env.token("alice"))
+        # What the SDK's regenerate() sends: the transcript without the answer it replaces.
+        again = await c.post(PATH, json=sdk_body("Which context is best?", trigger="regenerate-message", messageId="a1"),
+                             headers=env.token("alice"))
+    assert again.status_code == 200
+    assert "".join(p["delta"] for p in data_parts(again.text) if p["type"] == "text-delta") == "Second try."
+    stored = await env.services.conversations.read_history(CHAT_ID)
+    assert [(m.role, m.content) for m in stored] == [("user", "Which context is best?"), ("assistant", "First try."),
+                                                     ("user", "Which context is best?"), ("assistant", "Second try.")]
+
+
 async def test_a_full_or_busy_conversation_is_409_and_a_cap_429_in_that_order(make_env):
     env = make_env(answer_model("a", "never"))
     async with env.client() as c:
