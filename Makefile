@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: opensearch-node lambda-tools run-lambda run test install clean bench package deploy browser-deps
+.PHONY: opensearch-node lambda-tools ai-sdk run-lambda run test install clean bench package deploy browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +37,7 @@ browser-deps:
 	  else echo "chromium is not installed and this is not root: the browser tests will skip"; fi; }
 
 # One test worker per core, a test file to each (its module fixtures are built once).
-test: $(STAMP) browser-deps lambda-tools
+test: $(STAMP) browser-deps lambda-tools ai-sdk
 	@$(BIN)/python -m groundchat_cli.opensearch_node prepare
 	$(BIN)/python -m pytest -q -ra -n auto --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
@@ -46,6 +46,11 @@ test: $(STAMP) browser-deps lambda-tools
 # packages, built once into a cache outside the clone; says in one line what it cannot build.
 lambda-tools: $(STAMP)
 	$(BIN)/python -m groundchat_testkit.lambda_tools
+
+# The AI SDK's `ai` package (npm), installed once into a cache outside the clone: the tests read
+# /api/ai-sdk/chat with its own parser; says in one line when npm is missing.
+ai-sdk: $(STAMP)
+	$(BIN)/python -m groundchat_testkit.ai_sdk
 
 # The routes of `make run` through the packaged functions under the real adapter and emulator,
 # behind an API Gateway REST stand-in (PORT, default 8070); the same local state as `make run`.

@@ -73,7 +73,10 @@ def test_the_streaming_route(resources):
     assert stream == {"Type": "Api", "Properties": {
         "RestApiId": {"Ref": "Api"}, "Path": "/api/chat", "Method": "POST",
         "ResponseTransferMode": "RESPONSE_STREAM", "TimeoutInMillis": 900000}}
-    others = [e for f in FUNCTIONS_WITH_EVENTS for name, e in resources[f]["Properties"]["Events"].items() if name != "ChatStream"]
+    assert resources["ChatFunction"]["Properties"]["Events"]["AiSdkChatStream"]["Properties"] == {
+        **stream["Properties"], "Path": "/api/ai-sdk/chat"}  # the AI SDK's stream, streamed the same way
+    streams = ("ChatStream", "AiSdkChatStream")
+    others = [e for f in FUNCTIONS_WITH_EVENTS for name, e in resources[f]["Properties"]["Events"].items() if name not in streams]
     assert all("ResponseTransferMode" not in e["Properties"] for e in others)
 
 
@@ -110,7 +113,7 @@ def test_every_chat_route_is_routed_to_the_chat_function(resources):
     services.settings.mode = "private"  # a mock's mode is no mode: the app would refuse to start
     missing = _app_routes(create_app(services)) - routed
     assert not missing, f"chat routes API Gateway does not send to the chat function: {sorted(missing)}"
-    assert ("ANY", "/{proxy+}") in routed and ("OPTIONS", "/api/chat") in routed
+    assert ("ANY", "/{proxy+}") in routed and ("OPTIONS", "/api/chat") in routed and ("OPTIONS", "/api/ai-sdk/chat") in routed
 
 
 def test_every_share_route_is_routed_to_the_share_function(resources):

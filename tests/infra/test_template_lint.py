@@ -67,8 +67,12 @@ def _integration(translated, path: str, method: str) -> dict:
     return body["paths"][path][method]["x-amazon-apigateway-integration"]
 
 
-def test_chat_post_streams_for_fifteen_minutes(translated):
-    integration = _integration(translated, "/api/chat", "post")
+STREAMED = (("/api/chat", "post"), ("/api/ai-sdk/chat", "post"))  # our frames, and the AI SDK's parts
+
+
+@pytest.mark.parametrize("path, method", STREAMED)
+def test_chat_post_streams_for_fifteen_minutes(translated, path, method):
+    integration = _integration(translated, path, method)
     assert integration["type"] == "aws_proxy"
     assert integration["responseTransferMode"] == "STREAM"
     assert integration["timeoutInMillis"] == 900000
@@ -81,7 +85,7 @@ def test_every_other_route_is_buffered(translated):
     for path, methods in paths.items():
         for method, operation in methods.items():
             integration = operation.get("x-amazon-apigateway-integration", {})
-            if (path, method) == ("/api/chat", "post"):
+            if (path, method) in STREAMED:
                 continue
             assert "responseTransferMode" not in integration, (path, method)
             assert integration["uri"]["Fn::Sub"].endswith("/invocations"), (path, method)
@@ -104,7 +108,7 @@ def test_both_search_modes_translate(translated):
     serverless = _translate({"Stage": "prod", "SearchMode": "serverless"})
     for out in (translated, serverless):
         assert "ChatFunctionRole" in out["Resources"]
-        assert json.dumps(out).count("response-streaming-invocations") == 1
+        assert json.dumps(out).count("response-streaming-invocations") == len(STREAMED)
 
 
 @pytest.mark.skipif(shutil.which("sam") is None, reason=(

@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from chat_function.ai_sdk_chat import add_ai_sdk_chat_route
 from chat_function.answer_routes import add_answer_routes
 from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in, visit_of
 from chat_function.public_mode import add_public_script_route, keep_visitor_session, public_status, refuse_to_start_with_a_hole
@@ -65,6 +66,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.add_exception_handler(ClientError, store_failure)
 
     _chat_routes(app, app.state.services.settings.max_question_chars)
+    add_ai_sdk_chat_route(app, app.state.services.settings.max_question_chars)  # the same answer for the AI SDK's useChat: its body, its stream
     _conversation_routes(app)
     add_answer_routes(app)  # reconnect, stop, feedback
     _trace_routes(app)

@@ -44,6 +44,14 @@ class ExchangeStream(Response):
         self.background = None
         self.raw_headers = list(SSE_HEADERS)
 
+    def encode(self, frame: Frame) -> bytes:
+        """One frame on the wire; another protocol over the same exchange says it otherwise."""
+        return sse(frame)
+
+    def closing(self) -> bytes:
+        """What follows the last frame (nothing here: `done` says it all)."""
+        return b""
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         queue: asyncio.Queue[Frame | None] = asyncio.Queue()
 
@@ -60,16 +68,16 @@ class ExchangeStream(Response):
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
         except Exception:
             client_gone = True
-        while True:
+        ended = False
+        while not ended:
             try:
                 frame = await asyncio.wait_for(queue.get(), self._heartbeat or None)
             except asyncio.TimeoutError:  # silent for a heartbeat: a comment keeps the connection open
                 body = PING
             else:
-                if frame is None:
-                    break
-                body = sse(frame)
-            if client_gone:
+                ended = frame is None
+                body = self.closing() if frame is None else self.encode(frame)
+            if client_gone or not body:
                 continue
             try:
                 await send({"type": "http.response.body", "body": body, "more_body": True})

@@ -15,7 +15,7 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -70,11 +70,20 @@ class Answer:
     caller_id: str = ""  # whose run it is (a visitor's id too): the trace is read back by it
 
 
+# How a route's body becomes a question: `parse_body` for ours; a client protocol's reader for its own
+# body (chat_function/ai_sdk_body.py), run at the same place in the order of checks (400).
+BodyParser = Callable[["bytes | str | JsonObject", int], "ChatBody | Refusal"]
+
+
 async def answer_question(services: Services, caller: Caller | None, body: bytes | str | JsonObject,
-                          visit: Visit | None = None, uploads: Uploads = ()) -> Refusal | Answer:
+                          visit: Visit | None = None, uploads: Uploads = (), *,
+                          parse: BodyParser | None = None, client_chosen_id: bool = False) -> Refusal | Answer:
     """A refusal, or the answer whose frames the caller streams (and must drain: the exchange
     commits and releases its claim as the frames run out). `visit`: what the HTTP request says
-    about its sender, which public mode's rate limit and bot wall judge."""
+    about its sender, which public mode's rate limit and bot wall judge. `client_chosen_id`: the
+    body's conversation id is one the client made up (a chat SDK names its chats), so an unused
+    one opens a new conversation under that id; one in use by someone else is still a 404."""
+    asked = _Asked(parse or parse_body, client_chosen_id)
     refused = _configuration_problem(services)
     if refused:
         return refused
@@ -83,21 +92,29 @@ async def answer_question(services: Services, caller: Caller | None, body: bytes
         if refused:
             return refused
         assert caller is not None
-        return await _answer_caller(services, caller, body, uploads)
+        return await _answer_caller(services, caller, body, uploads, asked)
     admitted = await services.public_gate.admit(caller, visit, services.can)
     if isinstance(admitted, Refusal):
         return admitted
-    outcome = await _answer_caller(services, admitted.caller, body, uploads)
+    outcome = await _answer_caller(services, admitted.caller, body, uploads, asked)
     # The human check passed and its token is spent: whatever follows, the visitor keeps the session.
     return replace(outcome, visitor_session=admitted.new_session) if admitted.new_session else outcome
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """How this route's body is read, and whose ids it names."""
+
+    parse: BodyParser
+    client_chosen_id: bool
+
+
 async def _answer_caller(services: Services, caller: Caller, body: bytes | str | JsonObject,
-                         uploads: Uploads = ()) -> Refusal | Answer:
+                         uploads: Uploads, asked: _Asked) -> Refusal | Answer:
     """From the body on: 400, 404, 409, 429 (caps), then the answer."""
     if isinstance(uploads, UploadProblem):  # a multipart body that cannot be read as a question
         return Refusal(400, "bad-request", uploads.message)
-    parsed = parse_body(body, services.settings.max_question_chars)
+    parsed = asked.parse(body, services.settings.max_question_chars)
     if isinstance(parsed, Refusal):
         return parsed
     images = await _question_images(services, uploads)  # 400 for a bad file or a model without a bound
@@ -105,7 +122,7 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
         return images
     question = parsed.message.strip()
     run_id = uuid.uuid4().hex
-    conversation = await _open_conversation(services, caller, parsed.conversation_id, run_id)
+    conversation = await _open_conversation(services, caller, parsed.conversation_id, run_id, asked.client_chosen_id)
     if isinstance(conversation, Refusal):
         return conversation
     try:
@@ -253,13 +270,18 @@ def _validation_problem(exc: ValidationError) -> str:
     return "; ".join(problems)
 
 
-async def _open_conversation(services: Services, caller: Caller, conversation_id: str | None, run_id: str) -> ConversationOpened | Refusal:
+async def _open_conversation(services: Services, caller: Caller, conversation_id: str | None, run_id: str,
+                             client_chosen_id: bool = False) -> ConversationOpened | Refusal:
     """A new conversation, or the caller's own one claimed for this run (404 / 409 otherwise)."""
     if conversation_id is None:
         return ConversationOpened(new_conversation_id(), None, [])
     store, limit = services.conversations, services.settings.max_conversation_messages
     # Someone else's, unknown and malformed all get the same answer; a malformed id never reaches the store.
     existing = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
+    if existing is None and client_chosen_id and is_conversation_id(conversation_id) \
+            and await store.get(conversation_id) is None:
+        # Unused: created by this answer's commit, which is conditional on the id still being unused.
+        return ConversationOpened(conversation_id, None, [])
     if existing is None:
         return Refusal(404, "not-found", "No such conversation.")
     if int(existing.get("message_count", 0)) >= limit:

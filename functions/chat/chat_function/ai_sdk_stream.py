@@ -1,0 +1,131 @@
+"""The answer as the AI SDK's UI message stream (protocol v1): our frames mapped onto its parts, so
+a front end built on `useChat` reads groundchat unchanged.
+
+Each part is one SSE event, `data: {json}`, and `data: [DONE]` ends the stream. The part shapes are
+the SDK's own (`uiMessageChunkSchema` in the `ai` package); tests/chat_function/ai_sdk_reader.mjs
+reads this stream with the SDK's own parser. What has no part of its own (a view, the cost, the
+history and limit notes, the citation check) goes out as a typed `data-*` part.
+
+Two choices the SDK's reader forces:
+- an `error` part ends its reading (the chat's status becomes "error"), so ours is held back and
+  sent after the cost, just before `finish`: a reader that stops there has had everything else;
+- our frames do not say where one model step ends when a step made only tool calls, so no
+  `start-step` / `finish-step` parts are sent rather than step marks that could be wrong.
+"""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from chat_function.streaming import ExchangeStream
+from groundchat.exchange.frames import (
+    CitationsFrame,
+    DoneFrame,
+    ErrorFrame,
+    Frame,
+    StartFrame,
+    TextFrame,
+    ToolCallFrame,
+    ToolResultFrame,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from groundchat.json_shapes import JsonObject
+
+UI_MESSAGE_STREAM_HEADER = (b"x-vercel-ai-ui-message-stream", b"v1")
+DONE = b"data: [DONE]\n\n"
+# Our frame types whose payload goes out whole as a `data-<type>` part.
+DATA_FRAMES = {"view": "data-view", "history": "data-history", "limit": "data-limit"}
+# How an answer ended, in the SDK's finish reasons; ours stays in the message's metadata.
+FINISH_REASONS = {"complete": "stop", "error": "error"}
+
+
+def part_event(part: JsonObject) -> bytes:
+    return f"data: {json.dumps(part, default=str, ensure_ascii=False)}\n\n".encode()
+
+
+class UIMessageParts:
+    """Our frames, in order, as the UI message stream's parts. One per answer: it remembers the
+    open text part and the error held back for the end."""
+
+    def __init__(self) -> None:
+        self._text_id: str | None = None
+        self._texts = 0
+        self._held_error: JsonObject | None = None
+
+    def parts(self, frame: Frame) -> list[JsonObject]:
+        if isinstance(frame, TextFrame):
+            return [*self._open_text(), {"type": "text-delta", "id": self._text_id, "delta": frame.text}]
+        out = self._close_text()
+        if isinstance(frame, StartFrame):
+            out.append({"type": "start", "messageId": frame.run_id,
+                        "messageMetadata": {"conversation_id": frame.conversation_id, "run_id": frame.run_id}})
+        elif isinstance(frame, ToolCallFrame):
+            out.append({"type": "tool-input-available", "toolCallId": frame.id, "toolName": frame.name, "input": frame.args})
+        elif isinstance(frame, ToolResultFrame):
+            out.extend(_tool_output(frame))
+        elif isinstance(frame, CitationsFrame):
+            out.extend(source_part(s) for s in frame.sources)  # verified refs only: `unverified` never is a source
+            out.append({"type": "data-citations", "data": frame.data})
+        elif isinstance(frame, ErrorFrame):
+            self._held_error = {"type": "error", "errorText": frame.message}
+            out.append({"type": "data-error", "data": frame.data})
+        elif isinstance(frame, DoneFrame):
+            out.append({"type": "data-cost", "data": {"cost": frame.cost, "cost_text": frame.cost_text, "run_id": frame.run_id}})
+            if self._held_error is not None:
+                out.append(self._held_error)
+            out.append({"type": "finish", "finishReason": FINISH_REASONS.get(frame.reason, "other"),
+                        "messageMetadata": {"done": frame.reason, "recall": frame.recall}})
+        elif frame.type in DATA_FRAMES:
+            out.append({"type": DATA_FRAMES[frame.type], "data": frame.data})
+        return out
+
+    def _open_text(self) -> list[JsonObject]:
+        if self._text_id is not None:
+            return []
+        self._texts += 1
+        self._text_id = f"text-{self._texts}"
+        return [{"type": "text-start", "id": self._text_id}]
+
+    def _close_text(self) -> list[JsonObject]:
+        if self._text_id is None:
+            return []
+        closed, self._text_id = self._text_id, None
+        return [{"type": "text-end", "id": closed}]
+
+
+def _tool_output(frame: ToolResultFrame) -> list[JsonObject]:
+    if frame.error is not None:
+        out: list[JsonObject] = [{"type": "tool-output-error", "toolCallId": frame.id, "errorText": frame.error}]
+    else:
+        out = [{"type": "tool-output-available", "toolCallId": frame.id, "output": frame.result}]
+    if frame.debug:  # what the page's Details show of a search, never sent to the model
+        out.append({"type": "data-search-debug", "id": frame.id, "data": frame.debug})
+    return out
+
+
+def source_part(source: JsonObject) -> JsonObject:
+    """A verified source: a link where the passage has an address, else a document by its title."""
+    ref = str(source["ref"])
+    title = str(source.get("title") or source.get("section") or ref)
+    if source.get("url"):
+        return {"type": "source-url", "sourceId": ref, "url": str(source["url"]), "title": title}
+    return {"type": "source-document", "sourceId": ref, "mediaType": "text/plain", "title": title}
+
+
+class UIMessageStream(ExchangeStream):
+    """The exchange's stream (run to completion whatever the client does, with the heartbeat's
+    `: ping` comments, which the SDK's event-stream parser skips) in the UI message stream's parts."""
+
+    def __init__(self, frames: AsyncIterator[Frame], heartbeat_seconds: float = 0) -> None:
+        super().__init__(frames, heartbeat_seconds)
+        self.raw_headers.append(UI_MESSAGE_STREAM_HEADER)
+        self._parts = UIMessageParts()
+
+    def encode(self, frame: Frame) -> bytes:
+        return b"".join(part_event(p) for p in self._parts.parts(frame))
+
+    def closing(self) -> bytes:
+        return DONE

@@ -1,0 +1,219 @@
+"""The AI SDK's own chat (the `ai` package from the npm registry: AbstractChat over its
+DefaultChatTransport, what useChat wraps) reads `/api/ai-sdk/chat` served on 127.0.0.1, and the
+message it builds holds our answer: text, tool parts with input and output, verified refs as
+source parts and never an unverified one, views and cost as data parts; a failure as its error, a
+cap reached mid-answer as a limit note on an answer that still finishes."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pydantic import BaseModel
+
+from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ
+from groundchat.auth.tokens import issue_dev_token
+from groundchat.tools.base import Tool
+from groundchat_testkit.scripted import ScriptedModel, Step
+from tests.chat_function.ai_sdk_support import Served, new_chat_id, parts_of, read_with_sdk, require_ai_sdk, text_of
+
+
+@pytest.fixture(scope="module")
+def sdk():
+    return require_ai_sdk()
+
+
+@pytest.fixture
+def served():
+    started = Served()
+    yield started
+    started.stop()
+
+
+def token(env, user: str) -> str:
+    return issue_dev_token(env.settings, user)
+
+
+def test_the_sdk_reads_an_offline_answer_its_tools_view_and_cost_and_the_history_stays_ours(sdk, served, make_env, dynamo):
+    from groundchat.offline.answerer import OfflineAnswerer
+    from groundchat.tools.data_tools import DATA_TOOLS
+    from groundchat.tools.view_tool import show_view
+    from tests.moto_snapshot import sample_loaded
+
+    sample_loaded(dynamo)
+    env = make_env(OfflineAnswerer(), tools=[*DATA_TOOLS, show_view], grants={"vera": [CHAT_USE, RUNS_READ, "views.show"]})
+    chat_id = new_chat_id()
+    read = read_with_sdk(sdk, served.url(env.app), token(env, "vera"), chat_id,
+                         ["Which context level is best, and what does it cost?", "What do agents get wrong most often?"])
+
+    first, second = read["turns"]
+    assert (first["status"], first["error"]) == ("ready", None)
+    message = first["message"]
+    assert message["metadata"]["conversation_id"] == chat_id and message["metadata"]["done"] == "complete"
+    assert message["id"] == message["metadata"]["run_id"] and len(message["id"]) == 32
+    assert "offline answerer" in text_of(message)
+    [compare] = parts_of(message, "tool-compare_contexts")
+    assert compare["state"] == "output-available" and compare["toolCallId"]
+    assert isinstance(compare["input"], dict) and compare["output"]["rows"]
+    assert {row["context"] for row in compare["output"]["rows"]} >= {"none", "checklist"}
+    [view] = parts_of(message, "data-view")
+    assert view["data"]["title"] == "Context levels compared"
+    [cost] = parts_of(message, "data-cost")
+    assert cost["data"] == {"cost": "0", "cost_text": "$0.00", "run_id": message["id"]}  # the offline answerer costs nothing
+    assert first["chunks"][0] == "start" and first["chunks"][-1] == "finish"
+
+    # The second turn: the SDK posted the whole transcript; the history the answer used is the store's.
+    assert second["status"] == "ready" and second["message"]["metadata"]["conversation_id"] == chat_id
+    [history] = parts_of(second["message"], "data-history")
+    assert history["data"]["outcome"] == "unchanged" and history["data"]["tokens"] > 0
+    assert parts_of(second["message"], "tool-top_rules")[0]["state"] == "output-available"
+    stored = asyncio.run(env.services.conversations.get_owned(chat_id, "vera"))
+    assert stored is not None and int(stored["message_count"]) == 4  # two questions, two answers
+    assert [m["role"] for m in read["messages"]] == ["user", "assistant", "user", "assistant"]
+
+
+class Query(BaseModel):
+    query: str
+
+
+async def passages(ctx, args):
+    return {"outcome": "hit", "passages": [
+        {"ref": "0a1b2c3d", "source": "wcag", "section": "2.4.7 Focus Visible", "title": "Focus Visible",
+         "url": "https://example.org/wcag#focus-visible", "text": "Any keyboard operable interface has a visible focus."},
+        {"ref": "1b2c3d4e", "source": "docs", "section": "Keyboard", "title": "", "url": "", "text": "Tab moves focus."},
+    ]}
+
+
+async def broken(ctx, args):
+    raise RuntimeError("the index is on fire")
+
+
+DOC_TOOLS = [Tool(name="search_docs", description="search", input_model=Query, permission=DOCS_READ, handler=passages),
+             Tool(name="explain_rule", description="rule", input_model=Query, permission=DOCS_READ, handler=broken)]
+
+
+def test_verified_refs_become_source_parts_an_unverified_one_never_and_a_failed_tool_is_an_output_error(sdk, served, make_env):
+    model = ScriptedModel([
+        Step(tool_calls=[("search_docs", {"query": "focus"}), ("explain_rule", {"query": "focus-order"})]),
+        Step(text="Focus must be visible [0a1b2c3d]; Tab moves it [1b2c3d4e]; and so says [deadbeef]."),
+    ])
+    env = make_env(model, tools=DOC_TOOLS, grants={"dora": [CHAT_USE, DOCS_READ]})
+    read = read_with_sdk(sdk, served.url(env.app), token(env, "dora"), new_chat_id(), ["What does WCAG say about focus?"])
+
+    [turn] = read["turns"]
+    assert (turn["status"], turn["error"]) == ("ready", None)
+    message = turn["message"]
+    assert parts_of(message, "source-url") == [{"type": "source-url", "sourceId": "0a1b2c3d",
+                                                "url": "https://example.org/wcag#focus-visible", "title": "Focus Visible"}]
+    assert parts_of(message, "source-document") == [{"type": "source-document", "sourceId": "1b2c3d4e",
+                                                     "mediaType": "text/plain", "title": "Keyboard"}]
+    sources = [p["sourceId"] for p in message["parts"] if p["type"].startswith("source-")]
+    assert "deadbeef" not in sources
+    [citations] = parts_of(message, "data-citations")
+    assert citations["data"]["unverified"] == [{"ref": "deadbeef", "status": "unverified"}] and citations["data"]["verified"] == 2
+    [search] = parts_of(message, "tool-search_docs")
+    assert search["input"] == {"query": "focus"} and search["output"]["passages"][0]["ref"] == "0a1b2c3d"
+    [failed] = parts_of(message, "tool-explain_rule")
+    assert failed["state"] == "output-error" and failed["input"] == {"query": "focus-order"}
+    assert failed["errorText"].startswith("tool-failed: explain_rule could not run")
+    assert "on fire" not in failed["errorText"]  # the exception's own words stay in the trace
+    assert text_of(message) == "Focus must be visible [0a1b2c3d]; Tab moves it [1b2c3d4e]; and so says [deadbeef]."
+
+
+def test_a_model_failure_reaches_the_sdk_as_its_error_after_the_text_and_the_cost(sdk, served, make_env):
+    model = ScriptedModel([Step(text="Let me look that up", raise_error=ConnectionError("upstream went away"))])
+    env = make_env(model)
+    read = read_with_sdk(sdk, served.url(env.app), token(env, "alice"), new_chat_id(), ["Which context is best?"])
+
+    [turn] = read["turns"]
+    assert turn["status"] == "error"
+    message = turn["message"]
+    [failure] = parts_of(message, "data-error")
+    assert turn["error"] == failure["data"]["message"] and failure["data"]["code"]
+    assert text_of(message) == "Let me look that up"  # what was said before the failure stays
+    assert parts_of(message, "data-cost")  # sent before the error, which ends the SDK's reading
+    assert "upstream went away" not in turn["error"]
+
+
+def test_a_refusal_is_the_sdks_error_with_our_typed_body(sdk, served, make_env):
+    env = make_env(ScriptedModel([Step(text="First answer."), Step(text="Second answer.")]))
+    url = served.url(env.app)
+    chat_id = new_chat_id()
+    unsigned = read_with_sdk(sdk, url, None, chat_id, ["Anyone there?"])
+    # As the README configures the transport: only the last message is sent.
+    owned = read_with_sdk(sdk, url, token(env, "alice"), chat_id, ["Which context is best?", "And the cost?"], last_only=True)
+    foreign = read_with_sdk(sdk, url, token(env, "bob"), chat_id, ["And now mine?"])
+    short_id = read_with_sdk(sdk, url, token(env, "bob"), "aBc123", ["A default id?"])
+
+    assert unsigned["turns"][0]["status"] == "error" and '"code":"unauthenticated"' in unsigned["turns"][0]["error"]
+    assert [(t["status"], text_of(t["message"])) for t in owned["turns"]] == [("ready", "First answer."), ("ready", "Second answer.")]
+    assert [m.content for m in env.model.requests[1].messages] == ["Which context is best?", "First answer.", "And the cost?"]
+    assert foreign["turns"][0]["status"] == "error" and '"code":"not-found"' in foreign["turns"][0]["error"]
+    assert "32 lowercase hex digits" in short_id["turns"][0]["error"]
+    assert env.model.calls == 2
+
+
+def test_a_cap_reached_mid_answer_is_a_limit_part_and_the_answer_still_finishes(sdk, served, dynamo, monkeypatch, tmp_path):
+    from decimal import Decimal
+
+    from chat_function.app import create_app
+    from groundchat.config import get_settings, reset_settings_cache
+    from groundchat.services import Services
+    from groundchat.spending.budget_guard import BudgetGuard
+    from tests.spending.helpers import first_request, lookup, registry
+
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"scripted": {"input_per_mtok": "1.00", "output_per_mtok": "2.00"}}')
+    for name, value in {"GROUNDCHAT_PRICES_FILE": str(prices), "GROUNDCHAT_MODEL": "scripted",
+                        "GROUNDCHAT_BUDGET_USD": "1", "GROUNDCHAT_BUDGET_PERIOD": "total"}.items():
+        monkeypatch.setenv(name, value)
+    reset_settings_cache()
+    question = "How do the contexts compare?"
+    probe = asyncio.run(first_request(registry(), "ann", question, 3000))
+    guard = BudgetGuard(dynamo, get_settings(), "ann", "c", "r", "scripted")
+    first_worst, tokens = guard.step_worst_case(probe)
+    # Room for the first step and the answering step: the first two steps run, the third has none.
+    monkeypatch.setenv("GROUNDCHAT_USER_BUDGET_USD", str(first_worst + guard.answering_worst_case(probe, tokens)[0] + Decimal("0.0001")))
+    reset_settings_cache()
+    settings = get_settings()
+    model = ScriptedModel([Step(tool_calls=[("lookup", {})], output_tokens=2900), Step(tool_calls=[("lookup", {})], output_tokens=2900),
+                           Step(text="never reached")], model_id="scripted")
+    services = Services(settings=settings, dynamo=dynamo, model_override=model, tools_override=[lookup])
+    services.users.table.put_item(Item={"user_id": "ann", "grants": {CHAT_USE, RUNS_READ}})
+    read = read_with_sdk(sdk, served.url(create_app(services)), issue_dev_token(settings, "ann"), new_chat_id(), [question])
+
+    [turn] = read["turns"]
+    assert (turn["status"], turn["error"]) == ("ready", None)
+    message = turn["message"]
+    assert message["metadata"]["done"] == "spend-cap" and model.calls == 2
+    [limit] = parts_of(message, "data-limit")
+    assert limit["data"]["scope"] == "user" and limit["data"]["message"]
+    assert [p["state"] for p in parts_of(message, "tool-lookup")] == ["output-available"] * 2
+    assert parts_of(message, "data-cost")[0]["data"]["cost"] == "0.0118"  # two steps of 100 in, 2,900 out
+    assert turn["chunks"][-1] == "finish"
+
+
+class Nothing(BaseModel):
+    pass
+
+
+async def slow_lookup(ctx, args):
+    await asyncio.sleep(1.0)
+    return {"rows": [{"model": "m1", "mean_violations": 3.5}]}
+
+
+def test_the_heartbeat_comments_pass_the_sdks_parser(sdk, served, make_env, settings, monkeypatch):
+    import httpx
+
+    monkeypatch.setattr(settings, "sse_heartbeat_seconds", 0.1)
+    slow = Tool(name="slow_lookup", description="slow", input_model=Nothing, permission=RUNS_READ, handler=slow_lookup)
+    env = make_env(ScriptedModel([Step(tool_calls=[("slow_lookup", {})]), Step(text="Model m1 had 3.5 violations.")] * 2), tools=[slow])
+    url = served.url(env.app)
+    body = {"id": new_chat_id(), "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "How slow?"}]}]}
+    raw = httpx.post(f"{url}/api/ai-sdk/chat", json=body, headers=env.token("alice"), timeout=30)
+    read = read_with_sdk(sdk, url, token(env, "alice"), new_chat_id(), ["How slow?"])
+
+    assert ": ping\n\n" in raw.text and raw.text.endswith("data: [DONE]\n\n")
+    assert raw.headers["x-vercel-ai-ui-message-stream"] == "v1"
+    [turn] = read["turns"]
+    assert (turn["status"], turn["error"]) == ("ready", None)
+    assert text_of(turn["message"]) == "Model m1 had 3.5 violations."
