@@ -158,12 +158,14 @@ def build_parser() -> argparse.ArgumentParser:
     # Commands owned by their own modules.
     from groundchat_cli.budget import add_budget_commands
     from groundchat_cli.corpus import add_corpus_commands
+    from groundchat_cli.feedback import add_feedback_commands
     from groundchat_cli.mcp_stdio import add_mcp_command
     from groundchat_cli.runs import add_runs_commands
 
     add_runs_commands(sub)
     add_corpus_commands(sub)
     add_budget_commands(sub)
+    add_feedback_commands(sub)
     add_mcp_command(sub)
     return parser
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Literal
+from typing import Annotated, Literal, Union
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -31,23 +31,32 @@ POLL_SECONDS = 0.5
 Reason = Literal["wrong-number", "citation-unsupported", "wrong-passage", "not-an-answer", "outdated", "other"]
 
 
-class FeedbackBody(BaseModel):
-    """👍 or 👎 on one answer; reasons only with 👎, a short text with "other" (or on its own)."""
+class UpRating(BaseModel):
+    """👍: the answer was right. No reasons; a short text if the reader wants one."""
 
     model_config = ConfigDict(extra="forbid")
-    rating: Literal["up", "down"]
-    reasons: list[Reason] = Field(default_factory=list, max_length=6)
+    rating: Literal["up"]
+    text: str = Field(default="", max_length=MAX_TEXT_CHARS)
+
+
+class DownRating(BaseModel):
+    """👎, with what was wrong (each reason once) and a short text (the page asks for one with
+    "other")."""
+
+    model_config = ConfigDict(extra="forbid")
+    rating: Literal["down"]
+    reasons: list[Reason] = Field(default_factory=list, max_length=6, json_schema_extra={"uniqueItems": True})
     text: str = Field(default="", max_length=MAX_TEXT_CHARS)
 
     @model_validator(mode="after")
-    def _consistent(self) -> FeedbackBody:
-        if self.rating == "up" and self.reasons:
-            raise ValueError("reasons go with a 👎 (rating 'down') only")
+    def _each_reason_once(self) -> DownRating:
         if len(set(self.reasons)) != len(self.reasons):
             raise ValueError("a reason is given twice")
-        if "other" in self.reasons and not self.text.strip():
-            raise ValueError("'other' needs a short text saying what was wrong")
         return self
+
+
+# The body is one or the other, told apart by `rating` (so the document says what each may hold).
+FeedbackBody = Annotated[Union[UpRating, DownRating], Field(discriminator="rating")]
 
 
 def add_answer_routes(app: FastAPI) -> None:
@@ -98,11 +107,12 @@ def add_answer_routes(app: FastAPI) -> None:
         if isinstance(target, Response):
             return target
         conversation, message, audience = target
+        reasons = list(body.reasons) if isinstance(body, DownRating) else []
         saved = await services.feedback.put(
             conversation_id=conversation_id, seq=seq, run_id=message.get("run_id"), person=caller.id, audience=audience,
-            rating=body.rating, reasons=list(body.reasons), text=body.text.strip(), expires_at=int(conversation.get("expires_at", 0)))
+            rating=body.rating, reasons=reasons, text=body.text.strip(), expires_at=int(conversation.get("expires_at", 0)))
         record_count("AnswerFeedback", rating=body.rating, audience=audience)
-        if body.rating == "down" and alarming(list(body.reasons)):
+        if alarming(reasons):
             record_count("FeedbackWrongNumberOrCitation")  # the daily alarm's metric (template.yaml)
         return JSONResponse({"feedback": public_feedback(saved)})
 

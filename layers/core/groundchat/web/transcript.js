@@ -1015,7 +1015,9 @@
     // How an answer ended, live (the done frame) or reopened (what was stored with it): a note
     // when it did not complete, then what it cost and its Details.
     ending(a, data) {
-      if (data.reason && data.reason !== "complete" && !(data.reason === "error" && a.querySelector(".error"))) {
+      if (data.reason === "stopped") {
+        a.appendChild(el("p", "done-note", "Stopped. Nothing of this answer was kept: the conversation holds the answers before it."));
+      } else if (data.reason && data.reason !== "complete" && !(data.reason === "error" && a.querySelector(".error"))) {
         a.appendChild(el("p", "done-note", "Answer ended: " + data.reason));
       }
       if (data.cost_text) this.footer(a, data);
@@ -1187,7 +1189,7 @@
     // Stored messages (as /api/conversations/{id} and /api/shared/{id} return them) drawn as frames.
     // An answer's last assistant message may carry what it cost and its details (the owner's view,
     // for answers stored since they were kept): drawn under it once its last part is, as the done
-    // frame draws them live. Returns [answer element, run id] for each answer so drawn.
+    // frame draws them live. Returns [answer element, run id, seq, the reader's rating] for each answer so drawn.
     stored(messages) {
       const ended = [];
       let record = null;
@@ -1197,7 +1199,7 @@
           this.answer.searches = (d.searches || []).map((s) => ({ args: { query: s.query }, debug: s.debug || {} }));
           this.ending(this.answer, { reason: d.reason, run_id: record.run_id, cost: record.cost, cost_text: record.cost_text,
                                      searches_omitted: d.searches_omitted, recall: d.recall });
-          ended.push([this.answer, record.run_id]);
+          ended.push([this.answer, record.run_id, record.seq, record.feedback || null]);
         }
         record = null;
       };
@@ -1223,6 +1225,81 @@
       this.answer = null;
       return ended;
     }
+  }
+
+  // 👍 / 👎 under an answer, with the reasons a 👎 may give. `options`: reasons ([{id, label}]),
+  // current (the reader's earlier rating, or null), send(body) → a Promise of the saved rating or
+  // of an error message (a string). Keyboard first: two toggle buttons, a fieldset of checkboxes,
+  // a text box and a Send button; what happened is said in a status line.
+  let feedbackCount = 0;
+  function feedbackControls(options) {
+    feedbackCount += 1;
+    const id = "feedback-" + feedbackCount;
+    const box = el("div", "feedback");
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-labelledby", id + "-label");
+    box.appendChild(el("span", "feedback-label", "Was this answer right?")).id = id + "-label";
+    const up = box.appendChild(el("button", "feedback-up small"));
+    up.type = "button";
+    up.append("👍 ", el("span", null, "Yes"));
+    const down = box.appendChild(el("button", "feedback-down small"));
+    down.type = "button";
+    down.append("👎 ", el("span", null, "No"));
+    const form = box.appendChild(el("form", "feedback-reasons"));
+    form.hidden = true;
+    const set = form.appendChild(el("fieldset"));
+    set.appendChild(el("legend", null, "What was wrong? (choose any)"));
+    const boxes = [];
+    for (const reason of options.reasons || []) {
+      const label = set.appendChild(el("label", "feedback-reason"));
+      const check = label.appendChild(el("input"));
+      check.type = "checkbox";
+      check.value = reason.id;
+      label.append(" " + reason.label);
+      boxes.push(check);
+    }
+    const textLabel = set.appendChild(el("label", "feedback-text-label", "Say more (needed for “Something else”)"));
+    const text = textLabel.appendChild(el("textarea", "feedback-text"));
+    text.maxLength = 500;
+    text.rows = 2;
+    const send = set.appendChild(el("button", "small primary", "Send"));
+    send.type = "submit";
+    const status = box.appendChild(el("p", "feedback-status"));
+    status.setAttribute("role", "status");
+
+    function show(rating) {
+      up.setAttribute("aria-pressed", String(rating && rating.rating === "up"));
+      down.setAttribute("aria-pressed", String(rating && rating.rating === "down"));
+      for (const check of boxes) check.checked = Boolean(rating && (rating.reasons || []).includes(check.value));
+      text.value = (rating && rating.text) || "";
+    }
+    async function submit(body, said) {
+      const saved = await options.send(body);
+      if (typeof saved === "string") { status.textContent = "Not saved: " + saved; return; }
+      show(saved);
+      form.hidden = true;
+      status.textContent = said;
+    }
+    show(options.current);
+    if (options.current) status.textContent = options.current.rating === "up" ? "You rated this answer right." : "You rated this answer wrong.";
+    up.addEventListener("click", () => submit({ rating: "up" }, "Thanks: rated right."));
+    down.addEventListener("click", () => {
+      form.hidden = !form.hidden;
+      down.setAttribute("aria-expanded", String(!form.hidden));
+      if (!form.hidden) (boxes[0] || text).focus();
+    });
+    down.setAttribute("aria-expanded", "false");
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const reasons = boxes.filter((c) => c.checked).map((c) => c.value);
+      if (reasons.includes("other") && !text.value.trim()) {
+        status.textContent = "Say in a few words what else was wrong, then send.";
+        text.focus();
+        return;
+      }
+      submit({ rating: "down", reasons, text: text.value.trim() }, "Thanks: your reasons were sent.");
+    });
+    return box;
   }
 
   // Reads an SSE body from fetch() and calls onFrame(type, data) for each frame as it arrives.
@@ -1251,6 +1328,6 @@
 
   global.GroundchatTranscript = {
     Transcript, readFrames, actionAddress, url, BASE, VIEW_ACTIONS, renderMarkdown, scrollBox, dataTable, link, time, el,
-    runListAddress, plural, runColumns, Auth, facts, searchDebug,
+    runListAddress, plural, runColumns, Auth, facts, searchDebug, feedbackControls,
   };
 })(window);
