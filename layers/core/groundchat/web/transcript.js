@@ -1232,6 +1232,11 @@
   // of an error message (a string). Keyboard first: two toggle buttons, a fieldset of checkboxes,
   // a text box and a Send button; what happened is said in a status line.
   let feedbackCount = 0;
+  function hiddenEmoji(symbol) {
+    const span = el("span", null, symbol + " ");
+    span.setAttribute("aria-hidden", "true");  // the button's name is its word, not the picture's
+    return span;
+  }
   function feedbackControls(options) {
     feedbackCount += 1;
     const id = "feedback-" + feedbackCount;
@@ -1241,10 +1246,10 @@
     box.appendChild(el("span", "feedback-label", "Was this answer right?")).id = id + "-label";
     const up = box.appendChild(el("button", "feedback-up small"));
     up.type = "button";
-    up.append("👍 ", el("span", null, "Yes"));
+    up.append(hiddenEmoji("👍"), el("span", null, "Yes"));
     const down = box.appendChild(el("button", "feedback-down small"));
     down.type = "button";
-    down.append("👎 ", el("span", null, "No"));
+    down.append(hiddenEmoji("👎"), el("span", null, "No"));
     const form = box.appendChild(el("form", "feedback-reasons"));
     form.hidden = true;
     const set = form.appendChild(el("fieldset"));
@@ -1268,8 +1273,8 @@
     status.setAttribute("role", "status");
 
     function show(rating) {
-      up.setAttribute("aria-pressed", String(rating && rating.rating === "up"));
-      down.setAttribute("aria-pressed", String(rating && rating.rating === "down"));
+      up.setAttribute("aria-pressed", String(Boolean(rating && rating.rating === "up")));
+      down.setAttribute("aria-pressed", String(Boolean(rating && rating.rating === "down")));
       for (const check of boxes) check.checked = Boolean(rating && (rating.reasons || []).includes(check.value));
       text.value = (rating && rating.text) || "";
     }
