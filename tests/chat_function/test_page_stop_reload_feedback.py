@@ -84,3 +84,41 @@ def test_reload_stop_and_feedback_in_the_page(browser, served, corpus_dir):
         page.set_viewport_size({"width": width, "height": 900})
         assert axe_violations(page, axe) == []
         page.screenshot(path=str(SHOTS / f"stopped-{width}.png"), full_page=True)
+
+
+def test_a_signed_in_reader_rates_a_shared_answer_and_a_signed_out_one_sees_no_controls(browser, served, corpus_dir):
+    from groundchat_testkit.scripted import ScriptedModel
+
+    env, url = served(ScriptedModel([Step(text="Full context is best: 3.5 violations.")]))
+    owner = browser.new_page()
+    sign_in(owner, url, env, "alice")
+    owner.fill("#question", "Which context level is best?")
+    owner.click("#ask button[type=submit]")
+    owner.wait_for_selector(".msg.assistant[data-done=complete]")
+    owner.click("#share")
+    link = owner.wait_for_selector("#share-link:not(:empty)").get_attribute("href")
+    shared = link if link.startswith("http") else url + "/" + link.lstrip("/")
+
+    reader = browser.new_context().new_page()
+    sign_in(reader, url, env, "bob")
+    reader.goto(shared)
+    reader.wait_for_selector(".feedback", timeout=10_000)
+    reader.click(".feedback-down")
+    reader.check(".feedback-reason input[value=citation-unsupported]")
+    reader.click(".feedback-reasons button[type=submit]")
+    reader.wait_for_selector(".feedback-status:has-text('Thanks')")
+    axe = _axe_source(corpus_dir)
+    for width in WIDTHS:
+        reader.set_viewport_size({"width": width, "height": 900})
+        assert page_width(reader) <= width and axe_violations(reader, axe) == []
+        reader.screenshot(path=str(SHOTS / f"shared-rated-{width}.png"), full_page=True)
+    conversation_id = shared.rstrip("/").rsplit("/", 1)[1]
+    mine = reader.evaluate(f"""fetch('{url}/api/conversations/{conversation_id}/feedback',
+        {{headers: {{authorization: 'Bearer ' + sessionStorage.getItem('groundchat-token')}}}}).then(r => r.json())""")
+    assert {seq: (f["audience"], f["reasons"]) for seq, f in mine["feedback"].items()} == {"1": ("reader", ["citation-unsupported"])}
+
+    stranger = browser.new_context().new_page()
+    stranger.goto(shared)
+    stranger.wait_for_selector(".msg.assistant")
+    stranger.wait_for_timeout(800)  # long enough for a sign-in it does not have to be looked for
+    assert stranger.locator(".feedback").count() == 0

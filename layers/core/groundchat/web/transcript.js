@@ -1189,19 +1189,22 @@
     // Stored messages (as /api/conversations/{id} and /api/shared/{id} return them) drawn as frames.
     // An answer's last assistant message may carry what it cost and its details (the owner's view,
     // for answers stored since they were kept): drawn under it once its last part is, as the done
-    // frame draws them live. Returns [answer element, run id, seq, the reader's rating] for each answer so drawn.
+    // frame draws them live. Returns [answer element, run id (where its record was kept), the seq of its
+    // last message, the reader's rating] for each answer drawn.
     stored(messages) {
       const ended = [];
       let record = null;
+      let last = null;  // the answer's last assistant message: the one a rating names
       const endAnswer = () => {
         if (record && this.answer) {
           const d = record.details || {};
           this.answer.searches = (d.searches || []).map((s) => ({ args: { query: s.query }, debug: s.debug || {} }));
           this.ending(this.answer, { reason: d.reason, run_id: record.run_id, cost: record.cost, cost_text: record.cost_text,
                                      searches_omitted: d.searches_omitted, recall: d.recall });
-          ended.push([this.answer, record.run_id, record.seq, record.feedback || null]);
         }
+        if (this.answer && last) ended.push([this.answer, record ? record.run_id : null, last.seq, last.feedback || null]);
         record = null;
+        last = null;
       };
       for (const m of messages) {
         if (m.role === "user") { endAnswer(); this.question(m.content, m.images); continue; }
@@ -1212,6 +1215,7 @@
           if (m.annotations && m.annotations.citations) this.frame("citations", m.annotations.citations);
           if (this.answer) this.answer.textBox.removeAttribute("aria-busy");
           if (m.cost_text) record = m;
+          last = m;
         }
         if (m.role === "tool") {
           let result = null;
