@@ -36,6 +36,8 @@ from groundchat.corpus.dates import parse_utc
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
 from groundchat.corpus.notes import Notes, NotesOutOfDate, NotesReport, check_notes, load, using
 from groundchat.search.embeddings import Embedder
+from groundchat.search.graph import GRAPH_VERSION, Graph, GraphSize
+from groundchat.search.graph_build import build_graph
 from groundchat.search.vector_cache import VectorCache, cache_path_beside
 
 log = logging.getLogger("groundchat.search")
@@ -117,6 +119,7 @@ def source_hash(spec: SourceSpec) -> str:
 
 class Build(Protocol):
     def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None: ...
+    def add_graph(self, graph: Graph) -> None: ...
     def commit(self, meta: dict[str, str]) -> None: ...
     def abort(self) -> None: ...
 
@@ -151,6 +154,8 @@ class IngestSummary:
     # The notes out of date with the text, left out of the serving index (GROUNDCHAT_NOTES_CHECK=warn);
     # when nothing changed, those of the index that keeps serving.
     notes_problems: list[str] = field(default_factory=list)
+    # The graph built with the index (search/graph.py): nodes and edges, each by kind.
+    graph: GraphSize = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         if not self.changed:
@@ -159,6 +164,10 @@ class IngestSummary:
         for s in self.sources:
             cached = f", {s.cached} from the vector cache" if s.cached else ""
             out.append(f"  {s.source}: {s.status}, {s.chunks} chunks (+{s.added} −{s.removed}, embedded {s.embedded}{cached})")
+        if self.graph:
+            by_kind = self.graph["edges_by_kind"]
+            edges = ", ".join(f"{kind} {n}" for kind, n in by_kind.items()) if isinstance(by_kind, dict) else ""
+            out.append(f"  graph: {self.graph['nodes']} nodes, {self.graph['edges']} edges ({edges})")
         if self.notes_problems:
             out.append(f"  notes: {len(self.notes_problems)} problem(s), indexed without the notes they name")
             out.extend(f"    {line}" for line in self.notes_problems)
@@ -179,7 +188,9 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
     same_model = (bool(serving) and serving.get("model_id") == embedder.model_id
                   and serving.get("index_text") == INDEX_TEXT_VERSION)
     old_hashes: dict[str, str] = json.loads(serving.get("source_hashes", "{}")) if same_model and serving else {}
-    same_layout = bool(serving) and serving.get("layout") == store.layout
+    # The graph's rules are part of the layout: rules that read the texts differently build again.
+    same_layout = (bool(serving) and serving.get("layout") == store.layout
+                   and serving.get("graph_version") == GRAPH_VERSION)
     if not force and same_model and same_layout and old_hashes == hashes:
         return IngestSummary(changed=False, model_id=embedder.model_id, reason="every source hash and the model match",
                              seconds=time.perf_counter() - started,
@@ -206,7 +217,13 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
         with using(usable):
             summary = _fill(converted, embedder, build, known, progress, cache)
         summary.notes_problems = report.lines()
+        # Built from the chunks this index holds, so it changes whenever they do.
+        graph = build_graph(c for _, chunks, _ in converted for c in chunks)
+        build.add_graph(graph)
+        summary.graph = graph.size()
         build.commit({
+            "graph_version": GRAPH_VERSION,
+            "graph": json.dumps(summary.graph, sort_keys=True),
             "source_hashes": json.dumps(hashes, sort_keys=True),
             "index_text": INDEX_TEXT_VERSION,
             "layout": store.layout,

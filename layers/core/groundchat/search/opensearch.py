@@ -25,6 +25,7 @@ import numpy as np
 from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
+from groundchat.search.graph import Graph
 from groundchat.search.query_text import KEYWORD_WEIGHTS, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
@@ -39,6 +40,10 @@ TEMPLATE_PATH = Path(__file__).resolve().parent / "opensearch_template.json"
 TEMPLATE_NAME = "groundchat-corpus"
 KEYWORD_FIELD = "keyword_text"
 _FIELDS = ["id", "ref", "source", "section", "title", "text", "url", "updated_at", "meta"]
+# The graph (search/graph.py) is one document of the index, of a source no search asks for, so it is
+# swapped in with the passages by the same alias and never found by a leg.
+GRAPH_DOC = "graph"
+GRAPH_SOURCE = "graph"
 
 
 def load_template(dimension: int) -> JsonObject:
@@ -164,6 +169,8 @@ class OpenSearchIndex:
         # The index behind the alias when its model id was read, and that id: a search's hits name
         # their index, so a swap to another index is noticed without a request of its own.
         self._serving: tuple[str, str | None] | None = None
+        # The graph and the index it was read from; dropped when a search's hits come from another.
+        self._graph: tuple[str, Graph | None] | None = None
 
     def _named_meta(self) -> tuple[str, JsonObject]:
         mapping = self.client.indices.get_mapping(index=self.alias)
@@ -206,12 +213,41 @@ class OpenSearchIndex:
             score = (lambda s: s) if name == "bm25" else cosine_from_knn_score
             out[name] = [LegHit(_chunk(h["_source"]), score(float(h["_score"]))) for h in item["hits"]["hits"]]
             answered.update(h.get("_index") for h in item["hits"]["hits"])
+        if self._graph is not None and answered - {self._graph[0], None}:
+            self._graph = None
         if checks_model and self._serving is not None and answered - {self._serving[0], None}:
             # The alias was swapped since the model id was read (a re-ingest while this process
             # served): the new index's model decides whether these vectors meant anything.
             self._serving = None
             self._check_model(vector)
         return out
+
+    def graph(self) -> Graph | None:
+        """The graph document of the index behind the alias, None for an index built without one."""
+        if self._graph is None:
+            from opensearchpy.exceptions import NotFoundError
+
+            try:
+                doc = self.client.get(index=self.alias, id=GRAPH_DOC)
+                self._graph = (doc["_index"], Graph.from_data(doc["_source"]["graph"]))
+            except NotFoundError as exc:
+                info = exc.info if isinstance(exc.info, dict) else {}
+                if info.get("found") is not False:
+                    raise _unavailable(exc) from exc
+                self._graph = ("", None)  # the index answers, without a graph
+            except Exception as exc:
+                raise _unavailable(exc) from exc
+        return self._graph[1]
+
+    def chunks_by_id(self, ids: list[str]) -> list[Chunk]:
+        """The passages of these chunk ids that the index holds, in one `_mget`."""
+        if not ids:
+            return []
+        try:
+            response = self.client.mget(index=self.alias, body={"ids": ids}, _source=_FIELDS)
+        except Exception as exc:
+            raise _unavailable(exc) from exc
+        return [_chunk(d["_source"]) for d in response["docs"] if d.get("found") and d["_source"].get("source") != GRAPH_SOURCE]
 
     def get_section(self, source: str, section: str) -> Chunk | None:
         try:
@@ -268,6 +304,9 @@ class OpenSearchBuild:
         from opensearchpy import helpers
 
         helpers.bulk(self.client, bulk_actions(self.index, chunks, vectors), raise_on_error=True, refresh=False)
+
+    def add_graph(self, graph: Graph) -> None:
+        self.client.index(index=self.index, id=GRAPH_DOC, body={"id": GRAPH_DOC, "source": GRAPH_SOURCE, "graph": graph.to_data()})
 
     def commit(self, meta: dict[str, str]) -> None:
         self.client.indices.put_mapping(index=self.index, body={"_meta": {**self._meta, **meta}})
