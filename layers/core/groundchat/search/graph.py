@@ -47,8 +47,8 @@ class Node:
 
 @dataclass(frozen=True)
 class Step:
-    """One edge as walked from a node: where it leads, its kind and direction, and the node's share
-    of weight along that kind and direction (1 over the square root of how many such edges it has)."""
+    """One edge as walked from a node: where it leads, its kind and direction, and its share of the
+    weight (`_walkable`)."""
     to: str
     kind: str
     direction: str  # "forward" (as written: the paragraph refers to the article) or "reverse"
@@ -122,14 +122,19 @@ class Graph:
 
 
 def _walkable(edges: list[tuple[str, str, str]]) -> dict[str, list[Step]]:
-    degree: Counter[tuple[str, str, str]] = Counter()
+    """Each edge both ways, its share 1 / sqrt(degree of the node it leaves × degree of the node it
+    reaches), by kind and direction: a hub (the definition of 'product', used by half the Act) is
+    reached from everywhere, so what reaches it from any one place counts little."""
+    out_degree: Counter[tuple[str, str]] = Counter()
+    in_degree: Counter[tuple[str, str]] = Counter()
     for a, b, kind in edges:
-        degree[(a, kind, "forward")] += 1
-        degree[(b, kind, "reverse")] += 1
+        out_degree[(a, kind)] += 1
+        in_degree[(b, kind)] += 1
     steps: dict[str, list[Step]] = {}
     for a, b, kind in edges:
-        steps.setdefault(a, []).append(Step(b, kind, "forward", 1 / math.sqrt(degree[(a, kind, "forward")])))
-        steps.setdefault(b, []).append(Step(a, kind, "reverse", 1 / math.sqrt(degree[(b, kind, "reverse")])))
+        share = 1 / math.sqrt(out_degree[(a, kind)] * in_degree[(b, kind)])
+        steps.setdefault(a, []).append(Step(b, kind, "forward", share))
+        steps.setdefault(b, []).append(Step(a, kind, "reverse", share))
     return steps
 
 

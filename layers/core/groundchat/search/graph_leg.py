@@ -9,8 +9,9 @@ few of the question's words. So:
 2. **entities**: each seed's node in the graph and its whole (a paragraph's article, a point's annex
    section, an Understanding chunk's criterion), the whole at `container_share` of the seed's weight;
 3. **one hop** along every typed edge of those entities, weighted per kind and direction
-   (graph_rules.json) and shared out over the entity's edges of that kind (search/graph.py); a seed
-   lends nothing to itself;
+   (graph_rules.json) and shared out by the degrees of both ends (search/graph.py); a seed lends
+   nothing to itself or its whole by the hop, and keeps `seed_weight` of its own weight in the leg,
+   so what the hop brings is fused below the seeds rather than in their place;
 4. **hydration**: the nodes reached are passages, or wholes whose parts are (at `container_share`,
    shared over the parts); the best `PASSAGES` are taken from the other legs' candidates where they
    are there, and read from the index by chunk id where not.
@@ -35,6 +36,7 @@ CONTAINER_SHARE: float = _HOP["container_share"]
 SEEDS: int = _HOP["seeds"]
 PASSAGES: int = _HOP["passages"]
 GRAPH_WEIGHT: float = _HOP["leg_weight"]
+SEED_WEIGHT: float = _HOP["seed_weight"]
 
 Hydrate = Callable[[list[str]], list[Chunk]]
 
@@ -55,7 +57,8 @@ class GraphLegResult:
 
 
 def graph_leg(graph: Graph, fused: list[LegHit], candidates: Iterable[LegHit], hydrate: Hydrate,
-              sources: list[str], *, seeds: int = SEEDS, passages: int = PASSAGES) -> GraphLegResult:
+              sources: list[str], *, seeds: int = SEEDS, passages: int = PASSAGES,
+              seed_weight: float = SEED_WEIGHT) -> GraphLegResult:
     """The passages one hop from the first `seeds` of `fused`, best first (see the module's doc)."""
     out = GraphLegResult()
     seeded = [(h, node_id(h.chunk.source, h.chunk.section)) for h in fused[:seeds]]
@@ -69,10 +72,11 @@ def graph_leg(graph: Graph, fused: list[LegHit], candidates: Iterable[LegHit], h
         weight = max(hit.score, 0.0) / top
         own = {nid: weight, **{whole: weight * CONTAINER_SHARE for whole in graph.containers(nid)}}
         entities.update(own)
+        reached[nid] = reached.get(nid, 0.0) + weight * seed_weight
         for entity, activation in own.items():
             for step in graph.steps(entity):
-                if step.to == nid:
-                    continue  # a seed is not its own evidence
+                if step.to in own:
+                    continue  # a seed is not its own evidence, nor is its whole
                 gain = activation * WEIGHTS[step.kind][step.direction] * step.share
                 reached[step.to] = reached.get(step.to, 0.0) + gain
     out.seeds, out.entities, out.expansion_hits = len(seeded), len(entities), len(reached)
