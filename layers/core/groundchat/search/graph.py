@@ -138,10 +138,16 @@ def _walkable(edges: list[tuple[str, str, str]]) -> dict[str, list[Step]]:
     return steps
 
 
+def size_line(size: GraphSize) -> str:
+    by_kind = size.get("edges_by_kind")
+    edges = ", ".join(f"{kind} {n}" for kind, n in by_kind.items()) if isinstance(by_kind, dict) else ""
+    return f"{size['nodes']} nodes, {size['edges']} edges ({edges})"
+
+
 def container_of(section: str) -> str | None:
     """The section a passage is part of: its article, annex section or criterion (None for a whole)."""
     whole = whole_section(section)
     return whole if whole != section else None
 
 
-__all__ = ["EDGE_KINDS", "GRAPH_VERSION", "Graph", "GraphSize", "Node", "RULES", "Step", "container_of", "node_id"]
+__all__ = ["EDGE_KINDS", "GRAPH_VERSION", "Graph", "GraphSize", "Node", "RULES", "Step", "container_of", "node_id", "size_line"]

@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Protocol
 
 from groundchat.corpus.chunk import Chunk, kind, whole_section
-from groundchat.search.graph import RULES, Graph, container_of, node_id
+from groundchat.search.graph import RULES, Graph, GraphSize, container_of, node_id
+
+
+class GraphStore(Protocol):
+    def add_graph(self, graph: Graph) -> None: ...
 
 _TEMPLATE = re.compile(r"\{(\d+|article|annex|list)\}")
 _LIST_ITEM = re.compile(r"(\d{1,2})(?:\(\d{1,2}\))?(?:\s+to\s+(\d{1,2}))?")
@@ -59,6 +63,13 @@ def build_graph(chunks: Iterable[Chunk], rule_criteria: Mapping[str, list[str]] 
         _add_term_uses(graph, [c for c in texts if c.source == source])
     _add_axe_rules(graph, _axe_rule_criteria() if rule_criteria is None else rule_criteria)
     return graph
+
+
+def store_graph(build: GraphStore, chunks: list[Chunk]) -> GraphSize:
+    """The graph of these chunks, added to the index being built; its size for the summary."""
+    graph = build_graph(chunks)
+    build.add_graph(graph)
+    return graph.size()
 
 
 # -- parts ------------------------------------------------------------------------------------
@@ -227,4 +238,4 @@ def _axe_rule_criteria() -> dict[str, list[str]]:
 
 GraphBuilder = Callable[[Iterable[Chunk]], Graph]
 
-__all__ = ["GraphBuilder", "build_graph", "defined_terms", "references_in"]
+__all__ = ["GraphBuilder", "build_graph", "store_graph", "defined_terms", "references_in"]

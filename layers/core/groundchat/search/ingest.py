@@ -36,9 +36,9 @@ from groundchat.corpus.dates import parse_utc
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
 from groundchat.corpus.notes import Notes, NotesOutOfDate, NotesReport, check_notes, load, using
 from groundchat.search.embeddings import Embedder
-from groundchat.search.graph import GRAPH_VERSION, Graph, GraphSize
-from groundchat.search.graph_build import build_graph
-from groundchat.search.vector_cache import VectorCache, cache_path_beside
+from groundchat.search.graph import GRAPH_VERSION, Graph, GraphSize, size_line
+from groundchat.search.graph_build import store_graph
+from groundchat.search.vector_cache import VectorCache, vector_cache_for
 
 log = logging.getLogger("groundchat.search")
 
@@ -154,7 +154,6 @@ class IngestSummary:
     # The notes out of date with the text, left out of the serving index (GROUNDCHAT_NOTES_CHECK=warn);
     # when nothing changed, those of the index that keeps serving.
     notes_problems: list[str] = field(default_factory=list)
-    # The graph built with the index (search/graph.py): nodes and edges, each by kind.
     graph: GraphSize = field(default_factory=dict)
 
     def lines(self) -> list[str]:
@@ -164,10 +163,7 @@ class IngestSummary:
         for s in self.sources:
             cached = f", {s.cached} from the vector cache" if s.cached else ""
             out.append(f"  {s.source}: {s.status}, {s.chunks} chunks (+{s.added} −{s.removed}, embedded {s.embedded}{cached})")
-        if self.graph:
-            by_kind = self.graph["edges_by_kind"]
-            edges = ", ".join(f"{kind} {n}" for kind, n in by_kind.items()) if isinstance(by_kind, dict) else ""
-            out.append(f"  graph: {self.graph['nodes']} nodes, {self.graph['edges']} edges ({edges})")
+        out.extend([f"  graph: {size_line(self.graph)}"] if self.graph else [])
         if self.notes_problems:
             out.append(f"  notes: {len(self.notes_problems)} problem(s), indexed without the notes they name")
             out.extend(f"    {line}" for line in self.notes_problems)
@@ -189,8 +185,7 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
                   and serving.get("index_text") == INDEX_TEXT_VERSION)
     old_hashes: dict[str, str] = json.loads(serving.get("source_hashes", "{}")) if same_model and serving else {}
     # The graph's rules are part of the layout: rules that read the texts differently build again.
-    same_layout = (bool(serving) and serving.get("layout") == store.layout
-                   and serving.get("graph_version") == GRAPH_VERSION)
+    same_layout = bool(serving) and (serving.get("layout"), serving.get("graph_version")) == (store.layout, GRAPH_VERSION)
     if not force and same_model and same_layout and old_hashes == hashes:
         return IngestSummary(changed=False, model_id=embedder.model_id, reason="every source hash and the model match",
                              seconds=time.perf_counter() - started,
@@ -218,12 +213,9 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
             summary = _fill(converted, embedder, build, known, progress, cache)
         summary.notes_problems = report.lines()
         # Built from the chunks this index holds, so it changes whenever they do.
-        graph = build_graph(c for _, chunks, _ in converted for c in chunks)
-        build.add_graph(graph)
-        summary.graph = graph.size()
+        summary.graph = store_graph(build, [c for _, chunks, _ in converted for c in chunks])
         build.commit({
-            "graph_version": GRAPH_VERSION,
-            "graph": json.dumps(summary.graph, sort_keys=True),
+            "graph_version": GRAPH_VERSION, "graph": json.dumps(summary.graph, sort_keys=True),
             "source_hashes": json.dumps(hashes, sort_keys=True),
             "index_text": INDEX_TEXT_VERSION,
             "layout": store.layout,
@@ -326,15 +318,6 @@ def _embed(embedder: Embedder, texts: list[str], progress: Progress) -> dict[str
         out.update(zip(batch, vectors))
         progress("embed", len(out), len(texts))
     return out
-
-
-def vector_cache_for(store: Store, embedder: Embedder) -> VectorCache | None:
-    """A local index keeps its cache in a file beside it; OpenSearch has none (docs/engineering/ingest.md)."""
-    from groundchat.search.embedded import EmbeddedStore
-
-    if isinstance(store, EmbeddedStore):
-        return VectorCache(cache_path_beside(store.path), model_id=embedder.model_id, dimension=embedder.dimension)
-    return None
 
 
 def strict_dates(spec: SourceSpec, chunks: list[Chunk]) -> list[Chunk]:

@@ -26,6 +26,7 @@ from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
 from groundchat.search.graph import Graph
+from groundchat.search.opensearch_graph import GRAPH_DOC, GRAPH_SOURCE, read_graph, read_sources
 from groundchat.search.query_text import KEYWORD_WEIGHTS, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
@@ -40,10 +41,6 @@ TEMPLATE_PATH = Path(__file__).resolve().parent / "opensearch_template.json"
 TEMPLATE_NAME = "groundchat-corpus"
 KEYWORD_FIELD = "keyword_text"
 _FIELDS = ["id", "ref", "source", "section", "title", "text", "url", "updated_at", "meta"]
-# The graph (search/graph.py) is one document of the index, of a source no search asks for, so it is
-# swapped in with the passages by the same alias and never found by a leg.
-GRAPH_DOC = "graph"
-GRAPH_SOURCE = "graph"
 
 
 def load_template(dimension: int) -> JsonObject:
@@ -225,29 +222,18 @@ class OpenSearchIndex:
     def graph(self) -> Graph | None:
         """The graph document of the index behind the alias, None for an index built without one."""
         if self._graph is None:
-            from opensearchpy.exceptions import NotFoundError
-
             try:
-                doc = self.client.get(index=self.alias, id=GRAPH_DOC)
-                self._graph = (doc["_index"], Graph.from_data(doc["_source"]["graph"]))
-            except NotFoundError as exc:
-                info = exc.info if isinstance(exc.info, dict) else {}
-                if info.get("found") is not False:
-                    raise _unavailable(exc) from exc
-                self._graph = ("", None)  # the index answers, without a graph
+                self._graph = read_graph(self.client, self.alias)
             except Exception as exc:
                 raise _unavailable(exc) from exc
         return self._graph[1]
 
     def chunks_by_id(self, ids: list[str]) -> list[Chunk]:
         """The passages of these chunk ids that the index holds, in one `_mget`."""
-        if not ids:
-            return []
         try:
-            response = self.client.mget(index=self.alias, body={"ids": ids}, _source=_FIELDS)
+            return [_chunk(source) for source in read_sources(self.client, self.alias, ids)] if ids else []
         except Exception as exc:
             raise _unavailable(exc) from exc
-        return [_chunk(d["_source"]) for d in response["docs"] if d.get("found") and d["_source"].get("source") != GRAPH_SOURCE]
 
     def get_section(self, source: str, section: str) -> Chunk | None:
         try:

@@ -63,13 +63,7 @@ class SearchService:
         switches = LegSwitches(include_vector=include_vector, include_sparse=include_sparse, include_graph=include_graph)
         timings: dict[str, float] = {}
         limit = min(k or self.max_excerpts, self.max_excerpts)
-        debug: JsonObject = {
-            "backend": self.backend.name, "leg": leg, "fusion": FUSION if leg == "hybrid" else "none",
-            "rrf_k": RRF_K, "score_share": SCORE_SHARE, "weights": self.weights, "rerank": self.reranker.model,
-            "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
-            "legs": {}, "timings_ms": timings, "switches": switches.model_dump(),
-            "graph_enabled": False,  # true once the graph leg has run (search/graph_leg.py)
-        }
+        debug = self._debug_record(leg, sources, switches, timings)
         want = _wanted(leg, switches)
 
         def unavailable(reason: str, detail: str) -> SearchResult:
@@ -139,6 +133,16 @@ class SearchService:
             freshness=_freshness(passages), dropped={"passages": dropped_passages, "chars": dropped_chars},
             debug=debug,
         )
+
+    def _debug_record(self, leg: Leg, sources: list[str] | None, switches: LegSwitches,
+                      timings: dict[str, float]) -> JsonObject:
+        return {
+            "backend": self.backend.name, "leg": leg, "fusion": FUSION if leg == "hybrid" else "none",
+            "rrf_k": RRF_K, "score_share": SCORE_SHARE, "weights": self.weights, "rerank": self.reranker.model,
+            "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
+            "legs": {}, "timings_ms": timings, "switches": switches.model_dump(),
+            "graph_enabled": False,  # true once the graph leg has run (search/graph_leg.py)
+        }
 
     def _excerpts(self, kept: list[LegHit]) -> tuple[list[Passage], int]:
         """The passages as served, each cut at our ceiling, and how many characters were cut."""
