@@ -57,6 +57,8 @@ def add_corpus_commands(sub: Any) -> None:
     retrieval.add_argument("file", type=Path)
     retrieval.add_argument("--leg", choices=["hybrid", "bm25", "vector", "all"], default="all")
     retrieval.add_argument("--json", action="store_true")
+    retrieval.add_argument("--graph", choices=["on", "off", "compare"], default="on",
+                           help="the graph leg in hybrid searches; compare adds a hybrid row without it")
     retrieval.add_argument("--through-router", action="store_true",
                            help="ask as the offline answerer does: its router's plan, then the search it plans "
                                 "(the sample's names stand for the data's)")
@@ -144,15 +146,24 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     if args.through_router:
         return _print_through_router(service, questions, args.json, get_settings().embedding_model)
     legs = ["bm25", "vector", "hybrid"] if args.leg == "all" else [args.leg]
-    reports = [evaluate(service, questions, leg=leg) for leg in legs]
+    runs = [(leg, args.graph != "off") for leg in legs]
+    if args.graph == "compare" and "hybrid" in legs:
+        runs.insert(runs.index(("hybrid", True)), ("hybrid", False))
+    reports = [evaluate(service, questions, leg=leg, include_graph=graph) for leg, graph in runs]
     if args.json:
         print(json.dumps(reports, indent=2))
         return 0
     print(f"backend: {_backend_name(settings)}")
-    print(f"{'leg':8} {'source':8} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR':>6}")
+    print(f"{'leg':14} {'source':8} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR':>6}")
     for report in reports:
+        name = report["leg"] + ("" if report["leg"] != "hybrid" or report["graph"] else " no-graph")
         for source, f in [*report["per_source"].items(), ("all", report["overall"])]:
-            print(f"{report['leg']:8} {source:8} {f['n']:>4} {f['hit@1']:>6.3f} {f['hit@5']:>6.3f} {f['mrr']:>6.3f}")
+            print(f"{name:14} {source:8} {f['n']:>4} {f['hit@1']:>6.3f} {f['hit@5']:>6.3f} {f['mrr']:>6.3f}")
+        # Questions with one right paragraph, counted at article and at paragraph level.
+        for source, both in report.get("paragraph", {}).items():
+            for level in ("article", "paragraph"):
+                f = both[level]
+                print(f"{name:14} {source + ' ' + level[:4]:8} {f['n']:>4} {f['hit@1']:>6.3f} {f['hit@5']:>6.3f} {f['mrr']:>6.3f}")
     for report in reports:
         # Every miss, with what came first instead: where the next improvement has to look.
         for miss in report["misses"]:

@@ -376,3 +376,28 @@ def test_an_index_of_another_layout_is_built_again_with_its_vectors_reused(backe
     assert backend.serving() != serving
     assert backend.store.serving_meta()["layout"] == "an-older-layout"
     assert run_ingest(specs, backend.store, embedder, use_vector_cache=False).changed is False
+
+
+def test_the_graph_is_stored_with_the_index_and_its_passages_hydrate_by_id(backend):
+    from groundchat.search.graph_build import build_graph
+
+    embedder = WordHashEmbedder()
+    chunks = chunks_of(TEXTS)
+    build = backend.store.begin(model_id=embedder.model_id, dimension=embedder.dimension)
+    build.add(chunks, embedder.embed([c.text for c in chunks]))
+    graph = build_graph(chunks, rule_criteria={"target-size": ["2.5.8"]})
+    build.add_graph(graph)
+    build.commit({"source_hashes": "{}"})
+    served = backend.index.graph()
+    assert served is not None and served.nodes == graph.nodes and sorted(served.edges) == sorted(graph.edges)
+    assert ("wcag22:2.5.8", "axe:target-size", "tested_by") in served.edges
+    wanted = [chunks[2].id, chunks[0].id, "not-a-chunk"]
+    assert sorted(c.section for c in backend.index.chunks_by_id(wanted)) == ["2.5.8", "Article 4(1)"]
+    # The graph is no passage: no leg finds it, whatever the question.
+    result = SearchService(backend.index, embedder).search("graph nodes edges tested_by target-size")
+    assert all(p.source in ("wcag22", "eaa", "docs") for p in result.passages)
+
+
+def test_an_index_built_without_a_graph_serves_none(backend):
+    backend.build(WordHashEmbedder())
+    assert backend.index.graph() is None

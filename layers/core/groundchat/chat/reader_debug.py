@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
 
 SHOWN = ("backend", "leg", "fusion", "rrf_k", "score_share", "weights", "rerank", "embedding_model", "sources", "legs",
-         "timings_ms", "expanded", "exact", "prior", "recall_plan", "hits")
+         "timings_ms", "expanded", "exact", "prior", "recall_plan", "hits",
+         # The graph leg's own accounting (search/graph_leg.py), named as the tri-brid system we follow names it.
+         "graph_enabled", "graph_seeds", "graph_entities", "graph_expansion_hits", "graph_hydrated", "legs_ran")
 
 
 def for_reader(debug: JsonObject | None) -> JsonObject | None:
@@ -21,6 +23,9 @@ def for_reader(debug: JsonObject | None) -> JsonObject | None:
     shown = {key: debug[key] for key in SHOWN if key in debug}
     if "error" in debug:
         shown["failed"] = True  # the result's outcome and reason say what; the detail stays in the trace
+    if "graph_error" in debug:
+        # An index built without a graph says so; any other reason stays in the trace.
+        shown["graph_failed"] = "no_graph" if debug["graph_error"] == "no_graph" else True
     if "rerank_error" in debug:
         shown["rerank_failed"] = True
     named = debug.get("named_text")

@@ -24,6 +24,7 @@ import numpy as np
 from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
+from groundchat.search.graph import Graph
 from groundchat.search.query_text import KEYWORD_WEIGHTS, fts_match, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
@@ -42,6 +43,7 @@ CREATE INDEX chunks_source_section ON chunks(source, section);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
   title, section, text, content='', tokenize='porter unicode61'
 );
+CREATE TABLE graph (body TEXT NOT NULL);
 """
 _COLUMNS = "c.id, c.ref, c.source, c.section, c.title, c.text, c.url, c.updated_at, c.meta"
 
@@ -70,6 +72,8 @@ class EmbeddedIndex:
         self._masks: dict[tuple[str, ...], np.ndarray] = {}
         self._questions: dict[int, Chunk] | None = None
         self._meta: dict[str, str] = {}
+        # The graph of the file now serving, read on the first search that walks it; False: it has none.
+        self._graph: Graph | None | bool = None
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -89,7 +93,7 @@ class EmbeddedIndex:
                 if self._conn is not None:
                     self._conn.close()
                 self._conn, self._stamp, self._meta = conn, stamp, meta
-                self._vectors, self._masks, self._questions = None, {}, None
+                self._vectors, self._masks, self._questions, self._graph = None, {}, None, None
             return self._conn
 
     def model_id(self) -> str | None:
@@ -196,6 +200,30 @@ class EmbeddedIndex:
             self._vector_sources = np.array([r[1] for r in rows])
         return self._vectors, self._vector_rowids, self._vector_sources  # type: ignore[return-value]
 
+    def graph(self) -> Graph | None:
+        """The graph stored with the index (search/graph.py), None for a file built without one."""
+        conn = self._current()
+        graph = self._graph  # read once: a swap to a new file may reset it meanwhile
+        if graph is None:
+            try:
+                row = conn.execute("SELECT body FROM graph").fetchone()
+            except sqlite3.Error as exc:
+                raise BackendUnavailable("index_error", str(exc)) from exc
+            graph = Graph.from_json(row[0]) if row else False
+            self._graph = graph
+        return graph or None
+
+    def chunks_by_id(self, ids: list[str]) -> list[Chunk]:
+        """The passages of these chunk ids that the index holds (the graph leg's hydration)."""
+        if not ids:
+            return []
+        conn = self._current()
+        try:
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM chunks c WHERE c.id IN ({','.join('?' * len(ids))})", ids)
+            return [_chunk(r) for r in rows]
+        except sqlite3.Error as exc:
+            raise BackendUnavailable("index_error", str(exc)) from exc
+
     def get_section(self, source: str, section: str) -> Chunk | None:
         conn = self._current()
         row = conn.execute(f"SELECT {_COLUMNS} FROM chunks c WHERE c.source = ? AND c.section = ?",
@@ -278,6 +306,10 @@ class EmbeddedBuild:
                 self._conn.execute("INSERT INTO chunks_fts (rowid, title, section, text) VALUES (?, ?, ?, ?)",
                                    (cur.lastrowid, fields[0], chunk.section, fields[1]))
             self.count += 1
+
+    def add_graph(self, graph: Graph) -> None:
+        self._conn.execute("DELETE FROM graph")
+        self._conn.execute("INSERT INTO graph (body) VALUES (?)", (graph.to_json(),))
 
     def commit(self, meta: dict[str, str]) -> None:
         self._meta.update(meta)

@@ -36,7 +36,9 @@ from groundchat.corpus.dates import parse_utc
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
 from groundchat.corpus.notes import Notes, NotesOutOfDate, NotesReport, check_notes, load, using
 from groundchat.search.embeddings import Embedder
-from groundchat.search.vector_cache import VectorCache, cache_path_beside
+from groundchat.search.graph import GRAPH_VERSION, Graph, GraphSize, size_line
+from groundchat.search.graph_build import store_graph
+from groundchat.search.vector_cache import VectorCache, vector_cache_for
 
 log = logging.getLogger("groundchat.search")
 
@@ -117,6 +119,7 @@ def source_hash(spec: SourceSpec) -> str:
 
 class Build(Protocol):
     def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None: ...
+    def add_graph(self, graph: Graph) -> None: ...
     def commit(self, meta: dict[str, str]) -> None: ...
     def abort(self) -> None: ...
 
@@ -151,6 +154,7 @@ class IngestSummary:
     # The notes out of date with the text, left out of the serving index (GROUNDCHAT_NOTES_CHECK=warn);
     # when nothing changed, those of the index that keeps serving.
     notes_problems: list[str] = field(default_factory=list)
+    graph: GraphSize = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         if not self.changed:
@@ -159,6 +163,7 @@ class IngestSummary:
         for s in self.sources:
             cached = f", {s.cached} from the vector cache" if s.cached else ""
             out.append(f"  {s.source}: {s.status}, {s.chunks} chunks (+{s.added} −{s.removed}, embedded {s.embedded}{cached})")
+        out.extend([f"  graph: {size_line(self.graph)}"] if self.graph else [])
         if self.notes_problems:
             out.append(f"  notes: {len(self.notes_problems)} problem(s), indexed without the notes they name")
             out.extend(f"    {line}" for line in self.notes_problems)
@@ -179,7 +184,8 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
     same_model = (bool(serving) and serving.get("model_id") == embedder.model_id
                   and serving.get("index_text") == INDEX_TEXT_VERSION)
     old_hashes: dict[str, str] = json.loads(serving.get("source_hashes", "{}")) if same_model and serving else {}
-    same_layout = bool(serving) and serving.get("layout") == store.layout
+    # The graph's rules are part of the layout: rules that read the texts differently build again.
+    same_layout = bool(serving) and (serving.get("layout"), serving.get("graph_version")) == (store.layout, GRAPH_VERSION)
     if not force and same_model and same_layout and old_hashes == hashes:
         return IngestSummary(changed=False, model_id=embedder.model_id, reason="every source hash and the model match",
                              seconds=time.perf_counter() - started,
@@ -206,7 +212,10 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
         with using(usable):
             summary = _fill(converted, embedder, build, known, progress, cache)
         summary.notes_problems = report.lines()
+        # Built from the chunks this index holds, so it changes whenever they do.
+        summary.graph = store_graph(build, [c for _, chunks, _ in converted for c in chunks])
         build.commit({
+            "graph_version": GRAPH_VERSION, "graph": json.dumps(summary.graph, sort_keys=True),
             "source_hashes": json.dumps(hashes, sort_keys=True),
             "index_text": INDEX_TEXT_VERSION,
             "layout": store.layout,
@@ -309,15 +318,6 @@ def _embed(embedder: Embedder, texts: list[str], progress: Progress) -> dict[str
         out.update(zip(batch, vectors))
         progress("embed", len(out), len(texts))
     return out
-
-
-def vector_cache_for(store: Store, embedder: Embedder) -> VectorCache | None:
-    """A local index keeps its cache in a file beside it; OpenSearch has none (docs/engineering/ingest.md)."""
-    from groundchat.search.embedded import EmbeddedStore
-
-    if isinstance(store, EmbeddedStore):
-        return VectorCache(cache_path_beside(store.path), model_id=embedder.model_id, dimension=embedder.dimension)
-    return None
 
 
 def strict_dates(spec: SourceSpec, chunks: list[Chunk]) -> list[Chunk]:

@@ -25,6 +25,8 @@ import numpy as np
 from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
+from groundchat.search.graph import Graph
+from groundchat.search.opensearch_graph import GRAPH_DOC, GRAPH_SOURCE, read_graph, read_sources
 from groundchat.search.query_text import KEYWORD_WEIGHTS, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
@@ -164,6 +166,8 @@ class OpenSearchIndex:
         # The index behind the alias when its model id was read, and that id: a search's hits name
         # their index, so a swap to another index is noticed without a request of its own.
         self._serving: tuple[str, str | None] | None = None
+        # The graph and the index it was read from; dropped when a search's hits come from another.
+        self._graph: tuple[str, Graph | None] | None = None
 
     def _named_meta(self) -> tuple[str, JsonObject]:
         mapping = self.client.indices.get_mapping(index=self.alias)
@@ -206,12 +210,30 @@ class OpenSearchIndex:
             score = (lambda s: s) if name == "bm25" else cosine_from_knn_score
             out[name] = [LegHit(_chunk(h["_source"]), score(float(h["_score"]))) for h in item["hits"]["hits"]]
             answered.update(h.get("_index") for h in item["hits"]["hits"])
+        if self._graph is not None and answered - {self._graph[0], None}:
+            self._graph = None
         if checks_model and self._serving is not None and answered - {self._serving[0], None}:
             # The alias was swapped since the model id was read (a re-ingest while this process
             # served): the new index's model decides whether these vectors meant anything.
             self._serving = None
             self._check_model(vector)
         return out
+
+    def graph(self) -> Graph | None:
+        """The graph document of the index behind the alias, None for an index built without one."""
+        if self._graph is None:
+            try:
+                self._graph = read_graph(self.client, self.alias)
+            except Exception as exc:
+                raise _unavailable(exc) from exc
+        return self._graph[1]
+
+    def chunks_by_id(self, ids: list[str]) -> list[Chunk]:
+        """The passages of these chunk ids that the index holds, in one `_mget`."""
+        try:
+            return [_chunk(source) for source in read_sources(self.client, self.alias, ids)] if ids else []
+        except Exception as exc:
+            raise _unavailable(exc) from exc
 
     def get_section(self, source: str, section: str) -> Chunk | None:
         try:
@@ -268,6 +290,9 @@ class OpenSearchBuild:
         from opensearchpy import helpers
 
         helpers.bulk(self.client, bulk_actions(self.index, chunks, vectors), raise_on_error=True, refresh=False)
+
+    def add_graph(self, graph: Graph) -> None:
+        self.client.index(index=self.index, id=GRAPH_DOC, body={"id": GRAPH_DOC, "source": GRAPH_SOURCE, "graph": graph.to_data()})
 
     def commit(self, meta: dict[str, str]) -> None:
         self.client.indices.put_mapping(index=self.index, body={"_meta": {**self._meta, **meta}})

@@ -12,13 +12,14 @@ from groundchat.search.diversity import DISTINCT_FIRST, PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact_refs import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
+from groundchat.search.graph_leg import GRAPH_LEG, GRAPH_WEIGHT, graph_leg
 from groundchat.search.named_source_first import LEAD, already_led, named_first
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source, named_source
 from groundchat.search.question_leg import QUESTION_LEG, QUESTION_WEIGHT, ROWS, part_scores, question_leg
 from groundchat.search.question_words import QuestionWords, bank_words
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
-from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, Passage, SearchResult
+from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, LegSwitches, Passage, SearchResult
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
@@ -47,25 +48,23 @@ class SearchService:
         self.reranker = reranker or NoRerank()
         self.max_excerpts = max_excerpts
         self.max_excerpt_chars = max_excerpt_chars
-        # A leg with no weight here counts 1 in fusion, so the question leg's is always set.
-        self.weights = {QUESTION_LEG: QUESTION_WEIGHT, **(weights or {"bm25": 1.0, "vector": 1.0})}
+        # A leg with no weight here counts 1 in fusion, so the question and graph legs' are always set.
+        self.weights = {QUESTION_LEG: QUESTION_WEIGHT, GRAPH_LEG: GRAPH_WEIGHT,
+                        **(weights or {"bm25": 1.0, "vector": 1.0})}
         self.expand = expand
         # The package's bank words unless given; read on the first hybrid search, not at start-up.
         self._question_words = question_words
 
     def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
-               leg: Leg = "hybrid") -> SearchResult:
+               leg: Leg = "hybrid", include_vector: bool = True, include_sparse: bool = True,
+               include_graph: bool = True) -> SearchResult:
+        """`include_*` switch a leg off for this search (search/types.py `LegSwitches`)."""
         started = time.perf_counter()
+        switches = LegSwitches(include_vector=include_vector, include_sparse=include_sparse, include_graph=include_graph)
         timings: dict[str, float] = {}
         limit = min(k or self.max_excerpts, self.max_excerpts)
-        debug: JsonObject = {
-            "backend": self.backend.name, "leg": leg, "fusion": FUSION if leg == "hybrid" else "none",
-            "rrf_k": RRF_K, "score_share": SCORE_SHARE, "weights": self.weights, "rerank": self.reranker.model,
-            "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
-            "legs": {}, "timings_ms": timings,
-        }
-        # Hybrid also asks for the question bank's nearest questions, in the same request.
-        want = {"bm25", "vector", ROWS} if leg == "hybrid" else {leg}
+        debug = self._debug_record(leg, sources, switches, timings)
+        want = _wanted(leg, switches)
 
         def unavailable(reason: str, detail: str) -> SearchResult:
             debug["error"] = detail
@@ -111,6 +110,7 @@ class SearchService:
         t = time.perf_counter()
         fused = self._fused(query, legs, leg, sources, debug)
         timings["fuse"] = _ms(t)
+        debug["legs_ran"] = sorted(debug["legs"])
         named = named_source(query) if leg == "hybrid" and not sources else None
         if named is not None and not already_led(fused, named, len(debug.get("exact", []))):
             t = time.perf_counter()
@@ -134,6 +134,16 @@ class SearchService:
             debug=debug,
         )
 
+    def _debug_record(self, leg: Leg, sources: list[str] | None, switches: LegSwitches,
+                      timings: dict[str, float]) -> JsonObject:
+        return {
+            "backend": self.backend.name, "leg": leg, "fusion": FUSION if leg == "hybrid" else "none",
+            "rrf_k": RRF_K, "score_share": SCORE_SHARE, "weights": self.weights, "rerank": self.reranker.model,
+            "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
+            "legs": {}, "timings_ms": timings, "switches": switches.model_dump(),
+            "graph_enabled": False,  # true once the graph leg has run (search/graph_leg.py)
+        }
+
     def _excerpts(self, kept: list[LegHit]) -> tuple[list[Passage], int]:
         """The passages as served, each cut at our ceiling, and how many characters were cut."""
         passages, dropped_chars = [], 0
@@ -152,24 +162,55 @@ class SearchService:
                debug: JsonObject) -> list[LegHit]:
         """The legs as one list: fused (hybrid) or the one leg asked for, then the kind prior and,
         for hybrid, the passages the question names first."""
-        fused = self._ranked(query, legs, leg, debug)
+        walk = leg == "hybrid" and bool(debug["switches"]["include_graph"])
+        fused = self._ranked(query, legs, leg, debug, (sources or list(SOURCES)) if walk else None)
         debug["prior"] = {"demoted": sorted(demoted_kinds(query)), "demoted_source": demoted_source(query),
                           "demoted_levels": sorted(demoted_levels(query)), "factor": DEMOTE}
         if leg == "hybrid":
             fused = self._exact_first(query, fused, sources, debug)
         return fused
 
-    def _ranked(self, query: str, legs: dict[str, list[LegHit]], leg: Leg, debug: JsonObject) -> list[LegHit]:
-        """Fused (hybrid) or the one leg asked for, ordered by the prior."""
+    def _ranked(self, query: str, legs: dict[str, list[LegHit]], leg: Leg, debug: JsonObject,
+                graph_scope: list[str] | None = None) -> list[LegHit]:
+        """Fused (hybrid) or the one leg asked for, ordered by the prior; with `graph_scope`, the
+        graph leg's passages of those sources fused in too."""
         # The prior on kinds and on the text a question names (search/prior.py) orders whatever
         # list is served, fused or one leg.
         fused = apply_prior(query, fuse(legs, weights=self.weights) if leg == "hybrid" else legs.get(leg, []))
+        weights = self.weights
         if leg == "hybrid" and criterion_leg_applies(fused):
             # A question about WCAG: how well each criterion matches as a whole (search/criterion_leg.py).
             legs[CRITERION_LEG] = criterion_leg(legs.get("vector", []))
             debug["legs"][CRITERION_LEG] = _leg_debug(legs[CRITERION_LEG])
-            fused = apply_prior(query, fuse(legs, weights={**self.weights, CRITERION_LEG: CRITERION_WEIGHT}))
+            weights = {**self.weights, CRITERION_LEG: CRITERION_WEIGHT}
+            fused = apply_prior(query, fuse(legs, weights=weights))
+        if leg == "hybrid" and graph_scope is not None and fused:
+            hits = self._graph_hits(fused, legs, graph_scope, debug)
+            if hits:
+                legs[GRAPH_LEG] = hits
+                fused = apply_prior(query, fuse(legs, weights=weights))
         return fused
+
+    def _graph_hits(self, fused: list[LegHit], legs: dict[str, list[LegHit]], scope: list[str],
+                    debug: JsonObject) -> list[LegHit]:
+        """The graph leg seeded by `fused` (search/graph_leg.py), its counters in the debug record. An
+        index without a graph, or one that fails to hydrate, leaves the search as it was."""
+        t = time.perf_counter()
+        try:
+            graph = self.backend.graph() if hasattr(self.backend, "graph") else None
+            result = graph_leg(graph, fused, (h for hits in legs.values() for h in hits),
+                               self.backend.chunks_by_id, scope) if graph is not None else None
+        except BackendUnavailable as exc:
+            debug["graph_error"] = exc.reason
+            return []
+        if result is None:
+            debug["graph_error"] = "no_graph"
+            return []
+        debug["graph_enabled"] = True
+        debug.update(result.counters())
+        debug["legs"][GRAPH_LEG] = _leg_debug(result.hits)
+        debug["timings_ms"]["graph"] = _ms(t)
+        return result.hits
 
     def _named_text_first(self, query: str, expanded: str, vector: QueryVector | None, want: set[str],
                           named: str, fused: list[LegHit], debug: JsonObject,
@@ -208,6 +249,19 @@ class SearchService:
             return self.backend.get_section(source, section)
         except BackendUnavailable:
             return None
+
+
+def _wanted(leg: Leg, switches: LegSwitches) -> set[str]:
+    """What the backend is asked for. Hybrid also asks for the question bank's nearest questions, in
+    the same request; they need the query's vector, so they go with the vector leg."""
+    if leg != "hybrid":
+        if (leg == "vector" and not switches.include_vector) or (leg == "bm25" and not switches.include_sparse):
+            raise ValueError(f"the {leg} leg was asked for and switched off")
+        return {leg}
+    want = ({"bm25"} if switches.include_sparse else set()) | ({"vector", ROWS} if switches.include_vector else set())
+    if not want:
+        raise ValueError("a search needs the BM25 or the vector leg; both were switched off")
+    return want
 
 
 def _leg_debug(hits: list[LegHit]) -> JsonObject:

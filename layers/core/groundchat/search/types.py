@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from groundchat.corpus.chunk import Chunk
 
@@ -25,6 +25,18 @@ class BackendUnavailable(RuntimeError):
 class LegHit:
     chunk: Chunk
     score: float
+
+
+class LegSwitches(BaseModel):
+    """Which legs one search may run, for evaluation and for the chat's JSON API. They only narrow:
+    a leg switched on still runs only where the search runs it (the graph leg in hybrid only, seeded
+    by the other legs), and the debug record says which legs ran."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    include_vector: bool = True  # the vector leg, and the question bank's rows, which need the vector
+    include_sparse: bool = True  # the BM25 leg
+    include_graph: bool = True  # the graph leg (search/graph_leg.py)
 
 
 class Passage(BaseModel):

@@ -15,9 +15,12 @@ import hashlib
 import sqlite3
 import time
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from groundchat.search.embeddings import Embedder
 
 MAX_ROWS = 20_000  # ≈ 30 MB at 384 dimensions; the corpus is under 1,000 texts per version
 _SCHEMA = """
@@ -115,3 +118,12 @@ class VectorCache:
         self.rebuilt = True
         for suffix in ("", "-journal", "-wal", "-shm"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
+
+
+def vector_cache_for(store: object, embedder: Embedder) -> VectorCache | None:
+    """A local index keeps its cache in a file beside it; OpenSearch has none (docs/engineering/ingest.md)."""
+    from groundchat.search.embedded import EmbeddedStore
+
+    if isinstance(store, EmbeddedStore):
+        return VectorCache(cache_path_beside(store.path), model_id=embedder.model_id, dimension=embedder.dimension)
+    return None

@@ -838,6 +838,19 @@
     return name + ": its own first passages lead (" + (named.lead || []).join(", ") + ")";
   }
 
+  // The graph leg's counters: the seeds it walked from, the entities they resolved to, the nodes one
+  // hop reached and the passages it hydrated (search/graph_leg.py).
+  function graphText(d) {
+    if (d.graph_enabled) {
+      return plural(d.graph_seeds || 0, "seed", "seeds") + ", " + plural(d.graph_entities || 0, "entity", "entities") +
+        ", " + plural(d.graph_expansion_hits || 0, "expansion hit", "expansion hits") + ", " +
+        plural(d.graph_hydrated || 0, "hydrated chunk", "hydrated chunks");
+    }
+    if (d.graph_failed === "no_graph") return "off (the index has no graph)";
+    if (d.graph_failed) return "off (the graph could not be read)";
+    return d.graph_enabled === false ? "off" : undefined;
+  }
+
   function searchDebug(search, n, of) {
     const d = search.debug || {};
     const box = el("div", "search-debug");
@@ -850,6 +863,7 @@
     box.appendChild(facts([
       ["Backend", d.backend],
       ["Legs", legs.length ? legs.join("; ") : undefined],
+      ["Graph", graphText(d)],
       ["Fusion", fusionText(d, weights)],
       ["Rerank", d.rerank_failed ? shown(d.rerank) + " (failed: the fused order was kept)" : d.rerank],
       ["Named first", d.exact && d.exact.length ? d.exact.join(", ") : undefined],
