@@ -150,5 +150,6 @@ async def test_the_store_failing_mid_answer_ends_with_a_store_unavailable_error_
     error = next(data for kind, data in frames if kind == "error")
     assert error["code"] == "store-unavailable" and "dynamodb.internal" not in r.text
     assert error["reason"] == "EndpointConnectionError"  # the exception's class: its text names the store
+    # The step ran (its tokens are counted); the answer was not stored (no seq to rate).
     assert frames[-1][1] == {"reason": "error", "run_id": error["run_id"], "cost": "0", "cost_text": "$0.00",
-                             "recall": frames[-1][1]["recall"]}
+                             "recall": frames[-1][1]["recall"], "answer_seq": None, "input_tokens": 100, "output_tokens": 20}

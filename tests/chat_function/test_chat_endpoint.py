@@ -142,7 +142,9 @@ async def test_second_question_sends_exactly_the_stored_history(make_env):
         second = parse_sse((await c.post("/api/chat", json={"message": "And what does it cost?", "conversation_id": conv},
                                          headers=env.token("alice"))).text)
     assert second[-1] == ("done", {"reason": "complete", "run_id": second[0][1]["run_id"], "cost": "0", "cost_text": "$0.00",
-                                   "recall": {"search": False, "reason": "this account may not search its past conversations (recall.read)"}})
+                                   "recall": {"search": False, "reason": "this account may not search its past conversations (recall.read)"},
+                                   # question, call, result, answer of the first; this answer's is seq 5.
+                                   "answer_seq": 5, "input_tokens": 100, "output_tokens": 20})
     sent = model.requests[2].messages
     stored = await env.services.conversations.read_history(conv)
     assert len(stored) == 6  # both exchanges are committed now

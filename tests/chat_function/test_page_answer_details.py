@@ -24,7 +24,7 @@ SECRET = "https://vpc-internal-search.eu-west-1.es.amazonaws.com/corpus"
 class FakeDocs:
     """A search that finds one passage and whose rerank failed (its error names an endpoint)."""
 
-    def search(self, query: str, sources=None) -> SearchResult:
+    def search(self, query: str, k=None, sources=None) -> SearchResult:
         debug = {"backend": "embedded", "leg": "hybrid", "fusion": "scores+rrf", "rrf_k": 60, "score_share": 0.7,
                  "weights": {"bm25": 1.0, "vector": 1.0}, "rerank": "bedrock:cohere.rerank-v3-5:0", "embedding_model": "local:minilm-int8", "sources": ["wcag22"],
                  "legs": {"bm25": {"hits": 12, "top": ["bbbb2222"]}, "vector": {"hits": 30, "top": ["bbbb2222", "cccc3333"]}},

@@ -108,7 +108,7 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         services = services_of(request)
         return images_status(services.settings, services.model if services.model_status()[0] else None)
 
-    document_chat_request(app, max_question_chars)
+    document_chat_request(app, max_question_chars, app.state.services.settings.search_max_excerpts)
 
     @app.post("/api/chat", responses=CHAT_RESPONSES, response_class=Response)
     async def chat(request: Request) -> Response:
@@ -129,7 +129,7 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
             refused.headers.update(outcome.headers)
             return keep_visitor_session(refused, outcome.visitor_session)
         if wants_json(request, body):
-            answered = await json_answer(services_of(request), outcome.caller_id, outcome.frames)
+            answered = await json_answer(outcome.frames)
             return keep_visitor_session(JSONResponse(answered.model_dump(mode="json")), outcome.visitor_session)
         stream = ExchangeStream(outcome.frames, services_of(request).settings.sse_heartbeat_seconds)
         return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]

@@ -3,8 +3,7 @@ in the body, or `Accept: application/json` without `text/event-stream`.
 
 The same use case answers it (every check in the same order, the same commit): the frames are
 drained here, to the end, in a task of their own, so a client that closes early loses nothing, and
-then folded into one `ChatResponse`. Token counts come from the committed trace (the frames carry
-the cost, not the tokens).
+then folded into one `ChatResponse`; the `done` frame carries the cost and the tokens.
 """
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
     from starlette.requests import Request
 
     from groundchat.exchange.frames import Frame
-    from groundchat.services import Services
 
 
 class TokensUsed(BaseModel):
@@ -62,7 +60,7 @@ def wants_json(request: Request, body: object) -> bool:
     return "application/json" in accept and "text/event-stream" not in accept
 
 
-async def json_answer(services: Services, caller_id: str, frames: AsyncIterator[Frame]) -> ChatResponse:
+async def json_answer(frames: AsyncIterator[Frame]) -> ChatResponse:
     drained = asyncio.create_task(_drain(frames))
     collected = await asyncio.shield(drained)  # the exchange finishes and commits even if we are cancelled
     by_type: dict[str, list[dict]] = {}
@@ -70,14 +68,11 @@ async def json_answer(services: Services, caller_id: str, frames: AsyncIterator[
         by_type.setdefault(frame.type, []).append(frame.data)
     start, done = by_type["start"][0], by_type["done"][-1]
     citations = (by_type.get("citations") or [{}])[-1]
-    trace = await services.traces.get(done["run_id"], caller_id) or {}
-    steps = [s for s in trace.get("steps") or [] if isinstance(s, dict) and s.get("kind") == "model"]
     return ChatResponse(
         message="".join(f["text"] for f in by_type.get("text", [])),
         conversation_id=start["conversation_id"], run_id=done["run_id"], done=done["reason"],
         sources=citations.get("sources", []), unverified=citations.get("unverified", []),
-        tokens_used=TokensUsed(input=sum(int(s.get("input_tokens") or 0) for s in steps),
-                               output=sum(int(s.get("output_tokens") or 0) for s in steps)),
+        tokens_used=TokensUsed(input=done["input_tokens"], output=done["output_tokens"]),
         cost=done["cost"], cost_text=done["cost_text"],
         debug=[f["debug"] for f in by_type.get("tool-result", []) if f.get("debug")],
         view=(by_type.get("view") or [{}])[-1].get("view"),

@@ -21,7 +21,7 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
 # Every route can meet a store that is down (503) or an unexpected failure (500), both typed.
 ALWAYS = (500, 503)
 
-def chat_request(max_question_chars: int) -> dict[str, Any]:
+def chat_request(max_question_chars: int, max_top_k: int) -> dict[str, Any]:
     """The body `answer_question` accepts, with this deployment's limits written in. The same
     fields may come as multipart/form-data with the question's images (chat_function/uploads.py):
     said in the route's description, not as a schema, since no schema can say which bytes are an
@@ -34,6 +34,11 @@ def chat_request(max_question_chars: int) -> dict[str, Any]:
     schema["properties"]["message"].update({"minLength": 1, "maxLength": max_question_chars, "pattern": r"\S"})
     schema["properties"]["conversation_id"] = {"anyOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}],
                                                "description": "a conversation of yours, as the start frame named it"}
+    schema["properties"]["top_k"] = {"anyOf": [{"type": "integer", "minimum": 1, "maximum": max_top_k}, {"type": "null"}],
+                                     "description": "excerpts per search, at most this deployment's ceiling"}
+    # A search needs BM25 or the vector leg: switching both off is refused (400).
+    schema["not"] = {"required": ["include_vector", "include_sparse"],
+                     "properties": {"include_vector": {"const": False}, "include_sparse": {"const": False}}}
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
@@ -47,7 +52,7 @@ def _add_json_answer_schema(document: dict[str, Any]) -> None:
     schemas["ChatResponse"] = schema
 
 
-def document_chat_request(app: Any, max_question_chars: int) -> None:
+def document_chat_request(app: Any, max_question_chars: int, max_top_k: int) -> None:
     """Adds `POST /api/chat`'s request body to the OpenAPI document when the document is first built
     (FastAPI's way of extending it: replacing `app.openapi`), instead of building the schema, and
     importing the answer use case it comes from, when the app is constructed."""
@@ -56,7 +61,7 @@ def document_chat_request(app: Any, max_question_chars: int) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             document = build()
-            document["paths"]["/api/chat"]["post"].update(chat_request(max_question_chars))
+            document["paths"]["/api/chat"]["post"].update(chat_request(max_question_chars, max_top_k))
             _add_json_answer_schema(document)
         return app.openapi_schema
 

@@ -33,10 +33,12 @@ from groundchat.chat.summarise import Summariser
 from groundchat.exchange.frames import DoneFrame, Frame
 from groundchat.exchange.refusal import IssuedSession, Refusal
 from groundchat.grounding.citations import citation_check
+from groundchat.corpus.chunk import SOURCES
 from groundchat.ids import is_conversation_id
 from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.public.gate import Visit
 from groundchat.recall.hooks import RecallAccess
+from groundchat.search.preferences import SearchPreferences, Source
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.step_guard import SpendCapReached
@@ -52,13 +54,24 @@ log = logging.getLogger("groundchat.chat")
 
 
 class ChatBody(BaseModel):
-    """Exactly what the browser may send: a question for a conversation. Nothing else."""
+    """Exactly what a client may send: a question for a conversation, and what its searches may
+    use (search/preferences.py: they only narrow). Nothing else."""
 
     model_config = ConfigDict(extra="forbid")
     conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
     message: str
     # False: one JSON answer instead of the SSE stream (chat_function/json_answer.py).
     stream: bool = True
+    sources: list[Source] | None = Field(default=None, min_length=1, max_length=len(SOURCES))
+    top_k: int | None = Field(default=None, ge=1)
+    include_vector: bool = True
+    include_sparse: bool = True
+    include_graph: bool = True
+
+    def search_preferences(self) -> SearchPreferences:
+        return SearchPreferences(sources=tuple(dict.fromkeys(self.sources)) if self.sources else None, top_k=self.top_k,
+                                 include_vector=self.include_vector, include_sparse=self.include_sparse,
+                                 include_graph=self.include_graph)
 
 
 @dataclass
@@ -117,6 +130,9 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
     parsed = asked.parse(body, services.settings.max_question_chars)
     if isinstance(parsed, Refusal):
         return parsed
+    most = services.settings.search_max_excerpts
+    if parsed.top_k is not None and parsed.top_k > most:
+        return Refusal(400, "bad-request", f"top_k: at most {most} excerpts per search")
     images = await _question_images(services, uploads)  # 400 for a bad file or a model without a bound
     if isinstance(images, Refusal):
         return images
@@ -126,7 +142,7 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
     if isinstance(conversation, Refusal):
         return conversation
     try:
-        prepared = await _prepare(services, caller, conversation, question, run_id, images)
+        prepared = await _prepare(services, caller, conversation, question, run_id, images, parsed.search_preferences())
     except BaseException:
         # Whatever failed between the claim and the first frame must not leave it blocked.
         await _release_claim(services, conversation, run_id)
@@ -137,13 +153,15 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
 
 
 async def _prepare(services: Services, caller: Caller, conversation: ConversationOpened, question: str, run_id: str,
-                   images: list[ImageRef] = ()) -> Refusal | Answer:
+                   images: list[ImageRef] = (), search: SearchPreferences | None = None) -> Refusal | Answer:
     """The run: what the model is sent (tools, history, question) and step 0's reservation; then
     the answer, not yet started."""
     recall = await services.recall_plan(caller, question)  # offers the recall search, or not
     registry = GatedRegistry(services.registry, recall)
     access = RecallAccess(services.recall, recall, services.conversations) if recall.search else None
     ctx = services.tool_context(caller, run_id, conversation.id, recall=access)
+    if search is not None:
+        ctx.search = search  # what the request asked of its searches (they only narrow)
     offered = await offered_specs(registry, ctx)
     system = system_prompt(services.settings.bot_name, [t.name for t in offered])
     settings = services.settings
@@ -250,6 +268,8 @@ def parse_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatB
         return Refusal(400, "bad-request", "message is empty")
     if len(parsed.message) > max_question_chars:
         return Refusal(400, "bad-request", f"message is over {max_question_chars} characters")
+    if not parsed.include_vector and not parsed.include_sparse:
+        return Refusal(400, "bad-request", "include_vector and include_sparse: a search needs one of them; both are off")
     return parsed
 
 

@@ -123,8 +123,11 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
         except Exception:  # the trace writer must never take the done frame with it
             pass
     cost = answer_cost(ex)
+    model_steps = [step for step in ex.steps if isinstance(step, ModelStep)]
     yield DoneFrame(reason=reason, run_id=run.run_id, cost=money_text(cost), cost_text=cost_text(cost),  # type: ignore[arg-type]
-                    answer_seq=ex.answer_seq if reason in COMMITTED_REASONS else None)
+                    answer_seq=ex.answer_seq if reason in COMMITTED_REASONS else None,
+                    input_tokens=sum(s.input_tokens or 0 for s in model_steps),
+                    output_tokens=sum(s.output_tokens or 0 for s in model_steps))
 
 
 async def _renew_while_running(run: AnswerRun) -> None:

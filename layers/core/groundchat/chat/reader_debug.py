@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 SHOWN = ("backend", "leg", "fusion", "rrf_k", "score_share", "weights", "rerank", "embedding_model", "sources", "legs",
          "timings_ms", "expanded", "exact", "prior", "recall_plan", "hits",
          # The graph leg's own accounting (search/graph_leg.py), named as the tri-brid system we follow names it.
-         "graph_enabled", "graph_seeds", "graph_entities", "graph_expansion_hits", "graph_hydrated", "legs_ran")
+         "graph_enabled", "graph_seeds", "graph_entities", "graph_expansion_hits", "graph_hydrated", "legs_ran",
+         # Which legs this search was allowed, and what the request narrowed (search/preferences.py).
+         "switches", "request")
 
 
 def for_reader(debug: JsonObject | None) -> JsonObject | None:

@@ -156,6 +156,10 @@ class DoneFrame(_Frame):
     # The stored message the answer ends with (its last assistant turn), once committed: what a
     # reader's rating names (POST /api/conversations/{id}/messages/{seq}/feedback). None: not stored.
     answer_seq: int | None = None
+    # The tokens its model steps read and wrote, as the provider reported them (a history summary's
+    # step among them); a step that reported none counts 0 here and is charged in full.
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 Frame = Annotated[

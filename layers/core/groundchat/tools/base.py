@@ -11,6 +11,7 @@ from groundchat.auth.callers import Can, Caller
 from groundchat.exchange.state import AnswerState
 from groundchat.json_shapes import JsonValue
 from groundchat.models.messages import ToolSpec
+from groundchat.search.preferences import SearchPreferences
 from groundchat.tools.compact_schema import compact
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class ToolContext:
     charge_search: Callable[[str], Awaitable[JsonObject]] | None = None
     # The answer this call belongs to: its results so far, annotations, frames to send, debug.
     answer: AnswerState = field(default_factory=AnswerState)
+    # What the request asked of its searches (sources, top_k, legs): they only narrow.
+    search: SearchPreferences = field(default_factory=SearchPreferences)
 
 
 # Called with the tool's own input model, validated (each handler names its subclass: no one type

@@ -36,16 +36,23 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> JsonObject:
     if ctx.docs is None:
         return {"outcome": "unavailable", "reason": "search_not_configured", "excerpts": [],
                 "freshness": {"oldest_updated_at": None, "undated": 0}}
+    try:
+        sources = ctx.search.sources_for(args.source)  # before the charge: a refused search costs nothing
+    except ValueError as exc:
+        raise ToolError(str(exc)) from exc
     if ctx.charge_search is not None:
         charge = await ctx.charge_search(args.query)
         if isinstance(charge, dict) and charge.get("charged") is not None:
             ctx.answer.search_charges.append(Decimal(charge["charged"]))  # the answer's cost counts it
     try:
         # Embedding the query is CPU work; it runs off the event loop that streams other answers.
-        result = await asyncio.to_thread(ctx.docs.search, args.query, sources=[args.source] if args.source else None)
+        result = await asyncio.to_thread(ctx.docs.search, args.query, k=ctx.search.top_k, sources=sources,
+                                         **ctx.search.switched_off())
     except ValueError as exc:
         raise ToolError(str(exc)) from exc
-    ctx.answer.debug = result.debug
+    asked = ctx.search.model_dump(exclude_defaults=True, mode="json")
+    # The record says what this request narrowed (its legs_ran and sources say what ran).
+    ctx.answer.debug = {**result.debug, "request": asked} if asked and isinstance(result.debug, dict) else result.debug
     out: JsonObject = {"outcome": result.outcome}
     if result.outcome == "unavailable":
         out["reason"] = result.reason
