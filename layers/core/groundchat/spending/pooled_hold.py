@@ -5,9 +5,9 @@ A hold first tries one shard of each pool chosen at random, so concurrent steps 
 pool's N items. When that shard is short of room (or not set for this cap), the pool is read and
 the hold is planned again: on the shard with the most room, with what it lacks lent by the others
 in the same conditional transaction. It is refused as over the cap only when the shards together
-cannot hold it. A transaction cancelled by a conflict is retried with jitter (`transact_sync`); one
-that stays cancelled, or a plan the pool keeps changing under, is refused as busy (`SpendingBusy`),
-before anything is spent.
+cannot hold it. A transaction cancelled by a conflict is retried with jitter (`transact_sync`), and
+with several shards moved to another one after a few attempts; one that stays cancelled, or a plan
+the pool keeps changing under, is refused as busy (`SpendingBusy`), before anything is spent.
 """
 from __future__ import annotations
 
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 # Plans tried before a hold is refused as busy: each follows a refusal that changed what was read.
 HOLD_ROUNDS = 4
+# With more than one shard, a hold that keeps conflicting moves to another shard chosen at random
+# after this many attempts, up to HOPS times: a conflict says its shard is busy right now.
+HOP_ATTEMPTS = 3
+HOPS = 4
 REBASE_ATTEMPTS = 5
 BUSY = "The budget is too busy to reserve this step; nothing was spent. Try again."
 
@@ -106,8 +110,10 @@ async def hold_within_caps(dynamo: Dynamo, settings: Settings, caps: list[Cap], 
     transaction. Returns those counters (scope, period), shard scopes included."""
     count = max(1, int(getattr(settings, "budget_shards", 1)))
     table = dynamo.name(BUDGET)
-    plans = {cap.scope: PoolPlan(random.randrange(count)) for cap in caps if bc.pool_of(cap.scope)}
-    for _ in range(HOLD_ROUNDS):
+    pooled = [cap.scope for cap in caps if bc.pool_of(cap.scope)]
+    plans = {scope: PoolPlan(random.randrange(count)) for scope in pooled}
+    hops = 0
+    for _ in range(HOLD_ROUNDS + HOPS):
         items: list[TransactAction] = []
         owners: list[Cap] = []
         counters: Counters = []
@@ -118,10 +124,14 @@ async def hold_within_caps(dynamo: Dynamo, settings: Settings, caps: list[Cap], 
             owners.extend([cap] * len(ops))
             counters.append((bs.shard_scope(cap.scope, plan.shard) if plan else cap.scope, cap.period))
         try:
-            await dynamo.run(transact_sync, dynamo.client, [*items, *rest(counters)])
+            await dynamo.run(transact_sync, dynamo.client, [*items, *rest(counters)], HOP_ATTEMPTS if count > 1 else None)
             return counters
         except TransactionBusy:
-            raise SpendingBusy(caps[0].public_scope, BUSY) from None
+            hops += 1
+            if count == 1 or not pooled or hops > HOPS:
+                raise SpendingBusy(caps[0].public_scope, BUSY) from None
+            plans = {scope: PoolPlan(random.randrange(count)) for scope in pooled}
+            continue
         except TransactionRefused as refused:
             index = next((i for i in range(len(owners)) if refused.failed(i)), None)
             if index is None:
