@@ -29,6 +29,12 @@ REQUEST = ModelRequest(system="bench", messages=[Message(role="user", content="H
 USED = UsageEvent(input_tokens=40, output_tokens=300)
 
 
+def small_cap(worst: Decimal, reservers: int) -> Decimal:
+    """A cap that holds a quarter of the reservers' worst cases: at the peak most reservations
+    meet it, though settled steps (charged well below their worst case) give room back."""
+    return (worst * reservers / 4).quantize(Decimal("0.0001"))
+
+
 @dataclass
 class Run:
     reservers: int
@@ -49,6 +55,10 @@ class Run:
         return sum(self.outcomes.values())
 
     @property
+    def answered_per_second(self) -> float:
+        return self.outcomes["answered"] / max(self.seconds, 1e-9)
+
+    @property
     def conflicts_per_reservation(self) -> float:
         return self.cancelled / max(1, self.reservations)
 
@@ -57,9 +67,9 @@ class Run:
         return max(Decimal(0), self.charged - self.cap)
 
 
-async def one_answer(dynamo, settings, i: int) -> tuple[str, int]:
+async def one_answer(dynamo, settings, i: int, model_id: str = "scripted") -> tuple[str, int]:
     """(outcome, how many settlements were recorded for the sweep)."""
-    guard = BudgetGuard(dynamo, settings, f"reserver-{i}", f"conv-{i}", f"run-{i}", "scripted")
+    guard = BudgetGuard(dynamo, settings, f"reserver-{i}", f"conv-{i}", f"run-{i}", model_id)
     try:
         held = await guard.reserve(REQUEST, 0)
     except SpendingBusy:
@@ -74,7 +84,7 @@ async def one_answer(dynamo, settings, i: int) -> tuple[str, int]:
     return "answered", int(settled.get("settlement") == "pending")
 
 
-async def run_reservers(dynamo, settings, reservers: int, *, hold_seconds: float = 0.01) -> Run:
+async def run_reservers(dynamo, settings, reservers: int, *, hold_seconds: float = 0.01, model_id: str = "scripted") -> Run:
     """`reservers` answers at once on their own threads (as many Lambdas would), through the
     conflict rule; then the sweep, and the pool and the usage rows read back."""
     rule = ConflictRule(dynamo.client, hold_seconds=hold_seconds)
@@ -83,7 +93,7 @@ async def run_reservers(dynamo, settings, reservers: int, *, hold_seconds: float
     loop.set_default_executor(ThreadPoolExecutor(max_workers=min(reservers, 64)))
     run = Run(reservers, settings.budget_shards, Decimal(settings.budget_usd))
     started = time.perf_counter()
-    results = await asyncio.gather(*(one_answer(dynamo, settings, i) for i in range(reservers)))
+    results = await asyncio.gather(*(one_answer(dynamo, settings, i, model_id) for i in range(reservers)))
     run.seconds = time.perf_counter() - started
     run.transactions, run.cancelled = rule.transactions, rule.cancelled
     run.outcomes = Tally(outcome for outcome, _ in results)

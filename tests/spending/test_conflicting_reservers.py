@@ -4,12 +4,10 @@ stays busy is refused before anything is spent, and a pool of 8 shards meets few
 reservation than one counter, measured in the same test."""
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pytest
 
 from groundchat.store.dynamo import Dynamo, create_tables
-from groundchat_testkit.budget_load import REQUEST, run_reservers
+from groundchat_testkit.budget_load import REQUEST, run_reservers, small_cap
 
 
 @pytest.fixture
@@ -44,15 +42,15 @@ async def test_concurrent_reservers_never_pass_the_cap_and_8_shards_conflict_les
 
     probe, settings = store("probe-", 1, "1")
     worst, _ = BudgetGuard(probe, settings, "p", "c", "r", "scripted").step_worst_case(REQUEST)
-    # Room for about three quarters of the reservers' worst cases: the cap is met during the run.
-    cap = str((worst * reservers * 3 / 4).quantize(Decimal("0.0001")))
+    cap = str(small_cap(worst, reservers))
     runs = {}
     for shards in (1, 8):
         dynamo, settings = store(f"n{shards}-{reservers}-", shards, cap)
         runs[shards] = await run_reservers(dynamo, settings, reservers)
         check_exact(runs[shards])
     one, eight = runs[1], runs[8]
-    print(f"{reservers} reservers: N=1 {one.conflicts_per_reservation:.2f} conflicts a reservation {dict(one.outcomes)}, "
-          f"N=8 {eight.conflicts_per_reservation:.2f} {dict(eight.outcomes)}")
+    print(f"{reservers} reservers: N=1 {one.conflicts_per_reservation:.2f} conflicts a reservation {dict(one.outcomes)} "
+          f"{one.pending_settlements} for the sweep, N=8 {eight.conflicts_per_reservation:.2f} {dict(eight.outcomes)} "
+          f"{eight.pending_settlements} for the sweep")
     assert one.cancelled > 0, "the conflict rule cancelled nothing: it is not in the path"
     assert eight.conflicts_per_reservation < one.conflicts_per_reservation

@@ -57,7 +57,8 @@ class PoolPlan:
 
 def plan_from(shards: list[bs.Shard], amount: Decimal) -> PoolPlan | None:
     """On the shard with the most room, borrowing what it lacks from the next richest; None when
-    the pool's rooms together cannot hold `amount`."""
+    the pool's rooms together cannot hold `amount`. A lender with room to spare gives half of it
+    (at least what is lacking): the borrower then holds the next steps too without borrowing again."""
     ranked = sorted(shards, key=lambda s: s.free, reverse=True)
     if sum((s.free for s in ranked), Decimal(0)) < amount:
         return None
@@ -66,7 +67,7 @@ def plan_from(shards: list[bs.Shard], amount: Decimal) -> PoolPlan | None:
     for lender in ranked[1:]:
         if need <= 0:
             break
-        lent = min(lender.free, need)
+        lent = min(lender.free, max(need, lender.free / 2))
         loans.append((lender.index, lent))
         need -= lent
     return PoolPlan(ranked[0].index, loans)
