@@ -56,21 +56,28 @@ class PoolPlan:
 
 
 def plan_from(shards: list[bs.Shard], amount: Decimal) -> PoolPlan | None:
-    """On the shard with the most room, borrowing what it lacks from the next richest; None when
-    the pool's rooms together cannot hold `amount`. A lender with room to spare gives half of it
-    (at least what is lacking): the borrower then holds the next steps too without borrowing again."""
-    ranked = sorted(shards, key=lambda s: s.free, reverse=True)
-    if sum((s.free for s in ranked), Decimal(0)) < amount:
+    """A shard with room for `amount`, or one that borrows what it lacks from the others; None
+    when the pool's rooms together cannot hold it. Chosen at random, so that holds planned at the
+    same moment from the same reading do not all meet on the same shards. A lender with room to
+    spare gives half of it (at least what is lacking): the borrower then holds the next steps too
+    without borrowing again."""
+    if sum((s.free for s in shards), Decimal(0)) < amount:
         return None
-    need = amount - ranked[0].free
+    fits = [s for s in shards if s.free >= amount]
+    if fits:
+        return PoolPlan(random.choice(fits).index)
+    borrower = random.choice(shards)
+    lenders = [s for s in shards if s.free > 0 and s.index != borrower.index]
+    random.shuffle(lenders)
+    need = amount - borrower.free
     loans: list[tuple[int, Decimal]] = []
-    for lender in ranked[1:]:
+    for lender in lenders:
         if need <= 0:
             break
         lent = min(lender.free, max(need, lender.free / 2))
         loans.append((lender.index, lent))
         need -= lent
-    return PoolPlan(ranked[0].index, loans)
+    return PoolPlan(borrower.index, loans)
 
 
 def rebase_sync(client: DynamoClient, table: str, cap: Cap, count: int, *, force: bool = False) -> list[bs.Shard]:
