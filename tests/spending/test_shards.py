@@ -179,3 +179,18 @@ class BusyTransactions:
 
     def transact_write_items(self, **kwargs):
         return self._busy.transact_write_items(**kwargs)
+
+
+async def test_the_visitors_ceiling_is_a_pool_of_its_own_beside_the_chats(dynamo, shards, monkeypatch):
+    monkeypatch.setenv("GROUNDCHAT_PUBLIC_BUDGET_USD", "0.01")
+    settings = shards(4, chat="1")
+    held = []
+    with pytest.raises(SpendCapReached, match="The spending cap for visitors of \\$0.01 is reached") as refused:
+        while True:
+            held.append(await BudgetGuard(dynamo, settings, f"visitor-{len(held)}", "c", "r", "scripted", public=True).reserve(REQUEST, 0))
+    assert refused.value.scope == "public" and held
+    visitors = bs.read_pool_sync(dynamo.client, dynamo.name(BUDGET), bc.PUBLIC_SCOPE, "total")
+    assert sum(s.reserved for s in visitors) == sum(h.amount for h in held) <= Decimal("0.01")
+    assert sum(s.room or 0 for s in visitors) == Decimal("0.01") - sum(h.amount for h in held)
+    assert rooms(dynamo) == 1 - sum(h.amount for h in held)  # the chat's pool holds the same steps
+    assert all({bc.pool_of(s) for s, _ in h.counters} >= {"chat", "public"} for h in held)
