@@ -27,7 +27,8 @@ lowering it below what is committed leaves every shard without room (refused, as
 counter would be), and changing N moves the room of dropped shards to the kept ones; reservations
 already held stay where they are and settle there. While two versions with different caps run side
 by side (a deploy), each rebases the pool to its own cap before holding: every hold is still
-within the cap of the process that made it.
+within the cap of the process that made it. Code from before shards keeps no `room`: set N above 1
+only once every process runs this code.
 
 A blocked pool (a step charged over its bound, `spending.budget_guard`) has the block on every
 shard below N; a pool with any blocked shard is never rebased and refuses every hold, and
