@@ -1,5 +1,9 @@
-"""Spending caps on the local stack: reservation+settle latency per step (p50/p95), and the
-overspend of 64 concurrent requests against caps that fit only some of them.
+"""Spending caps on the local stack: reservation+settle latency per step (p50/p95), the
+overspend of 64 concurrent requests against caps that fit only some of them, and the reservation
+path at rising concurrency (16, 64, 256 answers at once) with DynamoDB's transaction conflict rule
+applied (groundchat_testkit.dynamo_conflicts; moto alone never cancels a transaction), for one
+counter (N=1) and a pool of 8 shards side by side: throughput, conflicts, busy refusals,
+settlements left for the sweep, and the overspend, which must be $0.
 
 Runs moto's DynamoDB server on 127.0.0.1 (a free port), as `groundchat serve` does, and talks to
 it over HTTP with the same boto3 code as in AWS. Prints figures, asserts nothing.
@@ -21,6 +25,8 @@ from groundchat.money import money_text
 
 STEPS = 300
 CONCURRENT = 64
+RISING = (16, 64, 256)
+POOLS = (1, 8)
 CHAT_CAP = Decimal("0.10")
 USER_CAP = Decimal("0.025")
 USERS = [f"bench-user-{i}" for i in range(8)]
@@ -109,10 +115,39 @@ async def concurrency(dynamo, settings) -> dict[str, object]:
     }
 
 
-def stack(prefix: str, chat_cap: Decimal, user_cap: Decimal):
+async def rising(reservers: int, shards: int, small: bool):
+    """One load step: `reservers` answers at once (reserve, settle, one search) through the
+    conflict rule, against a cap holding a quarter of their worst cases (`small_cap`: met at
+    the peak) or four times them (never met)."""
+    from groundchat.spending.budget_guard import BudgetGuard
+    from groundchat_testkit.budget_load import REQUEST, run_reservers, small_cap
+
+    probe, settings = stack("bench-probe-", Decimal(1), Decimal(1))
+    worst, _ = BudgetGuard(probe, settings, "p", "c", "r", MODEL_ID).step_worst_case(REQUEST)
+    cap = small_cap(worst, reservers) if small else small_cap(worst, reservers) * 16
+    dynamo, settings = stack(f"bench-{'small' if small else 'ample'}-n{shards}-{reservers}-", cap, Decimal(1), shards=shards)
+    return await run_reservers(dynamo, settings, reservers, model_id=MODEL_ID)
+
+
+def print_rising(small: bool) -> None:
+    which = "1/4 of the worst cases (met at the peak)" if small else "4 times the worst cases (never met)"
+    print(f"  reservation path with DynamoDB's conflict rule (each transaction in flight 10 ms), cap = {which}:")
+    print(f"    {'answers':>7} {'N':>2} {'answered/s':>10} {'answered':>8} {'capped':>6} {'busy':>5} {'tx sent':>7} "
+          f"{'conflicts':>9} {'per answer':>10} {'for sweep':>9} {'overspend':>9} {'rows=counters':>13}")
+    for reservers in RISING:
+        for shards in POOLS:
+            run = asyncio.run(rising(reservers, shards, small))
+            exact = run.pool.spent == run.charged and run.pool.reserved == 0 and run.rooms == run.cap - run.charged
+            print(f"    {reservers:>7} {shards:>2} {run.answered_per_second:>10.1f} {run.outcomes['answered']:>8} "
+                  f"{run.outcomes['capped']:>6} {run.outcomes['busy']:>5} {run.transactions:>7} {run.cancelled:>9} "
+                  f"{run.conflicts_per_reservation:>10.2f} {run.pending_settlements:>9} ${money_text(run.overspend):>8} {str(exact):>13}")
+
+
+def stack(prefix: str, chat_cap: Decimal, user_cap: Decimal, shards: int = 1):
     """Settings and tables of their own for one phase, so each starts from empty counters."""
     os.environ.update({
         "GROUNDCHAT_TABLE_PREFIX": prefix, "GROUNDCHAT_BUDGET_USD": str(chat_cap), "GROUNDCHAT_USER_BUDGET_USD": str(user_cap),
+        "GROUNDCHAT_BUDGET_SHARDS": str(shards),
     })
     from groundchat.config import get_settings, reset_settings_cache
     from groundchat.store.dynamo import Dynamo, create_tables
@@ -155,6 +190,8 @@ def main() -> int:
             print(f"    charged ${result['charged']} of ${CHAT_CAP}")
             print(f"    overspend: chat ${result['overspend_chat']}, worst person ${result['overspend_user']}")
             print(f"    chat counter minus the sum of usage rows: ${money_text(result['counter_minus_rows'])}")
+            print_rising(small=False)
+            print_rising(small=True)
         finally:
             server.stop()
     return 0

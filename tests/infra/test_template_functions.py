@@ -153,7 +153,7 @@ NEEDED = {
     "ChatFunction": {
         "GROUNDCHAT_MODEL", "GROUNDCHAT_AWS_REGION", "GROUNDCHAT_TABLE_PREFIX", "GROUNDCHAT_AUTH_MODE",
         "GROUNDCHAT_OIDC_ISSUER", "GROUNDCHAT_OIDC_SECRET_ID", "GROUNDCHAT_BUDGET_USD",
-        "GROUNDCHAT_USER_BUDGET_USD", "GROUNDCHAT_RETENTION_DAYS", "GROUNDCHAT_HOME", "GROUNDCHAT_OPENSEARCH_ENDPOINT",
+        "GROUNDCHAT_USER_BUDGET_USD", "GROUNDCHAT_BUDGET_SHARDS", "GROUNDCHAT_RETENTION_DAYS", "GROUNDCHAT_HOME", "GROUNDCHAT_OPENSEARCH_ENDPOINT",
         "GROUNDCHAT_OPENSEARCH_SERVICE", "GROUNDCHAT_SEARCH_BACKEND", "GROUNDCHAT_EMBEDDING_MODEL",
         "GROUNDCHAT_RERANK", "GROUNDCHAT_ALLOWED_ORIGINS", "GROUNDCHAT_MODE", "GROUNDCHAT_VISITOR_RATE_LIMIT",
         "GROUNDCHAT_PUBLIC_BUDGET_USD", "GROUNDCHAT_VISITOR_ADDRESS_FROM", "GROUNDCHAT_TURNSTILE_SITE_KEY",
@@ -328,12 +328,16 @@ def test_ingest_touches_no_table_and_only_its_bucket(resources):
 def test_sweep_may_only_find_and_release_reservations_and_sweep_recall_entries(resources):
     # sweep_expired: a Query on the by_expiry index, then per reservation one TransactWriteItems of
     # a Delete (the reservation) and Updates (its counters), which IAM checks as DeleteItem and
-    # UpdateItem. tests/spending/test_sweep_handler.py records the calls the handler makes. The
-    # recall sweep reads conversations' expiries by BatchGetItem (tests/recall/test_recall_sweep.py).
+    # UpdateItem, with a ConditionCheck that no recorded settlement waits for it; a recorded
+    # settlement puts its usage row (spending/settlement.py). tests/spending/test_sweep_handler.py
+    # records the calls the handler makes. The recall sweep reads conversations' expiries by
+    # BatchGetItem (tests/recall/test_recall_sweep.py).
     assert _dynamodb_grants(resources, "SweepFunction") == {
         ("dynamodb:Query", "BudgetTable.Arn/index/by_expiry"),
         ("dynamodb:DeleteItem", "BudgetTable.Arn"),
         ("dynamodb:UpdateItem", "BudgetTable.Arn"),
+        ("dynamodb:ConditionCheckItem", "BudgetTable.Arn"),
+        ("dynamodb:PutItem", "UsageTable.Arn"),
         ("dynamodb:BatchGetItem", "ConversationsTable.Arn"),
     }
     others = [s for s in statements(resources, "SweepFunction") if not as_list(s["Action"])[0].startswith("dynamodb:")]

@@ -99,8 +99,10 @@ async def test_the_scheduled_sweep_releases_an_expired_reservation_and_keeps_a_l
     assert metric["ReservationsReleased"] == [1.0]
     assert metric["ReleasedUSD"] == [float(stale.amount)]
 
-    # Exactly what the template's SweepFunction policy allows: a Query on the by_expiry index, and
-    # transactions of a Delete and Updates on the budget table (IAM: DeleteItem, UpdateItem).
+    # Exactly what the template's SweepFunction policy allows: Queries on the by_expiry index (the
+    # recorded settlements, the expired reservations), and transactions of a Delete, Updates and a
+    # ConditionCheck (no recorded settlement waits) on the budget table (IAM: DeleteItem,
+    # UpdateItem, ConditionCheckItem).
     budget = dynamo.name(BUDGET)
     assert {name for name, _ in calls} == {"Query", "TransactWriteItems"}
     for name, params in calls:
@@ -108,7 +110,7 @@ async def test_the_scheduled_sweep_releases_an_expired_reservation_and_keeps_a_l
             assert (params["TableName"], params["IndexName"]) == (budget, "by_expiry")
         else:
             kinds = [next(iter(item)) for item in params["TransactItems"]]
-            assert kinds[0] == "Delete" and set(kinds[1:]) == {"Update"}
+            assert kinds[0] == "Delete" and set(kinds[1:-1]) == {"Update"} and kinds[-1] == "ConditionCheck"
             assert {item[kind]["TableName"] for item, kind in zip(params["TransactItems"], kinds)} == {budget}
 
 

@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     budget_usd: Decimal = Decimal("1")
     user_budget_usd: Decimal = Decimal("0.50")
     budget_period: str = "total"  # "total" | "month"
+    # The chat's total and the visitors' ceiling each held as this many counters that lend each
+    # other room (store/budget_shards.py), so concurrent steps write different items; 1 is one
+    # counter. The bound is what one rebase transaction can write.
+    budget_shards: int = Field(default=1, ge=1, le=64)
 
     # State: DynamoDB. Empty endpoint means AWS; locally the stack points it at moto's server.
     dynamodb_endpoint: str = ""

@@ -182,7 +182,7 @@ async def _prepare(services: Services, caller: Caller, conversation: Conversatio
             await spend.precheck(ModelRequest(system=system, messages=[*shaped.messages, asked],
                                               tools=offered, max_output_tokens=settings.max_output_tokens))
     except SpendCapReached as cap:
-        return Refusal(429, "spend-cap", cap.message, {"scope": cap.scope, "resets_at": cap.resets_at})
+        return Refusal(429, cap.code, cap.message, {"scope": cap.scope, "resets_at": cap.resets_at})
     run = StoredRun(
         model=services.model, system=system, registry=registry, offered=offered, ctx=ctx, question=asked,
         conversation_id=conversation.id, run_id=run_id, history=shaped.messages,

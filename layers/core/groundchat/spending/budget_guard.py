@@ -1,8 +1,10 @@
 """Spending caps held in the database, however many requests run at once.
 
 Before each model step the guard reserves that step's worst case against the chat's cap and the
-caller's cap in one conditional DynamoDB transaction; after the step it settles the real cost in
-one transaction that also releases the reservation and writes the usage row. A step can therefore
+caller's cap in one conditional DynamoDB transaction (the chat's on one shard of its pool,
+spending/pooled_hold.py); after the step it settles the real cost in one transaction that also
+releases the reservation and writes the usage row, or, when the budget stays too busy for it,
+records that transaction for the sweep (spending/settlement.py): what was spent is always counted. A step can therefore
 only start when its worst case fits under both caps beside everything already spent and held, and
 the sum of what is charged can never pass a cap while each step costs at most its reservation
 (the token estimate is built so that it does).
@@ -17,17 +19,20 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Callable
 
 from groundchat.models.messages import ModelRequest, UsageEvent
-from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
+from groundchat.spending.caps import caps_for, refuse_oversized, timestamp
+from groundchat.spending.pooled_hold import hold_within_caps
+from groundchat.spending.settlement import ALREADY, LATE, PENDING, Settlement, settle_sync
 from groundchat.spending.search_charge import SearchCharge
 from groundchat.money import money_text
 from groundchat.observability import record_count
 from groundchat.spending.prices import ModelPrice, charged_cost, price_for, step_cost, worst_case_step_cost
 from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat.store import budget_counters as bc
+from groundchat.store import budget_shards as bs
 from groundchat.store.leases import LEASE_SECONDS
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
-from groundchat.store.transactions import TransactionRefused, transact_sync
+from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
@@ -42,7 +47,7 @@ log = logging.getLogger("groundchat.spending")
 # charged, below).
 RESERVATION_TTL_SECONDS = LEASE_SECONDS
 # A settle records money already spent, so it keeps trying far longer than a reservation, which
-# can simply be refused.
+# can simply be refused; past these it is recorded for the sweep (spending/settlement.py).
 SETTLE_ATTEMPTS = 40
 # What a reader refused by the block is told (the operator's log has the figures).
 OVER_BOUND_BLOCK = "a model step reported more usage than it could have cost"
@@ -180,42 +185,15 @@ class BudgetGuard:
             failed=failed,
             over_bound=over_bound,
         )
-        budget, usage_table = self.dynamo.name(BUDGET), self.dynamo.name(USAGE)
-        block = OVER_BOUND_BLOCK if over_bound else None
-
-        def settles(released: Decimal) -> list[TransactAction]:
-            # A step charged over its bound blocks the chat's counter (see `_alarm_over_bound`).
-            return [bc.settle_op(budget, scope, period, charged, released, block=block if scope == bc.CHAT_SCOPE else None)
-                    for scope, period in reservation.counters]
-
-        items = [
-            bc.close_reservation_op(budget, reservation.id),
-            *settles(reservation.amount),
-            us.put_usage_op(usage_table, us.usage_item(**row_args)),
-        ]
-        expired = False
-        try:
-            await self.dynamo.run(transact_sync, self.dynamo.client, items, SETTLE_ATTEMPTS)
-        except TransactionRefused as refused:
-            if refused.failed(len(items) - 1):
-                # The row exists: an earlier attempt of this very settle went through.
-                return await self._already_settled(row_args["entry"], reservation)
-            if not refused.failed(0):
-                raise
+        budget = self.dynamo.name(BUDGET)
+        outcome = await self.dynamo.run(settle_sync, self.dynamo.client, budget,
+                                        self._settlement(reservation, charged, row_args, over_bound), SETTLE_ATTEMPTS)
+        if outcome == ALREADY:
+            return await self._already_settled(row_args["entry"], reservation)
+        if outcome == LATE:
             # The sweep released the reservation first (the step outlived its expiry): the money
-            # was still spent, so it is charged without releasing anything a second time.
-            expired = True
+            # was still spent, so it was charged without releasing anything a second time.
             log.warning("reservation %s was swept before its step settled (run %s)", reservation.id, self.run_id)
-            late = [
-                *settles(Decimal(0)),
-                us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True)),
-            ]
-            try:
-                await self.dynamo.run(transact_sync, self.dynamo.client, late, SETTLE_ATTEMPTS)
-            except TransactionRefused as again:
-                if again.failed(len(late) - 1):
-                    return await self._already_settled(row_args["entry"], reservation)
-                raise
         return {
             "charged": money_text(charged),
             "our_cost": money_text(ours),
@@ -223,9 +201,36 @@ class BudgetGuard:
             "reserved": money_text(reservation.amount),
             "measured": usage is not None,
             "reservation_id": reservation.id,
-            **({"reservation_expired": True} if expired else {}),
+            **({"reservation_expired": True} if outcome == LATE else {}),
+            **({"settlement": "pending"} if outcome == PENDING else {}),
             **({"over_bound": True} if over_bound else {}),
         }
+
+    def _settlement(self, reservation: Reservation, charged: Decimal, row_args: dict, over_bound: bool) -> Settlement:
+        """The step's two settlement transactions (spending/settlement.py), the usage row last in each."""
+        budget, usage_table = self.dynamo.name(BUDGET), self.dynamo.name(USAGE)
+        block = OVER_BOUND_BLOCK if over_bound else None
+        # A step charged over its bound blocks the chat's pool, every shard of it (`_alarm_over_bound`).
+        blocks = self._block_chat_shards(reservation) if over_bound else []
+
+        def settles(released: Decimal) -> list[TransactAction]:
+            return [bc.settle_op(budget, scope, period, charged, released, block=block if bc.pool_of(scope) == bc.CHAT_SCOPE else None)
+                    for scope, period in reservation.counters]
+
+        return Settlement(
+            reservation.id, self.run_id,
+            normal=[bc.close_reservation_op(budget, reservation.id), *settles(reservation.amount), *blocks,
+                    us.put_usage_op(usage_table, us.usage_item(**row_args))],
+            late=[*settles(Decimal(0)), *blocks, us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True))],
+        )
+
+    def _block_chat_shards(self, reservation: Reservation) -> list[TransactAction]:
+        budget = self.dynamo.name(BUDGET)
+        held = {scope for scope, _ in reservation.counters}
+        period = next(p for scope, p in reservation.counters if bc.pool_of(scope) == bc.CHAT_SCOPE)
+        count = max(1, int(getattr(self.settings, "budget_shards", 1)))
+        return [bs.block_op(budget, bs.shard_scope(bc.CHAT_SCOPE, i), period, OVER_BOUND_BLOCK)
+                for i in range(count) if bs.shard_scope(bc.CHAT_SCOPE, i) not in held]
 
     def _alarm_over_bound(self, charged: Decimal, bound: Decimal) -> None:
         """The rule (README "The rules of the caps"): a step's bound is its reservation, the most
@@ -260,6 +265,10 @@ class BudgetGuard:
             if refused.failed(0):
                 return False
             raise
+        except TransactionBusy:
+            # Still held, which is the safe side: it lapses with its lease and the sweep releases it.
+            log.warning("reservation %s could not be released (the budget stayed busy); the sweep will", reservation.id)
+            return False
         return True
 
     async def release_unused(self) -> None:
@@ -281,20 +290,20 @@ class BudgetGuard:
         total = sum((amount for amount, _, _ in steps), Decimal(0))
         refuse_oversized(caps, total)
         budget = self.dynamo.name(BUDGET)
-        reservations, puts = [], []
-        for amount, step, tokens in steps:
-            reservation = Reservation(
-                id=uuid.uuid4().hex, kind=kind, step=step, amount=amount,
-                counters=tuple((c.scope, c.period) for c in caps), created_at=created_at,
-                expires_at=int(self.clock()) + self.reservation_ttl_seconds, input_tokens_estimate=tokens,
-            )
-            reservations.append(reservation)
-            puts.append(bc.put_reservation_op(budget, bc.reservation_item(
-                reservation.id, amount=amount, counters=list(reservation.counters), expires_at=reservation.expires_at,
-                created_at=created_at, caller=self.caller_id, run_id=self.run_id, conversation_id=self.conversation_id,
-                model=self.model_id, kind=kind, step=step)))
-        items = [*(bc.hold_op(budget, c.scope, c.period, total, c.limit) for c in caps), *puts]
-        await transact_within_caps(self.dynamo, items, caps, total)
+        expires_at = int(self.clock()) + self.reservation_ttl_seconds
+        ids = [uuid.uuid4().hex for _ in steps]
+
+        def puts(counters: list[tuple[str, str]]) -> list[TransactAction]:
+            # The reservation names the shards it holds, so its settlement (or the sweep) finds them.
+            return [bc.put_reservation_op(budget, bc.reservation_item(
+                rid, amount=amount, counters=counters, expires_at=expires_at, created_at=created_at, caller=self.caller_id,
+                run_id=self.run_id, conversation_id=self.conversation_id, model=self.model_id, kind=kind, step=step))
+                for rid, (amount, step, _) in zip(ids, steps)]
+
+        counters = await hold_within_caps(self.dynamo, self.settings, caps, total, into="reserved", rest=puts)
+        reservations = [Reservation(id=rid, kind=kind, step=step, amount=amount, counters=tuple(counters), created_at=created_at,
+                                    expires_at=expires_at, input_tokens_estimate=tokens)
+                        for rid, (amount, step, tokens) in zip(ids, steps)]
         self._open.update((r.id, r) for r in reservations)
         return reservations
 

@@ -11,12 +11,9 @@ from typing import TYPE_CHECKING, Callable
 from groundchat.spending.step_guard import SpendCapReached
 from groundchat.money import cost_text
 from groundchat.store import budget_counters as bc
-from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
-    from groundchat.store.dynamo import Dynamo
-    from groundchat.store.items import TransactAction
 
 
 @dataclass(frozen=True)
@@ -75,16 +72,3 @@ def refuse_oversized(caps: list[Cap], amount: Decimal) -> None:
     for cap in caps:
         if amount > cap.limit:
             raise refusal(cap, amount, None)
-
-async def transact_within_caps(dynamo: Dynamo, items: list[TransactAction], caps: list[Cap], amount: Decimal) -> None:
-    try:
-        await dynamo.run(transact_sync, dynamo.client, items)
-    except TransactionRefused as refused:
-        for index, cap in enumerate(caps):
-            if refused.failed(index):
-                old = refused.old_item(index)
-                raise refusal(cap, amount, bc.Counter.from_item(cap.scope, cap.period, old) if old else None) from None
-        raise
-    except TransactionBusy:
-        # Refusing is the safe side: nothing was held or charged.
-        raise SpendCapReached(caps[0].public_scope, "The budget is too busy to reserve this step; nothing was spent. Try again.") from None

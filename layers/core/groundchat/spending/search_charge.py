@@ -10,18 +10,19 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from groundchat.spending.caps import caps_for, refuse_oversized, timestamp, transact_within_caps
+from groundchat.spending.caps import caps_for, refuse_oversized, timestamp
+from groundchat.spending.pooled_hold import hold_within_caps
 from groundchat.money import money_text
 from groundchat.spending.prices import EMBEDDING_MAX_INPUT_TOKENS, price_for, search_cost
 from groundchat.spending.token_estimate import estimate_tokens
-from groundchat.store import budget_counters as bc
-from groundchat.store.tables import BUDGET, USAGE
+from groundchat.store.tables import USAGE
 from groundchat.store import usage as us
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
     from groundchat.json_shapes import JsonObject
     from groundchat.store.dynamo import Dynamo
+    from groundchat.store.items import TransactAction
 
 
 @dataclass(frozen=True)
@@ -54,27 +55,26 @@ class SearchCharge:
         caps = caps_for(self.settings, self.caller_id, now, public=self.public)
         refuse_oversized(caps, amount)
         charge_id = uuid.uuid4().hex
-        row = us.usage_item(
-            run_id=self.run_id,
-            entry=us.entry_key(created_at, charge_id),
-            created_at=created_at,
-            conversation_id=self.conversation_id,
-            caller=self.caller_id,
-            model=embedding_model,
-            kind=us.KIND_SEARCH,
-            charged=amount,
-            our_cost=amount,
-            reserved=amount,
-            provider_cost=None,
-            provider_cost_trusted=embedding_price.trust_provider_cost,
-            measured=True,
-            counters=[(c.scope, c.period) for c in caps],
-            input_tokens=embedding_tokens,
-        )
-        budget = self.dynamo.name(BUDGET)
-        items = [
-            *(bc.charge_within_cap_op(budget, c.scope, c.period, amount, c.limit) for c in caps),
-            us.put_usage_op(self.dynamo.name(USAGE), row),
-        ]
-        await transact_within_caps(self.dynamo, items, caps, amount)
+        usage_table = self.dynamo.name(USAGE)
+
+        def row(counters: list[tuple[str, str]]) -> list[TransactAction]:
+            return [us.put_usage_op(usage_table, us.usage_item(
+                run_id=self.run_id,
+                entry=us.entry_key(created_at, charge_id),
+                created_at=created_at,
+                conversation_id=self.conversation_id,
+                caller=self.caller_id,
+                model=embedding_model,
+                kind=us.KIND_SEARCH,
+                charged=amount,
+                our_cost=amount,
+                reserved=amount,
+                provider_cost=None,
+                provider_cost_trusted=embedding_price.trust_provider_cost,
+                measured=True,
+                counters=counters,
+                input_tokens=embedding_tokens,
+            ))]
+
+        await hold_within_caps(self.dynamo, self.settings, caps, amount, into="spent", rest=row)
         return {"charged": money_text(amount), "embedding_tokens": embedding_tokens, "charge_id": charge_id}

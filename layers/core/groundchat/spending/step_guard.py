@@ -13,11 +13,20 @@ if TYPE_CHECKING:
 class SpendCapReached(Exception):
     """A reservation was refused: the step could pass a cap."""
 
+    code = "spend-cap"  # the refusal's code (a 429's `error.code`)
+
     def __init__(self, scope: str, message: str, resets_at: str | None = None) -> None:
         super().__init__(message)
         self.scope = scope
         self.message = message
         self.resets_at = resets_at
+
+
+class SpendingBusy(SpendCapReached):
+    """A reservation was refused because the budget's transactions kept meeting others: nothing
+    was held or spent, and asking again a moment later may pass."""
+
+    code = "spend-busy"
 
 
 class StepGuard(Protocol):

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 CHAT_SCOPE = "chat"
 # What all anonymous visitors of a public chat spend together (public mode only).
 PUBLIC_SCOPE = "public"
+# The caps held as a pool of shards (store/budget_shards.py); a person's cap is one counter.
+POOLS = (CHAT_SCOPE, PUBLIC_SCOPE)
 RESERVATION_OPEN = "open"
 RESET_LOG_SCOPE = "reset-log"
 NO_PERIOD = "-"
@@ -42,6 +44,14 @@ _deserializer = TypeDeserializer()
 
 def user_scope(caller_id: str) -> str:
     return f"user#{caller_id}"
+
+
+def pool_of(scope: str) -> str | None:
+    """The pool a counter scope is a shard of ("chat#3" -> "chat"), or None (a person's counter)."""
+    head, _, tail = scope.partition("#")
+    if head in POOLS and (not tail or tail.isdigit()):
+        return head
+    return None
 
 
 def reservation_scope(reservation_id: str) -> str:
@@ -146,6 +156,10 @@ def settle_op(table_name: str, scope: str, period: str, charged: Decimal, releas
     """Move a reservation into spent: spent += charged, reserved -= released, committed follows.
     `block`: why nothing more may be held on this counter until an operator unblocks it."""
     values = {":charged": n(charged), ":release": n(-released), ":delta": n(charged - released)}
+    # A shard of a pool keeps its room beside committed: what the step did not use is room again.
+    room = ", room :room" if pool_of(scope) else ""
+    if room:
+        values[":room"] = n(released - charged)
     blocking = ""
     if block is not None:
         blocking = f" SET {BLOCKED} = :why"
@@ -156,7 +170,7 @@ def settle_op(table_name: str, scope: str, period: str, charged: Decimal, releas
             "Key": key(scope, period),
             # The counter exists: the reservation being settled (or charged) was added to it.
             "ConditionExpression": "attribute_exists(committed)",
-            "UpdateExpression": "ADD spent :charged, reserved :release, committed :delta" + blocking,
+            "UpdateExpression": "ADD spent :charged, reserved :release, committed :delta" + room + blocking,
             "ExpressionAttributeValues": values,
         }
     }
@@ -168,13 +182,17 @@ def unblock_op(table_name: str, scope: str, period: str) -> TransactAction:
 
 
 def release_op(table_name: str, scope: str, period: str, amount: Decimal) -> TransactAction:
+    values = {":release": n(-amount)}
+    room = ""
+    if pool_of(scope):
+        room, values[":room"] = ", room :room", n(amount)
     return {
         "Update": {
             "TableName": table_name,
             "Key": key(scope, period),
             "ConditionExpression": "attribute_exists(committed)",
-            "UpdateExpression": "ADD reserved :release, committed :release",
-            "ExpressionAttributeValues": {":release": n(-amount)},
+            "UpdateExpression": "ADD reserved :release, committed :release" + room,
+            "ExpressionAttributeValues": values,
         }
     }
 
