@@ -37,6 +37,9 @@ class ChatResponse(BaseModel):
     run_id: str
     done: str  # the `done` frame's reason: complete, max-steps, spend-cap, ...
     sources: list[dict[str, Jsonable]]
+    # Each tool the answer called, with its arguments and whether it answered (its result is in
+    # the conversation; the searches' records in `debug`).
+    tool_calls: list[dict[str, Jsonable]]
     unverified: list[dict[str, Jsonable]]
     tokens_used: TokensUsed
     cost: str
@@ -72,12 +75,19 @@ async def json_answer(frames: AsyncIterator[Frame]) -> ChatResponse:
         message="".join(f["text"] for f in by_type.get("text", [])),
         conversation_id=start["conversation_id"], run_id=done["run_id"], done=done["reason"],
         sources=citations.get("sources", []), unverified=citations.get("unverified", []),
+        tool_calls=_tool_calls(by_type),
         tokens_used=TokensUsed(input=done["input_tokens"], output=done["output_tokens"]),
         cost=done["cost"], cost_text=done["cost_text"],
         debug=[f["debug"] for f in by_type.get("tool-result", []) if f.get("debug")],
         view=(by_type.get("view") or [{}])[-1].get("view"),
         limit=(by_type.get("limit") or [None])[-1], error=(by_type.get("error") or [None])[-1],
     )
+
+
+def _tool_calls(by_type: dict[str, list[dict]]) -> list[dict[str, Jsonable]]:
+    failed = {r["id"] for r in by_type.get("tool-result", []) if r.get("error")}
+    return [{"id": c["id"], "name": c["name"], "args": c["args"], "outcome": "error" if c["id"] in failed else "ok"}
+            for c in by_type.get("tool-call", [])]
 
 
 async def _drain(frames: AsyncIterator[Frame]) -> list[Frame]:
