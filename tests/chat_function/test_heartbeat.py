@@ -27,15 +27,15 @@ class Nothing(BaseModel):
     pass
 
 
-async def slow_lookup(ctx, args):
-    await asyncio.sleep(TOOL_SECONDS)
-    return {"rows": [{"model": "m1", "mean_violations": 3.5}]}
+def slow_tool(seconds: float) -> Tool:
+    async def slow_lookup(ctx, args):
+        await asyncio.sleep(seconds)
+        return {"rows": [{"model": "m1", "mean_violations": 3.5}]}
+
+    return Tool(name="slow_lookup", description="slow", input_model=Nothing, permission=RUNS_READ, handler=slow_lookup)
 
 
-SLOW = Tool(name="slow_lookup", description="slow", input_model=Nothing, permission=RUNS_READ, handler=slow_lookup)
-
-
-async def idle_timeout_proxy(upstream_port: int) -> tuple[asyncio.AbstractServer, int]:
+async def idle_timeout_proxy(upstream_port: int, idle_timeout: float = IDLE_TIMEOUT) -> tuple[asyncio.AbstractServer, int]:
     """Forwards to the app; closes a connection whose server side has been silent for IDLE_TIMEOUT,
     as API Gateway, load balancers and corporate proxies do."""
     async def handle(client_reader, client_writer):
@@ -49,7 +49,7 @@ async def idle_timeout_proxy(upstream_port: int) -> tuple[asyncio.AbstractServer
         forward = asyncio.create_task(to_server())
         try:
             while True:
-                data = await asyncio.wait_for(up_reader.read(65536), IDLE_TIMEOUT)
+                data = await asyncio.wait_for(up_reader.read(65536), idle_timeout)
                 if not data:
                     break
                 client_writer.write(data)
@@ -65,9 +65,14 @@ async def idle_timeout_proxy(upstream_port: int) -> tuple[asyncio.AbstractServer
     return server, server.sockets[0].getsockname()[1]
 
 
-@pytest.mark.parametrize("heartbeat, survives", [(0.25, True), (0, False)], ids=["heartbeat", "silent"])
+# The small scale, and the deployed figures themselves: the default 5 s heartbeat through a proxy
+# that hangs up after 10 s of silence, during a 30 s tool call.
+@pytest.mark.parametrize("heartbeat, idle, tool_seconds, survives", [
+    (0.25, IDLE_TIMEOUT, TOOL_SECONDS, True), (0, IDLE_TIMEOUT, TOOL_SECONDS, False),
+    (5.0, 10.0, 30.0, True), (0, 10.0, 30.0, False),
+], ids=["heartbeat", "silent", "deployed-heartbeat", "deployed-silent"])
 async def test_a_long_tool_call_survives_an_idle_timeout_proxy_only_with_the_heartbeat(make_env, settings, monkeypatch,
-                                                                                      heartbeat, survives):
+                                                                                      heartbeat, idle, tool_seconds, survives):
     import uvicorn
 
     from groundchat_cli.localstack import local_server_config
@@ -75,7 +80,7 @@ async def test_a_long_tool_call_survives_an_idle_timeout_proxy_only_with_the_hea
 
     monkeypatch.setattr(settings, "sse_heartbeat_seconds", heartbeat)
     env = make_env(ScriptedModel([Step(tool_calls=[("slow_lookup", {})]), Step(text="Model m1 had 3.5 violations.")]),
-                   tools=[SLOW])
+                   tools=[slow_tool(tool_seconds)])
     port = free_port()
     server = uvicorn.Server(local_server_config(env.app, port))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -86,9 +91,9 @@ async def test_a_long_tool_call_survives_an_idle_timeout_proxy_only_with_the_hea
             if server.started:
                 break
             await asyncio.sleep(0.05)
-        proxy, proxy_port = await idle_timeout_proxy(port)
+        proxy, proxy_port = await idle_timeout_proxy(port, idle)
         started = time.monotonic()
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{proxy_port}", timeout=30) as client:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{proxy_port}", timeout=tool_seconds + 30) as client:
             try:
                 answer = await client.post("/api/chat", json={"message": "Which model had fewest violations?"},
                                            headers=env.token("alice"))
@@ -104,11 +109,11 @@ async def test_a_long_tool_call_survives_an_idle_timeout_proxy_only_with_the_hea
     done = [data for event, data in frames if event == "done"]
     if survives:
         assert done and done[0]["reason"] == "complete", body[-300:]
-        assert ": ping" in body and time.monotonic() - started >= TOOL_SECONDS
+        assert ": ping" in body and time.monotonic() - started >= tool_seconds
     else:
         assert not done  # without the heartbeat the proxy hangs up during the tool call
     # Either way the answer ran to its end and committed: nobody listening does not stop it.
-    for _ in range(100):
+    for _ in range(int(tool_seconds * 10) + 100):
         if env.model.calls == 2:
             break
         await asyncio.sleep(0.1)
