@@ -3,6 +3,7 @@
 a line is read as the stack's port, as a reader running `PORT=… make run` would)."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -49,5 +50,11 @@ def test_each_readme_line_works_beside_the_stack_on_another_port(real_index, sta
         if line.startswith("curl") and "image=@" in line:
             # The offline answerer reads no images: one line that says what to do instead.
             assert '"code":"images-not-accepted"' in done.stdout and "GROUNDCHAT_MODEL" in done.stdout
+        elif line.startswith("curl") and '"stream":false' in line:
+            # One JSON answer whose searches ran over the sources the line names (this stack
+            # indexes no corpus: what they find is tests/chat_function/test_json_answer.py's).
+            answer = json.loads(done.stdout)
+            assert answer["done"] == "complete" and answer["tool_calls"][0]["name"] == "search_docs", done.stdout[:500]
+            assert [(d["sources"], d["request"]) for d in answer["debug"]] == [(["eaa"], {"sources": ["eaa"], "top_k": 3})]
         elif line.startswith("curl"):
             assert "event: done" in done.stdout

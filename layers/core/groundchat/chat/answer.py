@@ -38,7 +38,7 @@ from groundchat.ids import is_conversation_id
 from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.public.gate import Visit
 from groundchat.recall.hooks import RecallAccess
-from groundchat.search.preferences import SearchPreferences, Source
+from groundchat.tools.search_preferences import SearchPreferences, Source
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.step_guard import SpendCapReached
@@ -55,7 +55,7 @@ log = logging.getLogger("groundchat.chat")
 
 class ChatBody(BaseModel):
     """Exactly what a client may send: a question for a conversation, and what its searches may
-    use (search/preferences.py: they only narrow). Nothing else."""
+    use (tools/search_preferences.py: they only narrow). Nothing else."""
 
     model_config = ConfigDict(extra="forbid")
     conversation_id: str | None = Field(default=None, min_length=1, max_length=64)

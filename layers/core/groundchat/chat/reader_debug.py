@@ -15,7 +15,7 @@ SHOWN = ("backend", "leg", "fusion", "rrf_k", "score_share", "weights", "rerank"
          "timings_ms", "expanded", "exact", "prior", "recall_plan", "hits",
          # The graph leg's own accounting (search/graph_leg.py), named as the tri-brid system we follow names it.
          "graph_enabled", "graph_seeds", "graph_entities", "graph_expansion_hits", "graph_hydrated", "legs_ran",
-         # Which legs this search was allowed, and what the request narrowed (search/preferences.py).
+         # Which legs this search was allowed, and what the request narrowed (tools/search_preferences.py).
          "switches", "request")
 
 
