@@ -44,7 +44,8 @@ def assert_typed_and_secret_free(r, frames, trace, *, code: str):
     done = frames[-1][1]
     assert error["code"] == code and {k: done[k] for k in ("reason", "run_id")} == {"reason": "error", "run_id": error["run_id"]}
     # What the failed step was charged is said too (its usage unknown: the reservation), as exact text.
-    assert set(done) == {"reason", "run_id", "cost", "cost_text", "recall"} and done["cost_text"].startswith("$")
+    assert set(done) == {"reason", "run_id", "cost", "cost_text", "recall", "answer_seq", "input_tokens", "output_tokens"}
+    assert done["cost_text"].startswith("$") and done["answer_seq"] is None  # nothing stored to rate
     # The card's reason is the trace's sanitised reason, bounded: every reader sees why it failed.
     assert error["reason"] and trace.json()["failure"]["reason"].startswith(error["reason"].rstrip("…"))
     assert trace.status_code == 200 and trace.json()["run_id"] == error["run_id"]  # every run traced

@@ -321,7 +321,7 @@ async def test_private_mode_status_and_answers_are_as_before(make_env):
     env = make_env(answered("x"))
     async with env.client() as client:
         status = (await client.get("/api/chat/status")).json()
-        assert set(status) == {"enabled", "reason", "how_to_fix", "bot_name", "model"}
+        assert set(status) == {"enabled", "reason", "how_to_fix", "bot_name", "model", "feedback_reasons"}
         r = await ask(client, {"message": "hi"}, {"x-human-check": "ignored"})
         assert (r.status_code, code(r)) == (401, "unauthenticated")
         r = await ask(client, {"message": "hi"}, env.token("alice"))
