@@ -111,6 +111,22 @@ async def test_the_chats_id_is_created_for_its_first_caller_and_someone_elses_is
     assert env.model.calls == 1
 
 
+async def test_an_expired_conversations_id_is_404_until_it_is_gone_not_a_failed_commit(make_env):
+    from groundchat.store.tables import CONVERSATIONS
+
+    env = make_env(answer_model("First answer.", "never"))
+    async with env.client() as c:
+        assert (await c.post(PATH, json=sdk_body(), headers=env.token("alice"))).status_code == 200
+        # Past its retention, not yet removed by TTL: it reads as gone, and its id is still taken.
+        env.services.dynamo.table(CONVERSATIONS).update_item(
+            Key={"conversation_id": CHAT_ID}, UpdateExpression="SET expires_at = :past",
+            ExpressionAttributeValues={":past": int(time.time()) - 60})
+        again = await c.post(PATH, json=sdk_body("Still there?"), headers=env.token("alice"))
+        other = await c.post(PATH, json=sdk_body("Mine?"), headers=env.token("bob"))
+    assert again.status_code == other.status_code == 404
+    assert env.model.calls == 1
+
+
 async def test_the_history_is_the_stores_never_the_bodys(make_env):
     model = answer_model("None: 3.5.", "It costs $0.0126.")
     env = make_env(model)

@@ -299,7 +299,7 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
     # Someone else's, unknown and malformed all get the same answer; a malformed id never reaches the store.
     existing = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
     if existing is None and client_chosen_id and is_conversation_id(conversation_id) \
-            and await store.get(conversation_id) is None:
+            and not await store.id_in_use(conversation_id):
         # Unused: created by this answer's commit, which is conditional on the id still being unused.
         return ConversationOpened(conversation_id, None, [])
     if existing is None:

@@ -42,10 +42,12 @@ class AnswersInProgress:
         self.table = dynamo.table(ANSWERS)
 
     async def begin(self, conversation_id: str, owner: str, run_id: str, question: str) -> None:
-        """The answer has started. Unconditional: the conversation's claim (or a new conversation's
-        fresh id) already makes this run the only one answering it."""
+        """The answer has started. The conversation's claim (or a new conversation's fresh id)
+        already makes this run the only one answering it; the condition keeps a client-chosen id
+        (the AI SDK route) that someone else's answer holds from taking their record over."""
         now = time.time()
-        await self.dynamo.run(self.table.put_item, Item={
+        await self.dynamo.run(self.table.put_item, ConditionExpression="attribute_not_exists(conversation_id) OR #o = :owner",
+                              ExpressionAttributeNames={"#o": "owner"}, ExpressionAttributeValues={":owner": owner}, Item={
             "conversation_id": conversation_id, "owner": owner, "run_id": run_id, "state": RUNNING,
             "question": question, "started_at": _stamp(now), "active_until": int(now) + LEASE_SECONDS,
             "expires_at": int(now) + LEASE_SECONDS + KEEP_ENDED_SECONDS,

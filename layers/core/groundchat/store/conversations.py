@@ -82,6 +82,13 @@ class ConversationStore:
         item = resp.get("Item")
         return None if is_expired(item) else item
 
+    async def id_in_use(self, conversation_id: str) -> bool:
+        """Whether any item holds this id, an expired one too (TTL deletes within days): a new
+        conversation cannot take it until it is gone, since its commit is conditional on that."""
+        resp = await self.dynamo.run(self.conversations.get_item, Key={"conversation_id": conversation_id},
+                                     ConsistentRead=True, ProjectionExpression="conversation_id")
+        return "Item" in resp
+
     async def get_owned(self, conversation_id: str, owner: str) -> StoredItem | None:
         """The conversation if `owner` owns it; None for unknown and foreign alike."""
         item = await self.get(conversation_id)
