@@ -156,3 +156,55 @@ def test_what_ran_is_what_the_template_says(template, stack):
     streaming = [r for r in stack["api"].routes if r.streaming]
     # Our SSE answer and the AI SDK's UI message stream; every other route is buffered.
     assert sorted((r.method, r.resource) for r in streaming) == [("POST", "/api/ai-sdk/chat"), ("POST", "/api/chat")]
+
+
+def test_reload_rating_and_stop_routes_through_the_adapter(client, stack):
+    """The routes around an answer, as API Gateway routes them to the packaged chat function."""
+    with client.stream("POST", "/api/chat", headers=token(), json={"message": "What does the axe rule color-contrast check?"}) as r:
+        got = frames(r.iter_lines())
+    conversation_id, done = got[0][1]["conversation_id"], got[-1][1]
+    answer = client.get(f"/api/conversations/{conversation_id}/answer", headers=token())
+    assert answer.status_code == 200, stack["chat"].log()
+    assert answer.json()["state"] == "answered" and answer.json()["run_id"] == done["run_id"]
+    rated = client.post(f"/api/conversations/{conversation_id}/messages/{done['answer_seq']}/feedback", headers=token(),
+                        json={"rating": "down", "reasons": ["wrong-passage"]})
+    assert rated.status_code == 200, rated.text
+    trace = client.get(f"/api/traces/{done['run_id']}", headers=token()).json()
+    assert [(f["rating"], f["reasons"]) for f in trace["feedback"]] == [("down", ["wrong-passage"])]
+    stop = client.post(f"/api/conversations/{conversation_id}/stop", headers=token())
+    assert stop.status_code == 409 and stop.json()["error"]["code"] == "not-answering"
+
+
+def test_the_ai_sdk_stream_is_streamed_through_the_adapter(client, stack):
+    body = {"id": "ab" * 16, "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "What does the axe rule color-contrast check?"}]}]}
+    with client.stream("POST", "/api/ai-sdk/chat", headers=token(), json=body) as response:
+        assert response.status_code == 200, stack["chat"].log()
+        assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
+        assert response.headers.get("transfer-encoding") == "chunked"
+        data = [line[6:] for line in response.iter_lines() if line.startswith("data: ")]
+    assert data[-1] == "[DONE]"
+    kinds = [json.loads(d)["type"] for d in data[:-1]]
+    assert kinds[0] == "start" and kinds[-1] == "finish" and "text-delta" in kinds and "tool-input-available" in kinds
+
+
+def test_mcp_through_the_packaged_layer(stack):
+    """The `mcp` SDK ships in the layer: an MCP client lists the tools and calls one through
+    API Gateway, the adapter and the packaged function."""
+    import asyncio
+
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def go():
+        async with httpx2.AsyncClient(headers=token(), timeout=60) as http:
+            async with streamable_http_client(stack["api"].stage_url + "/mcp", http_client=http) as (read, write, *_):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = [t.name for t in (await session.list_tools()).tools]
+                    called = await session.call_tool("explain_rule", {"rule_id": "color-contrast"})
+                    return tools, called
+
+    tools, called = asyncio.run(go())
+    assert "explain_rule" in tools and "search_docs" in tools, stack["chat"].log()
+    assert not called.is_error and "1.4.3" in called.content[0].text
