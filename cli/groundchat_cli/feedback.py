@@ -48,13 +48,18 @@ def cmd_export(args: argparse.Namespace) -> int:
                                                      "rating", "reasons", "text"])
             writer.writeheader()
             for row in rows:
-                writer.writerow({**row, "reasons": ";".join(row["reasons"])})
+                writer.writerow({**row, "reasons": ";".join(row["reasons"]), "text": _inert(str(row["text"]))})
     finally:
         if args.output:
             out.close()
     if args.output:
         print(f"{len(rows)} rating(s) of the last {args.days} day(s) written to {args.output}", file=sys.stderr)
     return 0
+
+
+def _inert(text: str) -> str:
+    """A reader's words as a spreadsheet shows them, never as a formula it runs ("=HYPERLINK(…)")."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def cmd_counts(args: argparse.Namespace) -> int:

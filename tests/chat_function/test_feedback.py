@@ -63,7 +63,8 @@ async def test_a_reader_rates_only_a_shared_conversation_and_is_counted_apart(en
             r = await rate(c, env, user, cid, 3, rating="down", reasons=["citation-unsupported"])
             assert r.status_code == 200 and r.json()["feedback"]["audience"] == "reader"
         assert (await c.post(f"/api/conversations/{cid}/messages/3/feedback", json={"rating": "up"})).status_code == 401
-        assert (await rate(c, env, "alice", cid, 3, rating="down", reasons=["wrong-number"])).status_code == 200
+        assert (await rate(c, env, "alice", cid, 3, rating="down", reasons=["wrong-number"],
+                           text='=HYPERLINK("http://x","y")')).status_code == 200
         mine = (await c.get(f"/api/conversations/{cid}/feedback", headers=env.token("bob"))).json()["feedback"]
         assert list(mine) == ["3"] and mine["3"]["reasons"] == ["citation-unsupported"]
         # The owner's view shows the owner's own rating, never a reader's.
@@ -80,6 +81,8 @@ async def test_a_reader_rates_only_a_shared_conversation_and_is_counted_apart(en
     args = _parse(["feedback", "export", "--format", "csv", "--days", "1"])
     assert args.func(args) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    # A reader's words never become a formula in the operator's spreadsheet.
+    assert [r["text"] for r in rows if r["person"] == "alice"] == ["'=HYPERLINK(\"http://x\",\"y\")"]
     assert sorted((r["person"], r["audience"], r["reasons"]) for r in rows) == [
         ("alice", "owner", "wrong-number"), ("bob", "reader", "citation-unsupported"), ("carol", "reader", "citation-unsupported")]
     args = _parse(["feedback", "export", "--days", "1"])
