@@ -164,7 +164,9 @@ def test_the_setting_is_on_or_off_and_reaches_the_default_search(monkeypatch, tm
     settings = Settings(search_graph="on", home=tmp_path, search_backend="embedded")
     monkeypatch.setattr("groundchat.search.embeddings.make_embedder", lambda *a, **k: _Embedder())
     assert open_default_search(settings).graph is True
-    assert open_default_search(Settings(home=tmp_path, search_backend="embedded")).graph is False
+    assert open_default_search(Settings(search_graph="off", home=tmp_path, search_backend="embedded")).graph is False
+    # On by default: it was never below the search without it on the unread sets.
+    assert Settings.model_fields["search_graph"].default == "on"
 
 
 def test_an_index_without_a_graph_searches_as_before_and_says_why():

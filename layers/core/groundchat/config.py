@@ -105,10 +105,10 @@ class Settings(BaseSettings):
     rerank: str = "none"
     search_max_excerpts: int = 8
     search_max_excerpt_chars: int = 1200
-    # The graph leg in a hybrid search (search/graph_leg.py): "on" or "off". Off unless it was never
-    # below the search without it on the unread sets (docs/engineering/retrieval-eval.md); a search's
-    # own include_graph forces it either way.
-    search_graph: str = "off"
+    # The graph leg in a hybrid search (search/graph_leg.py): "on" or "off". On because it was never
+    # below the search without it on the unread sets, on either backend (docs/engineering/
+    # retrieval-eval.md); a search's own include_graph forces it either way.
+    search_graph: str = "on"
     # Recall, the caller's own past conversations as a search source: off | explicit | auto.
     recall: str = "explicit"
     # Its OpenSearch index in AWS (locally a SQLite file under home).
