@@ -27,7 +27,12 @@ from groundchat.search.service import SearchService
 # Questions in users' own words (the report split): what the search meets in use.
 QUERIES = Path(__file__).resolve().parent.parent / "tests" / "eval" / "users_words_report.jsonl"
 ROUNDS = 3
-LEGS = ("hybrid", "bm25", "vector")
+# Hybrid twice: with the graph leg forced on and off (search/graph_leg.py), measured in turn.
+RUNS = (("hybrid", True), ("hybrid", False), ("bm25", None), ("vector", None))
+
+
+def run_name(leg: str, graph: bool | None) -> str:
+    return leg if graph is None else f"{leg} graph {'on' if graph else 'off'}"
 
 
 def percentiles(times: list[float]) -> str:
@@ -92,19 +97,19 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"ingest opensearch: full corpus ({summary.total_chunks} chunks) {full_s:.1f} s; "
                       f"re-ingest, nothing changed: {noop_s * 1000:.0f} ms")
                 services["opensearch"] = SearchService(OpenSearchIndex(client, alias), embedder)
-            times = {(name, leg): [] for name in services for leg in LEGS}
+            times = {(name, run): [] for name in services for run in RUNS}
             for service in services.values():
                 service.search("warm up")
             for _ in range(ROUNDS):
-                for leg in LEGS:
+                for leg, graph in RUNS:
                     for name, service in services.items():
                         for q in questions:
                             started = time.perf_counter()
-                            service.search(q, leg=leg)  # type: ignore[arg-type]
-                            times[(name, leg)].append((time.perf_counter() - started) * 1000)
-            for leg in LEGS:
+                            service.search(q, leg=leg, include_graph=graph)  # type: ignore[arg-type]
+                            times[(name, (leg, graph))].append((time.perf_counter() - started) * 1000)
+            for run in RUNS:
                 for name in services:
-                    print(f"search {leg:6} {name:10}: {percentiles(times[(name, leg)])}")
+                    print(f"search {run_name(*run):16} {name:10}: {percentiles(times[(name, run)])}")
         finally:
             if node is not None:
                 node.stop()

@@ -38,7 +38,7 @@ def test_hit_with_debug_info_per_leg(service):
     assert result.outcome == "hit"
     assert result.passages[0].section == "2.5.8"
     d = result.debug
-    assert d["fusion"] == "scores+rrf" and d["rrf_k"] == 60 and d["score_share"] == 0.7 and d["weights"] == {"bm25": 1.0, "vector": 1.0, "questions": 1.0, "graph": 0.25}
+    assert d["fusion"] == "scores+rrf" and d["rrf_k"] == 60 and d["score_share"] == 0.7 and d["weights"] == {"bm25": 1.0, "vector": 1.0, "questions": 1.0}
     assert d["rerank"] == "none" and d["backend"] == "embedded" and d["embedding_model"] == "test-hash-64"
     assert d["legs"]["bm25"]["hits"] >= 1 and d["legs"]["vector"]["hits"] == 4
     assert set(d["timings_ms"]) >= {"embed", "legs", "fuse", "rerank", "total"}

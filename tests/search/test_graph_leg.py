@@ -1,5 +1,6 @@
-"""The graph leg: seeds → the entities they resolve to → one hop → passages hydrated, and what the
-search service makes of it (its counters, the switches that narrow a search)."""
+"""The graph leg: seeds → the entities they resolve to → one hop → the passages reached, scored
+against the question and placed under their seed; and what the search service makes of it (its
+counters, the setting, and the switches that narrow a search)."""
 from __future__ import annotations
 
 from typing import Iterable
@@ -23,54 +24,57 @@ def hit(section: str, score: float) -> LegHit:
     return LegHit(BY_SECTION[section], score)
 
 
-class Hydration:
-    """The index's chunks by id, counting what the leg asks for."""
-
-    def __init__(self) -> None:
-        self.asked: list[list[str]] = []
-
-    def __call__(self, ids: list[str]) -> list[Chunk]:
-        self.asked.append(list(ids))
-        return [c for c in ACT if c.id in ids]
+def served(result) -> list[str]:
+    return [h.chunk.section for h in result.hits]
 
 
-def test_a_definition_seed_reaches_the_duties_that_use_its_term_and_reads_them_from_the_index():
-    hydrate = Hydration()
-    seeds = [hit("Article 3(5)", 1.0)]
-    result = graph_leg(GRAPH, seeds, seeds, hydrate, ["eaa"], seed_weight=0.0)
-    found = [h.chunk.section for h in result.hits]
-    # Article 7's paragraphs use "manufacturer"; Article 9(1) and Article 3(6) refer to point (5).
-    assert {"Article 7(1)", "Article 7(2)", "Article 9(1)", "Article 3(6)", "Recital 41"} <= set(found)
-    assert "Article 3(5)" not in found  # a seed is not its own evidence
-    # A reference is worth more than a use of the term: 9(1) names point (5) of Article 3 and uses "importer".
-    assert found.index("Article 9(1)") < found.index("Recital 41")
-    assert result.seeds == 1 and result.entities == 2  # the definition and its article
-    assert result.expansion_hits >= len(found)
-    # None of them was among the candidates, so all were read by id in one call.
-    assert len(hydrate.asked) == 1 and result.read == result.hydrated == len(found)
+def test_a_definition_seed_puts_the_duty_that_uses_its_term_just_under_it():
+    # The question found the definition first and Article 7 only third: its paragraphs use the term.
+    fused = [hit("Article 3(5)", 3.0), hit("Annex I Section II, point (a)", 2.8), hit("Article 7(2)", 2.6),
+             hit("Article 7(1)", 2.5)]
+    result = graph_leg(GRAPH, fused, ["eaa"])
+    # 7(2) is a seed (the first of its article): its place is the other legs' word. 7(1) is not, and
+    # is placed under the definition, so Article 7 is served second.
+    assert served(result) == ["Article 3(5)", "Article 7(1)", "Annex I Section II, point (a)", "Article 7(2)"]
+    assert [h.chunk.section for h in result.inserted] == ["Article 7(1)"]
+    # Between its leader and the passage that followed it: the leader keeps its score.
+    assert result.hits[0].score == 3.0 and 2.8 < result.hits[1].score < 3.0
+    assert result.seeds == 3 and result.entities == 2  # only the definition walks, with its article
+    assert result.counters()["graph_inserted"] == 1 and result.hydrated == 1
+    assert result.expansion_hits >= 5  # 7(1), 7(2), 9(1), 3(6), Annex IV's point, Recital 41 …
 
 
-def test_candidates_are_not_read_again_and_sources_outside_the_search_are_left_out():
-    hydrate = Hydration()
-    seeds = [hit("Article 7(2)", 1.0)]
-    candidates = [*seeds, hit("Annex IV, point 1", 0.3)]
-    result = graph_leg(GRAPH, seeds, candidates, hydrate, ["eaa"])
-    found = [h.chunk.section for h in result.hits]
-    # Annex IV is a whole: its point is reached through it; it was a candidate, so not read.
-    assert "Annex IV, point 1" in found
-    assert BY_SECTION["Annex IV, point 1"].id not in {cid for ids in hydrate.asked for cid in ids}
-    assert graph_leg(GRAPH, seeds, candidates, hydrate, ["wcag22"]).hits == []
-    # With its seed weight a seed keeps its place in the leg, ahead of what it reaches.
-    kept = graph_leg(GRAPH, seeds, candidates, hydrate, ["eaa"], seed_weight=2.0)
-    assert kept.hits[0].chunk.section == "Article 7(2)"
+def test_what_no_other_leg_found_stays_out_and_weak_matches_are_not_placed():
+    # Article 9(1) refers to point (5) of Article 3 but was not among the candidates: no score to trust.
+    fused = [hit("Article 3(5)", 3.0), hit("Annex I Section II, point (a)", 2.8)]
+    assert served(graph_leg(GRAPH, fused, ["eaa"])) == ["Article 3(5)", "Annex I Section II, point (a)"]
+    # Found, but far below the first passage: the reference alone does not lift it.
+    # (Two seeds, so that 9(1) is not one itself.)
+    weak = [*fused, hit("Article 9(1)", 0.9)]
+    assert graph_leg(GRAPH, weak, ["eaa"], seeds=2).inserted == []
+    assert [h.chunk.section for h in graph_leg(GRAPH, weak, ["eaa"], seeds=2, min_relevance=0.2).inserted] == ["Article 9(1)"]
+    # A search of WCAG alone takes nothing from the Act.
+    assert graph_leg(GRAPH, [*fused, hit("Article 9(1)", 2.5)], ["wcag22"], seeds=2).inserted == []
+
+
+def test_only_definitions_seed_and_no_passage_moves_down_but_under_an_insertion():
+    # A paragraph first: its references (Annex IV) are what every question would reach.
+    fused = [hit("Article 7(2)", 3.0), hit("Article 3(6)", 2.9), hit("Annex IV, point 1", 2.0), hit("Article 9(1)", 1.9)]
+    result = graph_leg(GRAPH, fused, ["eaa"], seeds=2, min_relevance=0.0, min_evidence=0.0)
+    # 3(6), the importer, is a definition: Article 9(1) uses "importers" and moves up under it; the
+    # paragraph seed lends Annex IV nothing.
+    assert served(result) == ["Article 7(2)", "Article 3(6)", "Article 9(1)", "Annex IV, point 1"]
+    assert graph_leg(GRAPH, fused, ["eaa"], seeds=2, seed_kinds=frozenset(), min_relevance=0.0).hits == fused
+    before = {h.chunk.id: h.score for h in fused}
+    assert all(h.score >= before[h.chunk.id] for h in result.hits)
 
 
 def test_a_seed_the_graph_does_not_know_gives_no_hits():
     from groundchat.corpus.chunk import make_chunk
 
     stranger = LegHit(make_chunk(source="docs", section="a.md > A", title="A", text="t", url="u"), 1.0)
-    result = graph_leg(GRAPH, [stranger], [stranger], Hydration(), ["eaa", "docs"])
-    assert result.hits == [] and result.seeds == 0
+    result = graph_leg(GRAPH, [stranger], ["eaa", "docs"])
+    assert result.hits == [stranger] and result.seeds == 0 and result.inserted == []
 
 
 class _Backend:
@@ -114,39 +118,62 @@ class _Embedder:
 
 
 def _legs():
-    bm25 = [hit("Article 3(5)", 9.0), hit("Annex I Section II, point (a)", 2.0)]
-    vector = [hit("Article 3(5)", 0.8), hit("Annex I Section II, point (a)", 0.5)]
+    bm25 = [hit("Article 3(5)", 9.0), hit("Annex I Section II, point (a)", 6.0), hit("Article 7(2)", 5.5),
+            hit("Article 7(1)", 5.0), hit("Recital 41", 1.0)]
+    vector = [hit("Article 3(5)", 0.8), hit("Annex I Section II, point (a)", 0.7), hit("Article 7(2)", 0.67),
+              hit("Article 7(1)", 0.65), hit("Recital 41", 0.1)]
     return bm25, vector
 
 
-def test_the_service_fuses_the_leg_and_counts_it_in_the_debug_record():
+# Served: the first passage of each article or annex section, then the second ones (search/diversity.py).
+WITHOUT = ["Article 3(5)", "Annex I Section II, point (a)", "Article 7(2)", "Recital 41", "Article 7(1)"]
+WITH = ["Article 3(5)", "Article 7(1)", "Annex I Section II, point (a)", "Recital 41", "Article 7(2)"]
+
+
+def test_include_graph_forces_the_leg_and_the_debug_record_counts_it():
     backend = _Backend(*_legs())
-    result = SearchService(backend, _Embedder(), max_excerpts=8).search("who counts as the maker?", k=8)
+    result = SearchService(backend, _Embedder(), max_excerpts=8).search("who counts as the maker?", k=8, include_graph=True)
     debug = result.debug
-    assert debug["graph_enabled"] is True
-    assert debug["graph_seeds"] == 2 and debug["graph_entities"] == 4
-    assert debug["graph_hydrated"] == debug["legs"][GRAPH_LEG]["hits"] > 0
-    assert debug["graph_expansion_hits"] >= debug["graph_hydrated"]
+    assert debug["graph_enabled"] is True and debug["graph_default"] is False
+    assert debug["graph_seeds"] == 4 and debug["graph_entities"] == 2 and debug["graph_inserted"] == 1
+    assert debug["legs"][GRAPH_LEG] == {"hits": 1, "top": [BY_SECTION["Article 7(1)"].ref]}
+    assert debug["graph_expansion_hits"] >= debug["graph_hydrated"] >= 1
     assert "graph" in debug["timings_ms"] and debug["legs_ran"] == ["bm25", GRAPH_LEG, "vector"]
-    served = [p.section for p in result.passages]
-    # The duties that name the manufacturer come in though no other leg found them.
-    assert served[0] == "Article 3(5)" and "Article 7(1)" in served and "Article 9(1)" in served
+    # The duty that uses the defined term comes right after the definition; nothing else moved up.
+    assert [p.section for p in result.passages] == WITH
 
 
-def test_include_graph_false_is_the_same_search_without_the_leg():
-    backend = _Backend(*_legs())
-    service = SearchService(backend, _Embedder(), max_excerpts=8)
-    result = service.search("who counts as the maker?", k=8, include_graph=False)
-    assert result.debug["graph_enabled"] is False and GRAPH_LEG not in result.debug["legs"]
-    assert [p.section for p in result.passages] == ["Article 3(5)", "Annex I Section II, point (a)"]
+def test_the_setting_decides_when_the_search_is_not_told_and_include_graph_false_is_the_search_without_it():
+    off_by_default = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8)
+    result = off_by_default.search("who counts as the maker?", k=8)
+    assert result.debug["graph_enabled"] is False and result.debug["graph_default"] is False
+    assert GRAPH_LEG not in result.debug["legs"] and [p.section for p in result.passages] == WITHOUT
     assert result.debug["switches"] == {"include_vector": True, "include_sparse": True, "include_graph": False}
+    on_by_default = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8, graph=True)
+    assert [p.section for p in on_by_default.search("who counts as the maker?", k=8).passages] == WITH
+    forced_off = on_by_default.search("who counts as the maker?", k=8, include_graph=False)
+    assert forced_off.debug["graph_enabled"] is False and [p.section for p in forced_off.passages] == WITHOUT
+
+
+def test_the_setting_is_on_or_off_and_reaches_the_default_search(monkeypatch, tmp_path):
+    from groundchat.config import Settings
+    from groundchat.search import open_default_search
+
+    with pytest.raises(ValueError, match="valid: on, off"):
+        Settings(search_graph="yes")
+    settings = Settings(search_graph="on", home=tmp_path, search_backend="embedded")
+    monkeypatch.setattr("groundchat.search.embeddings.make_embedder", lambda *a, **k: _Embedder())
+    assert open_default_search(settings).graph is True
+    assert open_default_search(Settings(search_graph="off", home=tmp_path, search_backend="embedded")).graph is False
+    # On by default: it was never below the search without it on the unread sets.
+    assert Settings.model_fields["search_graph"].default == "on"
 
 
 def test_an_index_without_a_graph_searches_as_before_and_says_why():
     backend = _Backend(*_legs(), graph=None)
-    result = SearchService(backend, _Embedder()).search("who counts as the maker?")
+    result = SearchService(backend, _Embedder()).search("who counts as the maker?", include_graph=True)
     assert result.debug["graph_enabled"] is False and result.debug["graph_error"] == "no_graph"
-    assert [p.section for p in result.passages] == ["Article 3(5)", "Annex I Section II, point (a)"]
+    assert [p.section for p in result.passages] == WITHOUT
 
 
 def test_the_switches_narrow_the_legs_asked_for_and_the_embedding():

@@ -109,6 +109,10 @@ class Settings(BaseSettings):
     rerank: str = "none"
     search_max_excerpts: int = 8
     search_max_excerpt_chars: int = 1200
+    # The graph leg in a hybrid search (search/graph_leg.py): "on" or "off". On because it was never
+    # below the search without it on the unread sets, on either backend (docs/engineering/
+    # retrieval-eval.md); a search's own include_graph forces it either way.
+    search_graph: str = "on"
     # Recall, the caller's own past conversations as a search source: off | explicit | auto.
     recall: str = "explicit"
     # Its OpenSearch index in AWS (locally a SQLite file under home).
@@ -176,6 +180,13 @@ class Settings(BaseSettings):
     def _known_notes_check(cls, value: str) -> str:
         if value not in ("stop", "warn"):
             raise ValueError(f"unknown notes check {value!r}; valid: stop, warn")
+        return value
+
+    @field_validator("search_graph")
+    @classmethod
+    def _known_search_graph(cls, value: str) -> str:
+        if value not in ("on", "off"):
+            raise ValueError(f"unknown graph leg setting {value!r}; valid: on, off")
         return value
 
     @field_validator("history_profile")

@@ -49,6 +49,7 @@ def open_default_search(settings: "Settings") -> SearchService:
     return SearchService(
         backend, embedder, reranker=make_reranker(settings.rerank, region=settings.aws_region),
         max_excerpts=settings.search_max_excerpts, max_excerpt_chars=settings.search_max_excerpt_chars,
+        graph=settings.search_graph == "on",
     )
 
 

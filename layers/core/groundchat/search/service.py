@@ -12,7 +12,7 @@ from groundchat.search.diversity import DISTINCT_FIRST, PER_GROUP, spread
 from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector
 from groundchat.search.exact_refs import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
-from groundchat.search.graph_leg import GRAPH_LEG, GRAPH_WEIGHT, graph_leg
+from groundchat.search.graph_leg import GRAPH_LEG, graph_leg
 from groundchat.search.named_source_first import LEAD, already_led, named_first
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source, named_source
 from groundchat.search.question_leg import QUESTION_LEG, QUESTION_WEIGHT, ROWS, part_scores, question_leg
@@ -42,25 +42,29 @@ class SearchService:
     def __init__(self, backend: Backend, embedder: Embedder, *, reranker: Reranker | None = None,
                  max_excerpts: int = 8, max_excerpt_chars: int = 1200,
                  weights: dict[str, float] | None = None, expand: bool = True,
-                 question_words: QuestionWords | None = None) -> None:
+                 question_words: QuestionWords | None = None, graph: bool = False) -> None:
         self.backend = backend
         self.embedder = embedder
         self.reranker = reranker or NoRerank()
         self.max_excerpts = max_excerpts
         self.max_excerpt_chars = max_excerpt_chars
-        # A leg with no weight here counts 1 in fusion, so the question and graph legs' are always set.
-        self.weights = {QUESTION_LEG: QUESTION_WEIGHT, GRAPH_LEG: GRAPH_WEIGHT,
-                        **(weights or {"bm25": 1.0, "vector": 1.0})}
+        # A leg with no weight here counts 1 in fusion, so the question leg's is always set. The graph
+        # leg has none: it places passages under its seeds rather than voting (search/graph_leg.py).
+        self.weights = {QUESTION_LEG: QUESTION_WEIGHT, **(weights or {"bm25": 1.0, "vector": 1.0})}
+        # Whether a hybrid search walks the graph when it is not told (GROUNDCHAT_SEARCH_GRAPH).
+        self.graph = graph
         self.expand = expand
         # The package's bank words unless given; read on the first hybrid search, not at start-up.
         self._question_words = question_words
 
     def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
                leg: Leg = "hybrid", include_vector: bool = True, include_sparse: bool = True,
-               include_graph: bool = True) -> SearchResult:
-        """`include_*` switch a leg off for this search (search/types.py `LegSwitches`)."""
+               include_graph: bool | None = None) -> SearchResult:
+        """`include_*` switch a leg off for this search (search/types.py `LegSwitches`); the graph
+        leg's None is the service's default, True or False forces it either way."""
         started = time.perf_counter()
-        switches = LegSwitches(include_vector=include_vector, include_sparse=include_sparse, include_graph=include_graph)
+        graph = self.graph if include_graph is None else include_graph
+        switches = LegSwitches(include_vector=include_vector, include_sparse=include_sparse, include_graph=graph)
         timings: dict[str, float] = {}
         limit = min(k or self.max_excerpts, self.max_excerpts)
         debug = self._debug_record(leg, sources, switches, timings)
@@ -141,6 +145,7 @@ class SearchService:
             "rrf_k": RRF_K, "score_share": SCORE_SHARE, "weights": self.weights, "rerank": self.reranker.model,
             "embedding_model": self.embedder.model_id, "sources": sources or list(SOURCES),
             "legs": {}, "timings_ms": timings, "switches": switches.model_dump(),
+            "graph_default": self.graph,  # GROUNDCHAT_SEARCH_GRAPH: whether an unswitched search walks it
             "graph_enabled": False,  # true once the graph leg has run (search/graph_leg.py)
         }
 
@@ -185,30 +190,26 @@ class SearchService:
             weights = {**self.weights, CRITERION_LEG: CRITERION_WEIGHT}
             fused = apply_prior(query, fuse(legs, weights=weights))
         if leg == "hybrid" and graph_scope is not None and fused:
-            hits = self._graph_hits(fused, legs, graph_scope, debug)
-            if hits:
-                legs[GRAPH_LEG] = hits
-                fused = apply_prior(query, fuse(legs, weights=weights))
+            fused = self._with_graph(fused, graph_scope, debug)
         return fused
 
-    def _graph_hits(self, fused: list[LegHit], legs: dict[str, list[LegHit]], scope: list[str],
-                    debug: JsonObject) -> list[LegHit]:
-        """The graph leg seeded by `fused` (search/graph_leg.py), its counters in the debug record. An
-        index without a graph, or one that fails to hydrate, leaves the search as it was."""
+    def _with_graph(self, fused: list[LegHit], scope: list[str], debug: JsonObject) -> list[LegHit]:
+        """`fused` with the graph leg's passages under their seeds (search/graph_leg.py), its counters
+        in the debug record. An index without a graph, or one that fails to read it, leaves the
+        search as it was."""
         t = time.perf_counter()
         try:
             graph = self.backend.graph() if hasattr(self.backend, "graph") else None
-            result = graph_leg(graph, fused, (h for hits in legs.values() for h in hits),
-                               self.backend.chunks_by_id, scope) if graph is not None else None
         except BackendUnavailable as exc:
             debug["graph_error"] = exc.reason
-            return []
-        if result is None:
+            return fused
+        if graph is None:
             debug["graph_error"] = "no_graph"
-            return []
+            return fused
+        result = graph_leg(graph, fused, scope)
         debug["graph_enabled"] = True
         debug.update(result.counters())
-        debug["legs"][GRAPH_LEG] = _leg_debug(result.hits)
+        debug["legs"][GRAPH_LEG] = _leg_debug(result.inserted)
         debug["timings_ms"]["graph"] = _ms(t)
         return result.hits
 

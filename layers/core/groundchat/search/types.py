@@ -36,7 +36,8 @@ class LegSwitches(BaseModel):
 
     include_vector: bool = True  # the vector leg, and the question bank's rows, which need the vector
     include_sparse: bool = True  # the BM25 leg
-    include_graph: bool = True  # the graph leg (search/graph_leg.py)
+    # The graph leg (search/graph_leg.py); None: as GROUNDCHAT_SEARCH_GRAPH says.
+    include_graph: bool | None = None
 
 
 class Passage(BaseModel):
