@@ -102,7 +102,8 @@ async def test_a_visitor_passes_the_check_once_then_asks_on_the_session(public):
         assert first.status_code == 200
         cookie = first.headers["set-cookie"]
         assert cookie.startswith(f"{COOKIE_NAME}=") and "HttpOnly" in cookie and "Secure" in cookie
-        assert "SameSite=strict" in cookie and "Path=/api/chat" in cookie and "Max-Age=1800" in cookie
+        # No Path: the browser scopes it to the question's directory, /api (or /<stage>/api).
+        assert "SameSite=strict" in cookie and "Path=" not in cookie and "Max-Age=1800" in cookie
         frames = parse_sse(first.text)
         conversation = frames[0][1]["conversation_id"]
         assert frames[-1][0] == "done" and frames[-1][1]["reason"] == "complete"
@@ -345,6 +346,27 @@ async def test_a_question_a_visitors_cookie_signs_must_come_from_this_site(publi
                                      headers={"content-type": "application/json", "origin": "", "x-groundchat-csrf": "1"})
         assert scripted.status_code == 200
     assert env.model.calls == 2
+
+
+async def test_a_visitor_follows_and_stops_only_their_own_answer_by_its_session(public):
+    """Reconnect and stop need no human check (no model is called), only the session of the one who
+    asked; another visitor, no session, or a cookie sent from another site get nothing."""
+    env = public(answered("Full context is best."))
+    async with env.client() as client:
+        first = await ask(client, {"message": "Which context is best?"}, token())
+        conversation = parse_sse(first.text)[0][1]["conversation_id"]
+        mine = session_of((await env.services.conversations.get(conversation))["owner"])
+        client.cookies.clear()
+        followed = await client.get(f"/api/conversations/{conversation}/answer", headers=mine)
+        assert followed.status_code == 200 and followed.json()["state"] == "answered"
+        stop = await client.post(f"/api/conversations/{conversation}/stop", headers={**mine, "x-groundchat-csrf": "1"})
+        assert (stop.status_code, code(stop)) == (409, "not-answering")
+        forged = await client.post(f"/api/conversations/{conversation}/stop", headers={**mine, "origin": "https://evil.test"})
+        assert (forged.status_code, code(forged)) == (403, "cross-site")
+        other = await client.get(f"/api/conversations/{conversation}/answer", headers=session_of("visitor:someone-else"))
+        assert other.status_code == 404
+        nobody = await client.get(f"/api/conversations/{conversation}/answer")
+        assert nobody.status_code == 401
 
 
 async def test_public_mode_serves_no_dev_sign_in(public):

@@ -72,7 +72,8 @@ def test_a_visitor_asks_through_the_widget_and_the_session_carries_the_next_ques
     assert len(stub.checks) == 1 and stub.checks[0]["remoteip"] == "127.0.0.1"
     assert [m.content for m in model.requests[1].messages if m.role == "user"] == ["Which context level is best?", "And what does it cost?"]
     cookie = next(c for c in page.context.cookies() if c["name"] == COOKIE_NAME)
-    assert cookie["httpOnly"] and cookie["secure"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/api/chat"
+    assert cookie["httpOnly"] and cookie["secure"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/api"
+    # (the browser's default path, the question's directory: its stop and reconnect routes get it too)
     assert COOKIE_NAME not in page.evaluate("document.cookie")  # no script can read it
     assert page.locator("#share").is_hidden()  # sharing is for signed-in owners
 

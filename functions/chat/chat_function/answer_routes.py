@@ -13,7 +13,7 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from chat_function.callers import allowed, services_of, signed_in
+from chat_function.callers import asker, services_of, signed_in
 from chat_function.errors import error
 from chat_function.openapi import ALWAYS, refusals
 from groundchat.auth.callers import CHAT_USE, Caller
@@ -23,7 +23,8 @@ from groundchat.services import Services
 from groundchat.store.answers_in_progress import RUNNING, public_answer
 from groundchat.store.feedback import MAX_TEXT_CHARS, OWNER, READER, alarming, public_feedback, reason_ids
 
-may_chat = Depends(allowed(CHAT_USE))
+# Reconnect and stop: also a public visitor, by the session cookie of the question (callers.asker).
+may_follow = Depends(asker)
 # A reconnect waits for the answer at most this long per request, below API Gateway's 29 s.
 MAX_WAIT_SECONDS = 20
 POLL_SECONDS = 0.5
@@ -63,7 +64,7 @@ def add_answer_routes(app: FastAPI) -> None:
     assert set(Reason.__args__) == set(reason_ids()), "the route's reasons and data/feedback_reasons.json differ"
 
     @app.get("/api/conversations/{conversation_id}/answer", responses=refusals(401, 403, 404, *ALWAYS))
-    async def answer_in_progress(conversation_id: str, request: Request, caller: Caller = may_chat,
+    async def answer_in_progress(conversation_id: str, request: Request, caller: Caller = may_follow,
                                  wait: int = Query(0, ge=0, le=MAX_WAIT_SECONDS)) -> Response:
         """The conversation's latest answer as the store has it: `running` (asked with `wait`, the
         reply comes when it ends or after `wait` seconds), `answered` (read the conversation),
@@ -83,7 +84,7 @@ def add_answer_routes(app: FastAPI) -> None:
         return JSONResponse(public_answer(found))
 
     @app.post("/api/conversations/{conversation_id}/stop", status_code=202, responses=refusals(401, 403, 404, 409, *ALWAYS))
-    async def stop(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
+    async def stop(conversation_id: str, request: Request, caller: Caller = may_follow) -> Response:
         """Ask the answer in progress to stop: it ends at its next step boundary with `done`
         `reason: "stopped"`, from whichever instance runs it."""
         services = services_of(request)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from fastapi import Request
 
-from groundchat.auth.callers import SIGN_IN_MESSAGE, Caller
+from groundchat.auth.callers import CHAT_USE, SIGN_IN_MESSAGE, Caller
 from groundchat.services import Services
 
 if TYPE_CHECKING:
@@ -72,6 +72,23 @@ def allowed(permission: str) -> Callable[[Request], Awaitable[Caller]]:
         return caller
 
     return check
+
+
+async def asker(request: Request) -> Caller:
+    """Who may follow or stop an answer: someone signed in with chat.use, or, in public mode, a
+    visitor whose session cookie is live (the one who asked: no model is called, so neither the
+    rate limit nor the human check is asked again; a cookie from another site is refused)."""
+    services = services_of(request)
+    if services.public and not request.headers.get("authorization"):
+        from groundchat.public.visitor_sessions import COOKIE_NAME, read_session
+        from groundchat.public.visitors import visitor
+
+        token = request.cookies.get(COOKIE_NAME)
+        session = read_session(services.settings.visitor_secret, token) if token else None
+        if session is not None and not session.expired:
+            _refuse_a_forged_visit(request)
+            return visitor(session.visitor_id)
+    return await allowed(CHAT_USE)(request)
 
 
 # ---- public mode: what a request says about an anonymous visitor ---------------------------------

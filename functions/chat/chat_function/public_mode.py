@@ -21,8 +21,11 @@ def refuse_to_start_with_a_hole(settings: Any) -> None:
 
 def keep_visitor_session(response: Response, issued: IssuedSession | None) -> Response:
     if issued is not None:
-        # HttpOnly: no script reads it. Strict: no other site's page makes the browser send it.
-        response.set_cookie(COOKIE_NAME, issued.token, max_age=issued.max_age, path="/api/chat",
+        # HttpOnly: no script reads it. Strict: no other site's page makes the browser send it. No
+        # Path: the browser takes the question's directory, "/api" (or "/<stage>/api" behind an API
+        # Gateway stage, where a fixed "/api/chat" would never match), so the stop and reconnect
+        # routes of the visitor's own answer get it too; every other route ignores it.
+        response.set_cookie(COOKIE_NAME, issued.token, max_age=issued.max_age, path=None,  # type: ignore[arg-type]
                             secure=True, httponly=True, samesite="strict")
     return response
 
