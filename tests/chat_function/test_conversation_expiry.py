@@ -11,7 +11,7 @@ import pytest
 from groundchat.store import conversations as conversations_module
 from groundchat.store import usage as us
 from groundchat.store.retention import DAY, expire_due, expiry_after
-from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES, USAGE
+from groundchat.store.tables import CONVERSATIONS, FEEDBACK, MESSAGES, TRACES, USAGE
 from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat_testkit.clock import ManualClock
 from tests.chat_function.conftest import parse_sse
@@ -56,6 +56,8 @@ async def test_every_item_of_a_conversation_carries_the_newest_expiry(env, setti
         cid = await ask(c, env, "Which context is best?")
         first = expiry_after(DEC_1, settings.retention_days)
         assert set(expiries(dynamo, MESSAGES, cid)) == {first} == set(expiries(dynamo, CONVERSATIONS, cid))
+        rated = await c.post(f"/api/conversations/{cid}/messages/3/feedback", json={"rating": "up"}, headers=env.token("alice"))
+        assert rated.status_code == 200 and expiries(dynamo, FEEDBACK, cid) == [first]
         env.clock.now = DEC_1 + 40 * DAY  # forty days later, the conversation goes on
         await ask(c, env, "And without context?", cid)
         shared = (await c.post(f"/api/conversations/{cid}/share", headers=env.token("alice"))).json()
@@ -63,6 +65,8 @@ async def test_every_item_of_a_conversation_carries_the_newest_expiry(env, setti
     later = expiry_after(DEC_1 + 40 * DAY, settings.retention_days)
     # The first exchange's messages moved with the conversation: all eight expire together.
     assert expiries(dynamo, MESSAGES, cid) == [later] * 8 and expiries(dynamo, CONVERSATIONS, cid) == [later]
+    # The rating of the first answer too: it never lapses while its answer lives.
+    assert expiries(dynamo, FEEDBACK, cid) == [later]
     # The shared page says until when it stays.
     assert page["expires_at"] == shared["conversation"]["expires_at"] == "2027-04-11T00:00:00Z"
 

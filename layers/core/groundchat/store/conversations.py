@@ -26,6 +26,7 @@ from groundchat.store.conversation_images import (
     store_images,
 )
 from groundchat.store.dynamo import Dynamo, condition_failed
+from groundchat.store.feedback import FeedbackStore
 from groundchat.store.leases import LEASE_SECONDS
 from groundchat.store.recall_copies import withheld_on_a_shared_page
 from groundchat.store.retention import expires_at_text, expiry_after, is_expired, refresh_messages
@@ -204,6 +205,7 @@ class ConversationStore:
             # Before the commit writes the new expiry on the conversation: its messages must never
             # expire before it, nor the older ones before the newer (store/retention.py).
             await refresh_messages(self.dynamo, conversation_id, expires)
+            await FeedbackStore(self.dynamo).refresh_expiry(conversation_id, expires)
         # Before any message names them; the conversation then says it holds images.
         with_images = await store_images(self.images, conversation_id, messages) or bool(existing and existing.get("has_images"))
         msg_table = self.dynamo.name(MESSAGES)

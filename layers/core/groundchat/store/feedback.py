@@ -5,7 +5,7 @@ One item per person per answer in the `feedback` table, beside the conversation'
 signed-in reader of its shared page; the two are kept apart (`audience`) and counted separately,
 since the owner asked the question and a reader did not. Items carry the answer's run id, so the
 run's trace shows them, and go with the conversation when it is deleted (store/deletion.py), or
-expire with it. The reasons are a vocabulary in data/feedback_reasons.json.
+expire with it (a commit that extends the conversation extends them). The reasons are a vocabulary in data/feedback_reasons.json.
 """
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Iterator
 
+from botocore.exceptions import ClientError
+
 from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
-from groundchat.store.dynamo import Dynamo, all_pages
+from groundchat.store.dynamo import Dynamo, all_pages, condition_failed
 from groundchat.store.retention import delete_keys_sync
 from groundchat.store.tables import FEEDBACK
 
@@ -83,6 +85,23 @@ class FeedbackStore:
 
     async def for_run(self, conversation_id: str, run_id: str) -> list[StoredItem]:
         return [i for i in await self.for_conversation(conversation_id) if i.get("run_id") == run_id]
+
+    async def refresh_expiry(self, conversation_id: str, expires: int) -> int:
+        """Give the conversation's ratings its new expiry (a commit extends it): a rating never
+        lapses while its answer lives. Each update is conditional on the rating still existing."""
+        changed = 0
+        for item in await self.for_conversation(conversation_id):
+            if int(item.get("expires_at", 0)) == expires:
+                continue
+            try:
+                await self.dynamo.run(self.table.update_item, Key={"conversation_id": conversation_id, "entry": item["entry"]},
+                                      UpdateExpression="SET expires_at = :e", ConditionExpression="attribute_exists(entry)",
+                                      ExpressionAttributeValues={":e": int(expires)})
+                changed += 1
+            except ClientError as exc:
+                if not condition_failed(exc):
+                    raise
+        return changed
 
     async def delete_for_conversation(self, conversation_id: str) -> int:
         found = await self.for_conversation(conversation_id)
