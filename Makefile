@@ -48,8 +48,13 @@ lambda-tools: $(STAMP)
 	$(BIN)/python -m groundchat_testkit.lambda_tools
 
 # The AI SDK's `ai` package (npm), installed once into a cache outside the clone: the tests read
-# /api/ai-sdk/chat with its own parser; says in one line when npm is missing.
+# /api/ai-sdk/chat with its own parser. As root without npm, Debian's Node.js comes first; otherwise
+# it says in one line that npm is missing.
 ai-sdk: $(STAMP)
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; } \
+	      || echo "could not install Node.js and npm: the AI SDK stream tests will skip (and fail under CI)"; fi; }
 	$(BIN)/python -m groundchat_testkit.ai_sdk
 
 # The routes of `make run` through the packaged functions under the real adapter and emulator,
