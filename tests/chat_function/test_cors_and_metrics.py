@@ -19,6 +19,23 @@ async def test_cors_allows_only_configured_origins(dynamo, settings, monkeypatch
     assert "access-control-allow-origin" not in other.headers
 
 
+async def test_a_browser_mcp_host_on_a_listed_origin_may_send_mcps_headers(dynamo, settings, monkeypatch):
+    from chat_function.app import create_app
+    from groundchat.services import Services
+
+    monkeypatch.setattr(settings, "allowed_origins", "https://host.example.org")
+    app = create_app(Services(settings=settings, dynamo=dynamo, model_override=ScriptedModel([])))
+    preflight = {"origin": "https://host.example.org", "access-control-request-method": "POST",
+                 "access-control-request-headers": "authorization,content-type,mcp-protocol-version"}
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        asked = await c.options("/mcp", headers=preflight)
+        refused = await c.post("/mcp", json={}, headers={"origin": "https://host.example.org"})
+    assert asked.status_code == 200 and asked.headers["access-control-allow-origin"] == "https://host.example.org"
+    assert "mcp-protocol-version" in asked.headers["access-control-allow-headers"]
+    # The 401's WWW-Authenticate (where to sign in) is readable by the host's script.
+    assert refused.status_code == 401 and "www-authenticate" in refused.headers["access-control-expose-headers"]
+
+
 async def test_refusals_and_answers_are_recorded_as_metrics(make_env, monkeypatch):
     import groundchat.chat.stored_run as answer_module
     import chat_function.errors as errors_module

@@ -56,7 +56,10 @@ def create_app(services: Services | None = None) -> FastAPI:
     if origins:
         # Only the configured origins; the page itself is same-origin and needs none.
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST", "DELETE"],
-                           allow_headers=["authorization", "content-type"], max_age=600)
+                           # MCP's own headers too: a browser-based MCP host sends them to /mcp.
+                           allow_headers=["authorization", "content-type", "accept", "mcp-protocol-version",
+                                          "mcp-session-id", "last-event-id"],
+                           expose_headers=["mcp-session-id", "www-authenticate"], max_age=600)
 
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> Response:
