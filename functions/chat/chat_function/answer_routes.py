@@ -61,7 +61,8 @@ FeedbackBody = Annotated[Union[UpRating, DownRating], Field(discriminator="ratin
 
 
 def add_answer_routes(app: FastAPI) -> None:
-    assert set(Reason.__args__) == set(reason_ids()), "the route's reasons and data/feedback_reasons.json differ"
+    if set(Reason.__args__) != set(reason_ids()):  # the body's schema and the page's choices are one list
+        raise RuntimeError("the rating route's reasons and data/feedback_reasons.json differ")
 
     @app.get("/api/conversations/{conversation_id}/answer", responses=refusals(401, 403, 404, *ALWAYS))
     async def answer_in_progress(conversation_id: str, request: Request, caller: Caller = may_follow,
