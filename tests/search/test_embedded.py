@@ -10,9 +10,9 @@ from groundchat.search.service import SearchService
 from tests.corpus_support import WordHashEmbedder
 
 TEXTS = [
-    ("wcag22", "2.5.8", "Target size minimum: pointer targets are at least 24 by 24 CSS pixels", "2024-12-12T00:00:00Z"),
-    ("wcag22", "1.4.3", "Contrast minimum: text needs a contrast ratio of 4.5 to 1 against its background", "2024-12-12T00:00:00Z"),
-    ("eaa", "Article 4(1)", "Member States shall ensure that economic operators place on the market only products that comply", "2019-06-07T00:00:00Z"),
+    ("wcag22", "2.5.8", "Target size minimum: pointer targets need two dozen CSS pixels each way", "2024-12-12T00:00:00Z"),
+    ("wcag22", "1.4.3", "Contrast minimum: words need a high enough contrast ratio against their background", "2024-12-12T00:00:00Z"),
+    ("eaa", "Article 4(1)", "Sellers may offer on the market only products that meet the rules", "2019-06-07T00:00:00Z"),
     ("docs", "guide.md > Costs", "The cost per run of each context level is measured in dollars " * 40, None),
 ]
 

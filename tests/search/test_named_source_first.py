@@ -36,7 +36,7 @@ TEXTS = [
     *(("wcag22", f"2.3.{n}", f"Flashing content: flashing flashes flash seizures flashing threshold rule {n}.", None)
       for n in range(1, 6)),
     ("eaa", "Annex I Section I, point 2(i)", "Products shall minimise the risk of triggering photosensitive seizures from flashing.", None),
-    ("eaa", "Article 2(1)", "This Directive applies to the following products placed on the market.", None),
+    ("eaa", "Article 2(1)", "The Act covers the products listed here once they are sold.", None),
 ]
 
 

@@ -59,7 +59,7 @@ def test_a_question_naming_one_text_demotes_the_other_and_never_our_docs():
 
 ENHANCED = make_chunk(source="wcag22", section="2.5.5", title="2.5.5 Target Size (Enhanced)",
                       text="Success Criterion 2.5.5 Target Size (Enhanced) (Level AAA), under Guideline 2.5 Input Modalities\n"
-                           "The size of the target for pointer inputs is at least 44 by 44 CSS pixels",
+                           "Pointer targets are no smaller than 44 by 44 CSS pixels at this level",
                       url="u", meta={"kind": "success-criterion", "handle": "Target Size (Enhanced)", "level": "AAA"})
 MINIMUM = make_chunk(source="wcag22", section="Understanding 2.5.8", title="Understanding 2.5.8",
                      text="Understanding WCAG 2.2 (informative) on 2.5.8 Target Size (Minimum)\nsmall targets",

@@ -70,7 +70,7 @@ def test_the_leg_lends_to_the_candidates_of_the_nearest_parts_and_brings_nothing
 def _index(tmp_path, embedder):
     texts = [
         ("wcag22", "2.4.7", "Focus visible: any keyboard operable interface has a mode where the focus indicator is visible"),
-        ("eaa", "Article 3(23)", "microenterprise means an enterprise which employs fewer than 10 persons"),
+        ("eaa", "Article 3(23)", "microenterprise: a firm with a staff of under ten and a small turnover"),
         ("eaa", "Article 31(1)", "Member States shall adopt and publish the laws needed to comply by 28 June 2022"),
     ]
     chunks = [make_chunk(source=s, section=sec, title=sec, text=t, url=f"https://x/#{sec}") for s, sec, t in texts]

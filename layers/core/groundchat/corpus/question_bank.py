@@ -1,7 +1,7 @@
 """The questions each part of the two texts answers, in the words people ask them.
 
 A question in users' words ("we're 8 people with €1.5m turnover: are we micro?") is more like
-another question than like the Act's text ("enterprise which employs fewer than 10 persons"), and
+another question than like the Act's text (a definition by headcount and annual turnover), and
 more like one question than like a note that lists twenty situations at once: a passage's single
 vector averages everything it says. So each article, Article 3 definition, annex section and
 recital of the Act has a few questions of its own (2 to 8), and each WCAG success criterion seven,
