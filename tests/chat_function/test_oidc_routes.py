@@ -258,3 +258,20 @@ async def test_the_scheme_is_part_of_the_origin(oidc_env):
         await sign_in(app_client)
         refused = await app_client.post("/api/chat", json={"message": "Hi"}, headers={"origin": "http://chat.test"})
         assert refused.status_code == 403 and refused.json()["error"]["code"] == "cross-site"
+
+
+
+@pytest.mark.parametrize("path", ["/chat", "/chat/runs", "/chat/trace"])
+async def test_every_page_says_its_site_signs_in_with_oidc(oidc_env, path):
+    """`data-sign-in` tells the page that /auth/session exists and may be asked."""
+    async with client(oidc_env) as app_client:
+        assert 'data-sign-in="oidc"' in (await app_client.get(path)).text
+        assert (await app_client.get("/auth/session")).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/chat", "/chat/runs", "/chat/trace"])
+async def test_in_dev_mode_every_page_says_there_is_no_session_to_ask_about(make_env, path):
+    env = make_env(ScriptedModel([Step(text="Hello.")]))
+    async with client(env) as app_client:
+        assert 'data-sign-in="dev"' in (await app_client.get(path)).text
+        assert (await app_client.get("/auth/session")).status_code == 404

@@ -146,3 +146,14 @@ async def test_markers_a_user_wrote_stay_text_on_the_shared_page(dynamo, setting
     assert title.startswith(expected + " · ")
     # The data blob appears once, where the page put it, and nowhere a title was substituted.
     assert page.count('"conversation_id"') == 1
+
+
+@pytest.mark.parametrize("auth_mode", ["dev", "oidc"])
+async def test_the_shared_page_says_which_sign_in_its_site_has(dynamo, settings, make_conversation, monkeypatch, auth_mode):
+    """The page asks /auth/session only where it exists: its `data-sign-in` names the auth mode."""
+    monkeypatch.setattr(settings, "auth_mode", auth_mode)
+    services = Services(settings=settings, dynamo=dynamo)
+    await make_conversation(services.conversations, "e" * 32, "Focus", shared=True)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_share_app(services)), base_url="http://share") as c:
+        page = (await c.get(f"/chat/shared/{'e' * 32}")).text
+    assert f'data-sign-in="{auth_mode}"' in page

@@ -37,7 +37,7 @@ from groundchat.store.deletion import delete_conversation
 from groundchat.store.feedback import public_feedback, reasons as feedback_reasons
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from groundchat.web.assets import ASSETS, asset
-from groundchat.web.pages import fill
+from groundchat.web.pages import fill, sign_in_kind
 
 may_chat = Depends(allowed(CHAT_USE))
 may_read_traces = Depends(allowed(TRACES_READ))
@@ -270,7 +270,9 @@ def _page_routes(app: FastAPI) -> None:
     def page(name: str, request: Request) -> HTMLResponse:
         template = resources.files("chat_function").joinpath(f"static/{name}").read_text()
         # The bot's name is configuration, not markup: escaped for the text and attributes it fills.
-        return HTMLResponse(fill(template, {"BOT_NAME": html.escape(services_of(request).settings.bot_name)}))
+        settings = services_of(request).settings
+        return HTMLResponse(fill(template, {"BOT_NAME": html.escape(settings.bot_name),
+                                            "SIGN_IN": sign_in_kind(settings.auth_mode)}))
 
     @app.get("/chat/runs", response_class=HTMLResponse, responses=HTML)
     async def runs_page(request: Request) -> HTMLResponse:

@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from groundchat.ids import is_conversation_id
 from groundchat.services import Services, build_services
-from groundchat.web.pages import fill
+from groundchat.web.pages import fill, sign_in_kind
 from groundchat.web.assets import ASSETS, asset
 from groundchat.web.http_errors import ErrorBody, error_body, validation_message
 from groundchat.store.availability import store_failure_answer
@@ -123,6 +123,7 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
         page = fill(page, {
             "TITLE": html.escape(conversation["title"] or "Shared conversation"),
             "BOT_NAME": bot,
+            "SIGN_IN": sign_in_kind(services.settings.auth_mode),
             "SHARED_ON": html.escape(_day(conversation["shared_at"])),
             "ANSWERED_ON": html.escape(found["answered_on"]),
             "EXPIRES_ON": html.escape(_day(found["expires_at"])),

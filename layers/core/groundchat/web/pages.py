@@ -2,6 +2,7 @@
 text a user wrote (a question titled "{{DATA}}") is only ever text."""
 from __future__ import annotations
 
+import html
 import re
 from typing import Mapping
 
@@ -12,3 +13,10 @@ def fill(template: str, values: Mapping[str, str]) -> str:
     """Each known marker replaced by its value (already escaped for where it stands); unknown
     markers are left as they are."""
     return _MARKER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def sign_in_kind(auth_mode: str) -> str:
+    """What a page's `data-sign-in` says: "oidc" where /auth/session exists (the session is an
+    HttpOnly cookie the page can only ask about), the auth mode's own name elsewhere, so a page of
+    a dev deployment never asks for a route that is not there."""
+    return "oidc" if auth_mode == "oidc" else html.escape(auth_mode)

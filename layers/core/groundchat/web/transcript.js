@@ -105,7 +105,12 @@
   // credential) and requests carry no bearer header, only the one that marks them as our page's.
   const COOKIE_SESSION = "cookie-session";
   let cookieSession = null;
-  let sessionsOffered = null;  // false where /auth/session does not exist (dev mode)
+  // false where /auth/session does not exist: the page's `data-sign-in` says so (a dev deployment
+  // says "dev"), so no page asks for a route that answers 404; null (ask once) where it is unsaid.
+  let sessionsOffered = (function () {
+    const said = global.document && global.document.body ? global.document.body.getAttribute("data-sign-in") : null;
+    return said === null || said === "" || said === "oidc" ? null : false;
+  })();
 
   function tabStorage() {
     try { return global.sessionStorage; } catch (e) { return null; }
