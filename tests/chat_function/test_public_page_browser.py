@@ -8,9 +8,9 @@ import pytest
 from groundchat.auth.callers import CHAT_USE, RUNS_READ
 from groundchat.public.visitor_sessions import COOKIE_NAME
 from groundchat_testkit.scripted import ScriptedModel, Step
+from groundchat_testkit.serving import Servers, serve_in_thread
 from groundchat_testkit.turnstile_stub import TurnstileStub
 from tests.chat_function.conftest import TEST_TOOLS
-from tests.chat_function.test_disconnect import serve_in_thread
 from tests.chat_function.test_page_browser import CHROMIUM, browser  # noqa: F401  (the browser fixture)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it when run as root)")
@@ -29,7 +29,7 @@ def public_site(stub, dynamo, monkeypatch):
     from groundchat.config import get_settings, reset_settings_cache
     from groundchat.services import Services
 
-    started = []
+    servers = Servers()
 
     def serve(model: ScriptedModel, answer: str = "yes", widget: str = "works"):
         stub.answer, stub.widget = answer, widget
@@ -41,14 +41,10 @@ def public_site(stub, dynamo, monkeypatch):
         reset_settings_cache()
         services = Services(settings=get_settings(), dynamo=dynamo, model_override=model, tools_override=TEST_TOOLS)
         services.users.table.put_item(Item={"user_id": "alice", "grants": {CHAT_USE, RUNS_READ}})
-        server, thread, url = serve_in_thread(create_app(services))
-        started.append((server, thread))
-        return url
+        return servers.serve(create_app(services))
 
     yield serve
-    for server, thread in started:
-        server.should_exit = True
-        thread.join(5)
+    servers.stop_all()
 
 
 def ask(page, question: str, answers: int = 1) -> str:

@@ -19,7 +19,7 @@ from groundchat.store.tables import USAGE
 from groundchat.store.usage import rows_for_run_sync, total_charged
 from groundchat.tools.base import Tool
 from groundchat_testkit.scripted import ScriptedModel, Step
-from groundchat_testkit.serving import serve_in_thread
+from groundchat_testkit.serving import Servers
 
 QUESTION = "Which context level is best?"
 
@@ -99,27 +99,25 @@ class StreamReader:
 
 @pytest.fixture
 def served():
-    servers = []
-
-    def serve(app):
-        server, thread, url = serve_in_thread(app)
-        servers.append((server, thread))
-        return url
-
-    yield serve
-    for server, thread in servers:
-        server.should_exit = True
-        thread.join(5)
+    servers = Servers()
+    yield servers.serve
+    servers.stop_all()
 
 
-def test_a_reload_mid_answer_learns_it_runs_then_reads_the_committed_answer_without_a_second_model_call(make_env, served):
-    model = GatedModel([Step(tool_calls=[("compare_contexts", {})]), Step(text="Full context is best: 3.5 violations.")])
+def start_gated_answer(make_env, served, model):
+    """`model` answering QUESTION for alice on a served app, its first step released and its
+    tool held at the gate: (env, gate, stream, conversation id, address)."""
     gate = threading.Event()
     env = make_env(model, tools=[gated_tool(gate)])
     url = served(env.app)
     model.release(0)
     stream = StreamReader(url, env.token("alice"), {"message": QUESTION})
-    conversation_id = stream.start_frame()["conversation_id"]
+    return env, gate, stream, stream.start_frame()["conversation_id"], url
+
+
+def test_a_reload_mid_answer_learns_it_runs_then_reads_the_committed_answer_without_a_second_model_call(make_env, served):
+    model = GatedModel([Step(tool_calls=[("compare_contexts", {})]), Step(text="Full context is best: 3.5 violations.")])
+    env, gate, stream, conversation_id, url = start_gated_answer(make_env, served, model)
 
     with httpx.Client(base_url=url, headers=env.token("alice"), timeout=30) as page:
         # The reload: a new conversation has no item until its commit; the answer's record says it runs.
@@ -162,12 +160,7 @@ def test_nothing_on_record_is_a_204_for_the_owner_and_a_404_for_anyone_else(make
 def test_stop_ends_the_answer_at_the_next_step_boundary_and_usage_equals_what_was_spent(priced, make_env, served):
     model = GatedModel([Step(tool_calls=[("compare_contexts", {})], input_tokens=1200, output_tokens=80),
                         Step(text="never sent")])
-    gate = threading.Event()
-    env = make_env(model, tools=[gated_tool(gate)])
-    url = served(env.app)
-    model.release(0)
-    stream = StreamReader(url, env.token("alice"), {"message": QUESTION})
-    conversation_id = stream.start_frame()["conversation_id"]
+    env, gate, stream, conversation_id, url = start_gated_answer(make_env, served, model)
     run_id = stream.frames[0][1]["run_id"]
 
     with httpx.Client(base_url=url, headers=env.token("alice"), timeout=30) as page:

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 
 import httpx
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from groundchat.auth.callers import CHAT_USE, RUNS_READ
 from groundchat.auth.tokens import issue_dev_token
 from groundchat_testkit.scripted import Step
-from groundchat_testkit.serving import serve_in_thread
+from groundchat_testkit.serving import serve_in_thread, wait_until_answering
 from tests.chat_function.test_reconnect_and_stop import GatedModel, StreamReader, gated_tool
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,20 +43,6 @@ def second_process(port: int) -> subprocess.Popen:
                             cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-def wait_until_up(url: str, child: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if child.poll() is not None:
-            raise AssertionError(f"the second process exited: {child.stderr.read()}")
-        try:
-            if httpx.get(f"{url}/api/chat/status", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError("the second process did not start")
-
-
 def test_a_reload_served_by_another_process_shows_the_answer_without_a_second_model_call(shared_store):
     from chat_function.app import create_app
     from groundchat.config import get_settings
@@ -74,7 +59,7 @@ def test_a_reload_served_by_another_process_shows_the_answer_without_a_second_mo
     child = second_process(port)
     other = f"http://127.0.0.1:{port}"
     try:
-        wait_until_up(other, child)
+        wait_until_answering(other, child, "the second process")
         token = {"authorization": f"Bearer {issue_dev_token(settings, 'alice')}"}
         model.release(0)
         stream = StreamReader(answering, token, {"message": "Which context level is best?"})

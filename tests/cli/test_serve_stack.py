@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -17,6 +16,7 @@ import pytest
 
 from groundchat_cli.moto_store import LocalDynamo
 from groundchat_cli.stack_address import free_port
+from groundchat_testkit.serving import wait_until_answering
 from tests.conftest import REPO_ROOT
 
 GROUNDCHAT = str(Path(sys.executable).parent / "groundchat")
@@ -43,7 +43,7 @@ def stacks(shell):
         proc.port = port
         started.append(proc)
         if wait:
-            wait_until_serving(proc)
+            wait_until_answering(f"http://127.0.0.1:{proc.port}", proc, "serve")
         return proc
 
     yield start
@@ -51,20 +51,6 @@ def stacks(shell):
         if proc.poll() is None:
             proc.kill()
             proc.wait(30)
-
-
-def wait_until_serving(proc: subprocess.Popen) -> None:
-    url = f"http://127.0.0.1:{proc.port}"
-    for _ in range(600):
-        if proc.poll() is not None:
-            raise AssertionError(f"serve exited with {proc.returncode}:\n{proc.stdout.read()}")
-        try:
-            if httpx.get(f"{url}/api/chat/status", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"serve did not answer on {url}")
 
 
 def stop(proc: subprocess.Popen) -> int:
@@ -129,7 +115,7 @@ def test_two_stacks_keep_their_own_address_and_an_external_dynamodb_is_used_as_i
     try:
         p1, p2 = free_port(), free_port()
         for proc in [stacks(p1, wait=False, GROUNDCHAT_DYNAMODB_ENDPOINT=external.endpoint), stacks(p2, wait=False)]:
-            wait_until_serving(proc)
+            wait_until_answering(f"http://127.0.0.1:{proc.port}", proc, "serve")
         addresses = {p: json.loads((home / f"stack-{p}.json").read_text()) for p in (p1, p2)}
         assert addresses[p1]["dynamodb_endpoint"] == external.endpoint
         assert addresses[p2]["dynamodb_endpoint"] != external.endpoint

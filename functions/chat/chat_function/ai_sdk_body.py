@@ -9,7 +9,6 @@ the key a shared link and every later question use.
 """
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -58,16 +57,11 @@ class LastMessage(BaseModel):
 def parse_ai_sdk_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatBody | Refusal:
     """The transport's body as our question (`{conversation_id, message}`), or 400 saying what is
     wrong; the question then meets every check `parse_body` makes."""
-    from groundchat.chat.answer import parse_body  # with the answer use case, on the first question
+    from groundchat.chat.answer import parse_body, read_json  # with the answer use case, on the first question
 
-    try:
-        raw = body if isinstance(body, dict) else json.loads(body or b"null")
-    except UnicodeDecodeError:
-        return Refusal(400, "bad-request", "the body is not valid UTF-8")
-    except RecursionError:
-        return Refusal(400, "bad-request", "the body is nested deeper than a chat request can be")
-    except json.JSONDecodeError:
-        return Refusal(400, "bad-request", "the body is not JSON")
+    raw = read_json(body, "a chat request")
+    if isinstance(raw, Refusal):
+        return raw
     try:
         sent = TransportBody.model_validate(raw)
     except ValidationError as exc:

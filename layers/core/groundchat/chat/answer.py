@@ -247,17 +247,25 @@ async def _caller_problem(services: Services, caller: Caller | None) -> Refusal 
     return None
 
 
-def parse_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatBody | Refusal:
-    """The request body as a question, or 400 with what is wrong: never an exception. The body
-    holds two flat strings, so anything nested is refused as such, however deep."""
+def read_json(body: bytes | str | JsonObject, what: str) -> object | Refusal:
+    """The body's JSON value (a dict passes as it is), or 400 saying why it has none: not UTF-8,
+    nested deeper than `what` can be, or not JSON."""
     try:
-        raw = body if isinstance(body, dict) else json.loads(body or b"null")
+        return body if isinstance(body, dict) else json.loads(body or b"null")
     except UnicodeDecodeError:
         return Refusal(400, "bad-request", "the body is not valid UTF-8")
     except RecursionError:
-        return Refusal(400, "bad-request", "the body is nested deeper than a question can be")
+        return Refusal(400, "bad-request", f"the body is nested deeper than {what} can be")
     except json.JSONDecodeError:
         return Refusal(400, "bad-request", "the body is not JSON")
+
+
+def parse_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatBody | Refusal:
+    """The request body as a question, or 400 with what is wrong: never an exception. The body
+    holds two flat strings, so anything nested is refused as such, however deep."""
+    raw = read_json(body, "a question")
+    if isinstance(raw, Refusal):
+        return raw
     try:
         parsed = ChatBody.model_validate(raw)
     except ValidationError as exc:

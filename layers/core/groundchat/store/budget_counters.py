@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from groundchat.money import money_text
+from groundchat.store.dynamo import all_pages
 from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
 from groundchat.store.items import Item, Request, TransactAction
 
@@ -270,19 +271,13 @@ def reservation_counters(item: Item) -> list[tuple[str, str]]:
 def expired_reservations_sync(client: DynamoClient, table_name: str, now: int) -> list[Item]:
     """Open reservations whose expiry has passed (the index is eventually consistent; the
     release itself is conditional, so a stale entry is harmless)."""
-    items: list[Item] = []
     kwargs: Request = {
         "TableName": table_name,
         "IndexName": "by_expiry",
         "KeyConditionExpression": "reservation_state = :open AND expires_at < :now",
         "ExpressionAttributeValues": {":open": {"S": RESERVATION_OPEN}, ":now": {"N": str(int(now))}},
     }
-    while True:
-        page = client.query(**kwargs)
-        items.extend(page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return items
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return all_pages(client.query, kwargs)
 
 
 def open_reservations_sync(client: DynamoClient, table_name: str) -> list[Item]:
@@ -292,10 +287,4 @@ def open_reservations_sync(client: DynamoClient, table_name: str) -> list[Item]:
         "KeyConditionExpression": "reservation_state = :open",
         "ExpressionAttributeValues": {":open": {"S": RESERVATION_OPEN}},
     }
-    items: list[Item] = []
-    while True:
-        page = client.query(**kwargs)
-        items.extend(page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return items
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return all_pages(client.query, kwargs)

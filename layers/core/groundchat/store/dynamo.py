@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Callable, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, MutableMapping, ParamSpec, TypeVar
 
 from botocore.exceptions import ClientError
 
@@ -13,7 +13,7 @@ from groundchat.store.tables import ALL_TABLES, TableDef
 if TYPE_CHECKING:
     from botocore.config import Config
 
-    from groundchat.store.items import DynamoClient, DynamoResource, StoredItem, Table, TableRead, TableRequest
+    from groundchat.store.items import DynamoClient, DynamoResource, Item, StoredItem, Table, TableRead, TableRequest
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -63,8 +63,10 @@ class Dynamo:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
 
 
-def all_pages(call: TableRead, kwargs: TableRequest) -> list[StoredItem]:
-    """Every item a resource-layer query or scan finds, page after page (`kwargs` gains the cursor)."""
+def all_pages(call: TableRead | Callable[..., Mapping[str, Any]],
+              kwargs: TableRequest | MutableMapping[str, Any]) -> list[StoredItem] | list[Item]:
+    """Every item a query or scan finds, page after page (`kwargs` gains the cursor): a table's
+    (resource layer, Python values) or the client's (attribute-value maps)."""
     items: list[StoredItem] = []
     while True:
         page = call(**kwargs)

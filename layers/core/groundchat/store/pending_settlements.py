@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from groundchat.store.budget_counters import NO_PERIOD, key
+from groundchat.store.dynamo import all_pages
 
 if TYPE_CHECKING:
     from groundchat.store.items import DynamoClient, Item, Request, TransactAction
@@ -44,19 +45,13 @@ def put_pending_sync(client: DynamoClient, table: str, reservation_id: str, run_
 
 
 def pending_sync(client: DynamoClient, table: str) -> list[Item]:
-    items: list[Item] = []
     kwargs: Request = {
         "TableName": table,
         "IndexName": "by_expiry",
         "KeyConditionExpression": "reservation_state = :pending",
         "ExpressionAttributeValues": {":pending": {"S": PENDING_STATE}},
     }
-    while True:
-        page = client.query(**kwargs)
-        items.extend(page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return items
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return all_pages(client.query, kwargs)
 
 
 def recorded(item: Item) -> tuple[str, list[TransactAction], list[TransactAction]]:
