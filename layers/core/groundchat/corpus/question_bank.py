@@ -4,8 +4,9 @@ A question in users' words ("we're 8 people with €1.5m turnover: are we micro?
 another question than like the Act's text (a definition by headcount and annual turnover), and
 more like one question than like a note that lists twenty situations at once: a passage's single
 vector averages everything it says. So each article, Article 3 definition, annex section and
-recital of the Act has a few questions of its own (2 to 8), and each WCAG success criterion seven,
-each embedded on its own. The search reads which
+recital of the Act has a few questions of its own (2 to 8), each numbered paragraph of the articles
+that set duties and procedures two to four more (keyed "Article 10(2)", counted for the paragraph
+and its article), and each WCAG success criterion seven, each embedded on its own. The search reads which
 part's questions are nearest to a new question and counts that as evidence for the part's passages
 (search/question_leg.py).
 
