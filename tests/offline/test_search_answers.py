@@ -81,3 +81,13 @@ def test_the_contrast_question_cites_contrast_minimum_and_not_focus_appearance(r
     assert any(e["section"].endswith("2.4.13") for e in low)  # focus appearance is served, under the floor
     assert not {e["ref"] for e in low} & set(CITED.findall(text))
     assert "focus" not in text.lower()
+
+
+def test_a_line_that_introduces_a_point_is_quoted_with_the_point_never_alone():
+    point = _passage("ddddddd1", "Annex I Section IV, point (g)(iii)", 3.0,
+                     "Annex I Section IV, point (g)(iii)\n(g) Shops on the web:\n"
+                     "(iii) checkout steps that people can see, reach and understand.", source="eaa")
+    point["title"] = "Annex I Section IV, point (g)(iii)"
+    first = _answer("what must an online shop do?", point).splitlines()[0]
+    assert first.endswith('says: "(g) Shops on the web: (iii) checkout steps that people can see, reach and '
+                          'understand." [ddddddd1]')
