@@ -140,10 +140,10 @@ def test_in_users_words_on_the_second_sets_report_half(real_search):
     figures = evaluate(real_search, load_questions(SECOND_REPORT), leg="hybrid")
     # Floors under today's figures (0.891 hit@5, 0.810 MRR in this index without our docs, EAA 0.844 /
     # 0.752: the duties' paragraphs in the bank put one article sixth that was fifth and raised the
-    # MRR; before them 0.909 / 0.795; before the
-    # bank's words 0.855 / 0.757; before the question leg 0.836 / 0.683; 0.764 /
-    # 0.628 before the first five came from five groups; as first run, 0.655 / 0.479): below the first report split's, which is the measure of how far users' own
-    # words still are. The annex sections by their points cost it MRR (0.653 to 0.634 with the docs);
+    # MRR; before them 0.909 / 0.795; before the bank's words 0.855 / 0.757; before the question leg
+    # 0.836 / 0.683; 0.764 / 0.628 before the first five came from five groups; as first run, 0.655 /
+    # 0.479): below the first report split's, which is the measure of how far users' own words still
+    # are. The annex sections by their points cost it MRR (0.653 to 0.634 with the docs);
     # the step was decided on the decision sets (docs/engineering/retrieval-eval.md).
     assert figures["overall"]["hit@5"] >= 0.88 and figures["overall"]["mrr"] >= 0.78
 
@@ -178,9 +178,10 @@ ROUTED_FLOORS = [
     # set, share searched, found in the first five: floors under today's figures, with the gate's
     # likeness margin (offline/topic_neighbours.py) as the answerer weighs it
     (USERS_TUNE, 0.99, 0.99), (USERS_VALIDATE, 0.99, 0.93), (SECOND_TUNE, 0.98, 0.96),
-    # 0.970 / 0.952, 0.982 / 0.873 (never read; 0.891 before the duties' paragraphs in the bank); 0.975 / 0.908, 0.950 / 0.900 (read since the sixth
-    # set). Before the bank's words: 0.940, 0.836, 0.900, 0.900 found. Before the question leg, and
-    # before a question naming neither text searched both: 0.934, 0.782, 0.867, 0.875 found
+    # 0.970 / 0.952, 0.982 / 0.873 (never read; 0.891 before the duties' paragraphs in the bank);
+    # 0.975 / 0.908, 0.950 / 0.900 (read since the sixth set). Before the bank's words: 0.940, 0.836,
+    # 0.900, 0.900 found. Before the question leg, and before a question naming neither text searched
+    # both: 0.934, 0.782, 0.867, 0.875 found
     (USERS_REPORT, 0.96, 0.94), (SECOND_REPORT, 0.97, 0.87), (THIRD, 0.97, 0.90), (FOURTH, 0.94, 0.89),
     # 0.942 / 0.892 as first run, 0.967 / 0.942 before the question leg, 0.967 / 0.958 now
     (FIFTH, 0.96, 0.95),
@@ -233,22 +234,28 @@ def test_in_users_words_on_the_sixth_set(real_search):
 WRITTEN_BEFORE = (USERS_TUNE, USERS_VALIDATE, USERS_REPORT, SECOND_TUNE, SECOND_REPORT, THIRD, FOURTH, FIFTH, SIXTH)
 
 
-@pytest.mark.parametrize(("path", "earlier", "overall", "eaa_hit", "wcag_hit"), [
+@pytest.mark.parametrize(("path", "earlier", "overall", "eaa_hit", "wcag_hit", "by_paragraph"), [
     # The seventh: 0.992 hit@5, 0.935 MRR (WCAG 1.000 / 0.988, EAA 0.988 / 0.908); before the bank's
     # words 0.950 / 0.872 (EAA 0.925 / 0.814); as first run, before the question leg, 0.950 / 0.846.
-    (SEVENTH, WRITTEN_BEFORE, (0.98, 0.92), 0.97, 0.97),
+    (SEVENTH, WRITTEN_BEFORE, (0.98, 0.92), 0.97, 0.97, None),
     # The eighth, written blind before the question leg was built: 0.950 / 0.860 (WCAG 1.000 / 0.988,
     # EAA 0.925 / 0.796: under the goal); with the bank's words and before Annex I Section IV had
     # questions that say "e-commerce", 0.958 / 0.858; before the words 0.950 / 0.838 (EAA 0.925 /
     # 0.764); the code before the leg gives 0.933 / 0.785 (EAA 0.900 / 0.705). With the duties'
     # paragraphs in the bank 0.942 / 0.853 (EAA 0.912 / 0.785): one EAA question fell to sixth.
-    (EIGHTH, (*WRITTEN_BEFORE, SEVENTH), (0.94, 0.85), 0.91, 0.97),
+    (EIGHTH, (*WRITTEN_BEFORE, SEVENTH), (0.94, 0.85), 0.91, 0.97, None),
     # The ninth, written blind after the bank's words were decided and run once: 0.975 / 0.940 (WCAG
     # 1.000 / 0.975, EAA 0.963 / 0.923: both over the goal); the code before the words gives 0.975 /
     # 0.936 (EAA 0.963 / 0.929, WCAG 1.000 / 0.950).
-    (NINTH, (*WRITTEN_BEFORE, SEVENTH, EIGHTH), (0.97, 0.93), 0.95, 0.98),
+    (NINTH, (*WRITTEN_BEFORE, SEVENTH, EIGHTH), (0.97, 0.93), 0.95, 0.98, None),
+    # The tenth, written blind before the graph leg: 0.950 hit@5, 0.809 MRR (WCAG 1.000 / 0.956, EAA
+    # 0.925 / 0.735, under the goal). The 59 questions with one right paragraph: 0.915 / 0.728 by
+    # article, 0.746 / 0.567 by paragraph; before the duties' paragraphs were in the bank, 0.644 /
+    # 0.463 by paragraph.
+    (TENTH, (*WRITTEN_BEFORE, SEVENTH, EIGHTH, NINTH), (0.94, 0.80), 0.92, 0.98, ((0.91, 0.72), (0.74, 0.56))),
 ])
-def test_in_users_words_on_the_sets_written_last(real_search, path, earlier, overall, eaa_hit, wcag_hit):
+def test_in_users_words_on_the_sets_written_last(real_search, path, earlier, overall, eaa_hit, wcag_hit,
+                                                 by_paragraph):
     questions = load_questions(path)
     assert len(questions) == 120 and sum(q.source == "eaa" for q in questions) == 80
     asked_before = {q.q.lower() for before in earlier for q in load_questions(before)}
@@ -257,20 +264,9 @@ def test_in_users_words_on_the_sets_written_last(real_search, path, earlier, ove
     # Floors under each set's figures.
     assert figures["overall"]["hit@5"] >= overall[0] and figures["overall"]["mrr"] >= overall[1]
     assert figures["per_source"]["eaa"]["hit@5"] >= eaa_hit and figures["per_source"]["wcag22"]["hit@5"] >= wcag_hit
-
-
-def test_in_users_words_on_the_tenth_set_by_article_and_by_paragraph(real_search):
-    questions = load_questions(TENTH)
-    assert len(questions) == 120 and sum(q.source == "eaa" for q in questions) == 80
-    asked_before = {q.q.lower() for before in (*WRITTEN_BEFORE, SEVENTH, EIGHTH, NINTH) for q in load_questions(before)}
-    assert not {q.q.lower() for q in questions} & asked_before
-    figures = evaluate(real_search, questions, leg="hybrid")
-    # Floors under its figures: 0.950 hit@5, 0.809 MRR (WCAG 1.000 / 0.956, EAA 0.925 / 0.735, under
-    # the goal). The 59 questions with one right paragraph: 0.915 / 0.728 by article, 0.746 / 0.567
-    # by paragraph; before the duties' paragraphs were in the bank, 0.644 / 0.463 by paragraph.
-    assert figures["overall"]["hit@5"] >= 0.94 and figures["overall"]["mrr"] >= 0.80
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.92 and figures["per_source"]["wcag22"]["hit@5"] >= 0.98
-    by = figures["paragraph"]["eaa"]
-    assert by["article"]["n"] == by["paragraph"]["n"] == 59
-    assert by["article"]["hit@5"] >= 0.91 and by["article"]["mrr"] >= 0.72
-    assert by["paragraph"]["hit@5"] >= 0.74 and by["paragraph"]["mrr"] >= 0.56
+    if by_paragraph is not None:
+        (article_hit, article_mrr), (paragraph_hit, paragraph_mrr) = by_paragraph
+        by = figures["paragraph"]["eaa"]
+        assert by["article"]["n"] == by["paragraph"]["n"] == 59
+        assert by["article"]["hit@5"] >= article_hit and by["article"]["mrr"] >= article_mrr
+        assert by["paragraph"]["hit@5"] >= paragraph_hit and by["paragraph"]["mrr"] >= paragraph_mrr

@@ -33,7 +33,10 @@ class SearchFloor:
 
 SEARCH_FLOOR = SearchFloor(relative=0.99)
 _SOURCE_NAMES = {"wcag22": "WCAG 2.2", "eaa": "the European Accessibility Act", "docs": "the benchmark's docs"}
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[(\"'A-Z0-9])|\n+")
+# Sentences end at . ! ? ; or a line break, but not at a line that ends in a colon ("(g) E-Commerce
+# services:", "Member States shall ensure that:"): alone it says nothing until what it introduces, so
+# it is quoted with the line after it, as they stand in the text.
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[(\"'A-Z0-9])|(?<![:\n])\n+")
 _QUOTE_CHARS = 320
 
 
@@ -89,24 +92,11 @@ def answering_sentence(question: str, passage: JsonObject) -> str:
     head, _, rest = text.partition("\n")
     if rest.strip() and _HEADING.match(head):
         text = rest
-    pieces = _with_lead_ins([" ".join(p.split()) for p in _SENTENCE.split(text)])
+    pieces = [" ".join(p.split()) for p in _SENTENCE.split(text)]
     pieces = [p for p in pieces if len(p.split()) >= 3] or [" ".join(text.split())]
     wanted = key_terms(question)
     best = max(pieces, key=lambda p: (len(wanted & key_terms(p)), -pieces.index(p)))
     return shorten(best, _QUOTE_CHARS)
-
-
-def _with_lead_ins(pieces: list[str]) -> list[str]:
-    """A line that ends in a colon ("(g) E-Commerce services:", "Member States shall ensure that:")
-    says nothing until what it introduces: it is quoted with the piece after it, as they stand in the
-    text, never alone."""
-    joined: list[str] = []
-    for piece in pieces:
-        if joined and joined[-1].endswith(":") and piece:
-            joined[-1] = f"{joined[-1]} {piece}"
-        else:
-            joined.append(piece)
-    return joined
 
 
 # The first line of a criterion's or an Understanding passage's text: it names what the title names.
