@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: opensearch-node lambda-tools ai-sdk run-lambda run test install clean bench package deploy browser-deps
+.PHONY: docs opensearch-node lambda-tools ai-sdk run-lambda run test install clean bench package deploy browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,10 +62,15 @@ ai-sdk: $(STAMP)
 run-lambda: lambda-tools
 	$(BIN)/python -m groundchat_cli.lambda_stack
 
+# The documentation site from docs/ (mkdocs.yml) into site/; open site/index.html.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
+	@echo "the documentation site is in site/: open site/index.html"
+
 bench: $(STAMP)
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
 
-# Deployable artifacts under build/ without Docker (ARCH=arm64 for Graviton); see infra/deploy.md.
+# Deployable artifacts under build/ without Docker (ARCH=arm64 for Graviton); see docs/guide/deploy.md.
 ARCH ?= x86_64
 package: $(STAMP)
 	$(BIN)/python infra/gen_tables.py --check

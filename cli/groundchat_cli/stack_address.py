@@ -194,7 +194,7 @@ def use_running_stack(endpoint: str | None = None) -> Settings:
     """The settings of a command that reads or writes state. In order: `--endpoint URL` (or
     `--endpoint aws` for the deployed tables), GROUNDCHAT_DYNAMODB_ENDPOINT, the local stack
     (`find_stack`). With none running, GROUNDCHAT_TABLE_PREFIX set alone names a deployed stack's
-    tables in AWS (as infra/deploy.md does); otherwise StackError, never a call to AWS."""
+    tables in AWS (as docs/guide/deploy.md does); otherwise StackError, never a call to AWS."""
     settings = get_settings()
     if endpoint:
         return _point_at("" if endpoint.lower() == "aws" else endpoint)

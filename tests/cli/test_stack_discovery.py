@@ -167,7 +167,7 @@ def test_explicit_endpoint_and_the_environment_come_before_the_address_file(list
 
 
 def test_a_deployed_stack_is_named_by_its_table_prefix_alone(listening, monkeypatch):
-    """infra/deploy.md: `GROUNDCHAT_TABLE_PREFIX=<TablePrefix> groundchat users grant …` means AWS."""
+    """docs/guide/deploy.md: `GROUNDCHAT_TABLE_PREFIX=<TablePrefix> groundchat users grant …` means AWS."""
     announce(8000, listening())  # a local stack with the default prefix is not that stack
     monkeypatch.setenv("GROUNDCHAT_TABLE_PREFIX", "prod-stack-")
     reset_settings_cache()

@@ -137,11 +137,6 @@ def record_refusal(code: str, *, cap: bool | None = None) -> None:
         _emit([("CapRefusals", MetricUnit.Count, 1)])
 
 
-def record_search(outcome: str) -> None:
-    """A docs search by outcome (`hit`, `empty`, `unavailable`): an index outage shows as a rise."""
-    _emit([("Searches", MetricUnit.Count, 1)], {"outcome": outcome})
-
-
 def record_count(name: str, **dimensions: str) -> None:
     """Any other count a function reports (e.g. shared reads by outcome)."""
     _emit([(name, MetricUnit.Count, 1)], dimensions)

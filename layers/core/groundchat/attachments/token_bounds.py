@@ -126,10 +126,6 @@ def image_token_bound(model_id: str, width: int, height: int) -> int:
     return image_formula(model_id).tokens(width, height)
 
 
-def accepts_images(model_id: str) -> bool:
-    return model_id in IMAGE_TOKEN_BOUNDS
-
-
 def dearest_image_tokens(width: int, height: int) -> int:
     """An image counted for no particular model: the most any entry charges for it. Only an
     image no request has stamped (`ImageRef.token_bound`) is counted this way."""

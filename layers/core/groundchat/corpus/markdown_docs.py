@@ -20,8 +20,9 @@ CONVERTER_VERSION = "2"  # 2: front matter's `updated:` date, not indexed as tex
 _PARSER = MarkdownIt("commonmark")
 
 
-# How the system itself is built and measured: for its engineers, not a source the chat cites.
-NOT_INDEXED = ("engineering",)
+# The site's own pages (its home, the guide, the architecture) and how the system is built and
+# measured: for the people who run and change it, not a source the chat cites.
+NOT_INDEXED = ("engineering", "guide", "architecture", "index.md")
 
 
 def source_files(docs_dir: Path) -> list[Path]:

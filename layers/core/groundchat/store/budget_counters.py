@@ -144,14 +144,6 @@ def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap
     }
 
 
-def hold_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> TransactAction:
-    return within_cap_op(table_name, scope, period, amount, cap, into="reserved")
-
-
-def charge_within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal) -> TransactAction:
-    return within_cap_op(table_name, scope, period, amount, cap, into="spent")
-
-
 def settle_op(table_name: str, scope: str, period: str, charged: Decimal, released: Decimal,
               *, block: str | None = None) -> TransactAction:
     """Move a reservation into spent: spent += charged, reserved -= released, committed follows.
@@ -175,11 +167,6 @@ def settle_op(table_name: str, scope: str, period: str, charged: Decimal, releas
             "ExpressionAttributeValues": values,
         }
     }
-
-
-def unblock_op(table_name: str, scope: str, period: str) -> TransactAction:
-    return {"Update": {"TableName": table_name, "Key": key(scope, period), "ConditionExpression": f"attribute_exists({BLOCKED})",
-                       "UpdateExpression": f"REMOVE {BLOCKED}", "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}}
 
 
 def release_op(table_name: str, scope: str, period: str, amount: Decimal) -> TransactAction:

@@ -137,9 +137,3 @@ FEEDBACK = TableDef("feedback", hash_key=("conversation_id", "S"), range_key=("e
 ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, RUN_VIEWS, USAGE, BUDGET, RATE_LIMITS,
                                     ANSWERS, FEEDBACK)
 
-
-def table_by_name(logical: str) -> TableDef:
-    for t in ALL_TABLES:
-        if t.logical == logical:
-            return t
-    raise KeyError(logical)

@@ -109,11 +109,6 @@ def rows_for_run_sync(client: DynamoClient, table_name: str, run_id: str) -> lis
                   ExpressionAttributeValues={":r": {"S": run_id}}, ConsistentRead=True)
 
 
-def rows_for_caller_sync(client: DynamoClient, table_name: str, caller: str) -> list[StoredItem]:
-    return _paged(client.query, TableName=table_name, IndexName="by_caller", KeyConditionExpression="caller = :c",
-                  ExpressionAttributeValues={":c": {"S": caller}})
-
-
 def all_rows_sync(client: DynamoClient, table_name: str) -> list[StoredItem]:
     """Every row (reconciliation and tests; the table is read whole, so not for requests)."""
     return _paged(client.scan, TableName=table_name, ConsistentRead=True)
