@@ -134,8 +134,13 @@ ANSWERS = TableDef("answers", hash_key=("conversation_id", "S"), ttl_attribute="
 FEEDBACK = TableDef("feedback", hash_key=("conversation_id", "S"), range_key=("entry", "S"),
                     indexes=(Index("by_day", ("day", "S"), ("at", "S")),), ttl_attribute="expires_at")
 
+# Deletion jobs (store/deletion_jobs.py): one item per conversation being deleted, written before
+# anything of it goes and kept until every copy of its words is gone; a finished job stays a day
+# (TTL), wordless, so a repeated DELETE is answered as done. The sweep reads the pending ones.
+DELETIONS = TableDef("deletions", hash_key=("conversation_id", "S"), ttl_attribute="expires_at")
+
 ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, RUN_VIEWS, USAGE, BUDGET, RATE_LIMITS,
-                                    ANSWERS, FEEDBACK)
+                                    ANSWERS, FEEDBACK, DELETIONS)
 
 
 def table_by_name(logical: str) -> TableDef:
