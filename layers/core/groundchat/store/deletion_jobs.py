@@ -14,10 +14,11 @@ steps remove by conversation id, and must never reach a newer conversation's ite
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from botocore.exceptions import ClientError
 
@@ -54,6 +55,16 @@ class Cleaners:
 
     remove_images: RemoveImages | None = None
     remove_recall: RemoveRecall | None = None
+
+
+def cleaners_for(images: Any = None, recall: Any = None) -> Cleaners:
+    """The sweep's cleaners: an image store (`attachments.storage.ImageStore`) and a recall index,
+    either None where the sweep has none."""
+    async def remove_recall(owner: str, conversation_id: str) -> int:
+        return await asyncio.to_thread(recall.remove_conversation, owner, conversation_id)
+
+    return Cleaners(remove_images=images.delete_conversation if images is not None else None,
+                    remove_recall=remove_recall if recall is not None else None)
 
 
 @dataclass(frozen=True)
