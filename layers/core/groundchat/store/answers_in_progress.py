@@ -12,7 +12,10 @@ The rule for a stopped answer: the conversation keeps nothing of it, neither the
 partial text. A partial answer never passed the citation and number checks, which read the whole
 answer, so storing it would put unchecked words into the history the next question is answered
 from. What it spent is settled and recorded (usage rows, the trace, the `done` frame's cost) like
-any other answer's; the record here keeps the question, so the page can say what was stopped. A `running` item whose lease lapsed belonged to a process that died:
+any other answer's; the record here keeps the question, so the page can say what was stopped,
+except a new conversation's first question: nothing else holds it, so its words go at once (a
+deletion job, store/deletion.py) and the record says how it ended without them. A `running` item
+whose lease lapsed belonged to a process that died:
 it reads as `interrupted`. Every write after the first is conditional on the run id, so a slow
 process can never overwrite the record of the answer that followed it.
 """
@@ -78,6 +81,22 @@ class AnswersInProgress:
         return await self._update(
             conversation_id, run_id, "SET #s = :s, reason = :r, ended_at = :now, expires_at = :e REMOVE active_until",
             {":s": state, ":r": reason, ":now": _stamp(now), ":e": int(now) + KEEP_ENDED_SECONDS}, names={"#s": "state"})
+
+    async def record_ended(self, conversation_id: str, owner: str, run_id: str, state: str, reason: str,
+                           started_at: float) -> bool:
+        """How an unanswered first question ended, without its words: written after its deletion
+        job removed the record that held them (store/deletion.py), so the reconnect can still say
+        `stopped` or `failed`. Never over a record another answer wrote since."""
+        now = time.time()
+        try:
+            await self.dynamo.run(self.table.put_item, ConditionExpression="attribute_not_exists(conversation_id)", Item={
+                "conversation_id": conversation_id, "owner": owner, "run_id": run_id, "state": state, "reason": reason,
+                "started_at": _stamp(started_at), "ended_at": _stamp(now), "expires_at": int(now) + KEEP_ENDED_SECONDS})
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
 
     async def read(self, conversation_id: str, owner: str) -> StoredItem | None:
         """The owner's record, its state as a reader should see it; None for nothing or someone else's."""

@@ -109,11 +109,12 @@ async def finish_leftovers(dynamo: Dynamo, conversation_id: str, owner: str, cle
     return FINISHED
 
 
-async def forget_unanswered(dynamo: Dynamo, conversation_id: str, owner: str, run_id: str, cleaners: Cleaners) -> None:
+async def forget_unanswered(dynamo: Dynamo, conversation_id: str, owner: str, run_id: str, cleaners: Cleaners,
+                            had_images: bool = False) -> None:
     """A first question that ended unanswered (stopped, failed): no conversation item holds it, so
     nothing would delete its words. Recorded as a deletion job, then finished here (or, after a
-    crash, by the sweep)."""
-    job = DeletionJob(conversation_id, owner, UNANSWERED, (run_id,))
+    crash, by the sweep). `had_images`: its commit may have stored them before it failed."""
+    job = DeletionJob(conversation_id, owner, UNANSWERED, (run_id,), had_images)
     if await jobs.record(dynamo, job):
         await jobs.finish(dynamo, job, cleaners)
 

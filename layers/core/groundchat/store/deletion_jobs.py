@@ -148,7 +148,7 @@ async def _traces(dynamo: Dynamo, job: DeletionJob, cleaners: Cleaners) -> int:
 
 async def _images(dynamo: Dynamo, job: DeletionJob, cleaners: Cleaners) -> int:
     # An unanswered question's commit may have stored its images before its transaction failed.
-    if cleaners.remove_images is None or not (job.has_images or job.kind == UNANSWERED):
+    if cleaners.remove_images is None or not job.has_images:
         return 0
     return await cleaners.remove_images(job.conversation_id)
 
