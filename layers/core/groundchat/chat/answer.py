@@ -44,6 +44,7 @@ from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.step_guard import SpendCapReached
 from groundchat.spending.prices import PricingError, price_for
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
+from groundchat.store.deletion_jobs import pending_deletion
 from groundchat.store.history_summary import stored_summary
 from groundchat.tools.recall_tool import GatedRegistry
 
@@ -306,6 +307,10 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
     store, limit = services.conversations, services.settings.max_conversation_messages
     # Someone else's, unknown and malformed all get the same answer; a malformed id never reaches the store.
     existing = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
+    if existing is None and client_chosen_id and is_conversation_id(conversation_id) \
+            and await pending_deletion(services.dynamo, conversation_id):
+        # Its deletion's steps remove by this id: no new conversation may take it until they are done.
+        return Refusal(409, "conversation-busy", "This conversation is being deleted: start a new conversation.")
     if existing is None and client_chosen_id and is_conversation_id(conversation_id) \
             and not await store.id_in_use(conversation_id):
         # Unused: created by this answer's commit, which is conditional on the id still being unused.

@@ -199,12 +199,16 @@ async def finish(dynamo: Dynamo, job: DeletionJob, cleaners: Cleaners) -> dict[s
     """Run every step, then mark the job done; what each step removed. A step that raises leaves
     the job pending, for the next request or sweep to run again."""
     removed = {name: await step(dynamo, job, cleaners) for name, step in STEPS}
+    await _mark_done(dynamo, job)
+    return removed
+
+
+async def _mark_done(dynamo: Dynamo, job: DeletionJob) -> None:
     now = int(time.time())
     await dynamo.run(dynamo.table(DELETIONS).update_item, Key={"conversation_id": job.conversation_id},
                      UpdateExpression="SET #s = :done, finished_at = :now, expires_at = :e REMOVE run_ids",
                      ExpressionAttributeNames={"#s": "state"},
                      ExpressionAttributeValues={":done": DONE, ":now": now, ":e": now + KEEP_DONE_SECONDS})
-    return removed
 
 
 def pending_jobs_sync(dynamo: Dynamo) -> list[DeletionJob]:
