@@ -85,13 +85,15 @@ class StoredRun(AnswerRun):
     async def stop_requested(self) -> bool:
         return await self.services.answers.stop_requested(self.conversation.id, self.run_id)
 
-    async def renew(self) -> None:
-        """The heartbeat: this run's claim on its conversation (a new one holds none until its
-        commit), its record as the answer in progress, and its open reservations, each by a
-        lease (store/leases.py)."""
+    async def beat(self) -> None:
+        """This run's claim on its conversation (a new one holds none until its commit) and its
+        record as the answer in progress, each by a short lease (store/leases.py)."""
         if self.conversation.existing is not None:
             await self.services.conversations.renew_claim(self.conversation.id, self.run_id)
         await self.services.answers.renew(self.conversation.id, self.run_id)
+
+    async def renew(self) -> None:
+        """Its open reservations, by a minute's lease (store/leases.py)."""
         await self.spend.renew()
 
     async def finish(self, ex: Exchange) -> None:

@@ -21,15 +21,17 @@ process can never overwrite the record of the answer that followed it.
 """
 from __future__ import annotations
 
+import json
 import time
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
+from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo, condition_failed
-from groundchat.store.leases import LEASE_SECONDS
-from groundchat.store.tables import ANSWERS
+from groundchat.store.leases import CLAIM_LEASE_SECONDS
+from groundchat.store.tables import ANSWERS, MESSAGES
 
 if TYPE_CHECKING:
     from groundchat.store.items import StoredItem
@@ -52,12 +54,12 @@ class AnswersInProgress:
         await self.dynamo.run(self.table.put_item, ConditionExpression="attribute_not_exists(conversation_id) OR #o = :owner",
                               ExpressionAttributeNames={"#o": "owner"}, ExpressionAttributeValues={":owner": owner}, Item={
             "conversation_id": conversation_id, "owner": owner, "run_id": run_id, "state": RUNNING,
-            "question": question, "started_at": _stamp(now), "active_until": int(now) + LEASE_SECONDS,
-            "expires_at": int(now) + LEASE_SECONDS + KEEP_ENDED_SECONDS,
+            "question": question, "started_at": _stamp(now), "active_until": int(now) + CLAIM_LEASE_SECONDS,
+            "expires_at": int(now) + CLAIM_LEASE_SECONDS + KEEP_ENDED_SECONDS,
         })
 
     async def renew(self, conversation_id: str, run_id: str) -> bool:
-        until = int(time.time()) + LEASE_SECONDS
+        until = int(time.time()) + CLAIM_LEASE_SECONDS
         return await self._update(conversation_id, run_id, "SET active_until = :u, expires_at = :e",
                                   {":u": until, ":e": until + KEEP_ENDED_SECONDS}, running_only=True)
 
@@ -99,11 +101,39 @@ class AnswersInProgress:
         return True
 
     async def read(self, conversation_id: str, owner: str) -> StoredItem | None:
-        """The owner's record, its state as a reader should see it; None for nothing or someone else's."""
+        """The owner's record, its state as a reader should see it; None for nothing or someone else's.
+
+        A record whose process died reads `interrupted`, unless the answer committed before the
+        death: the conversation's last message is then this run's, and the record is set right
+        (`answered`, with the reason the commit stored), so no one is told to ask and pay again."""
         item = await self._get(conversation_id)
         if not item or item.get("owner") != owner:
             return None
-        return {**item, "state": _state(item)}
+        state = _state(item)
+        if state == INTERRUPTED:
+            reason = await self._committed_reason(conversation_id, str(item["run_id"]))
+            if reason is not None:
+                now = time.time()
+                await self._update(conversation_id, str(item["run_id"]),
+                                   "SET #s = :s, reason = :r, ended_at = :now, expires_at = :e REMOVE active_until",
+                                   {":s": ANSWERED, ":r": reason, ":now": _stamp(now), ":e": int(now) + KEEP_ENDED_SECONDS},
+                                   names={"#s": "state"}, running_only=True)
+                return {**item, "state": ANSWERED, "reason": reason, "ended_at": _stamp(now)}
+        return {**item, "state": state}
+
+    async def _committed_reason(self, conversation_id: str, run_id: str) -> str | None:
+        """How `run_id` ended if the conversation holds its answer (the last message is its
+        answer's), else None."""
+        resp = await self.dynamo.run(self.dynamo.table(MESSAGES).query, KeyConditionExpression=Key("conversation_id").eq(conversation_id),
+                                     ScanIndexForward=False, Limit=1, ConsistentRead=True, ProjectionExpression="run_id, details")
+        last = resp.get("Items") or [{}]
+        if last[0].get("run_id") != run_id:
+            return None
+        try:
+            details = json.loads(str(last[0].get("details") or "{}"))
+        except ValueError:
+            details = {}
+        return str(details.get("reason") or "complete") if isinstance(details, dict) else "complete"
 
     async def delete(self, conversation_id: str) -> int:
         resp = await self.dynamo.run(self.table.delete_item, Key={"conversation_id": conversation_id},
