@@ -126,7 +126,9 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         # use case, and a question pays seconds for the model anyway.
         from groundchat.chat.answer import Refusal, answer_question
 
-        outcome = await answer_question(services_of(request), caller_or_none(request), body, visit_of(request), uploads)
+        # Idempotency-Key: a repeat of the request follows its first answer (chat/follow.py).
+        outcome = await answer_question(services_of(request), caller_or_none(request), body, visit_of(request), uploads,
+                                        request_key=request.headers.get("idempotency-key"))
         if isinstance(outcome, Refusal):
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
             refused.headers.update(outcome.headers)

@@ -43,6 +43,9 @@ from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.step_guard import SpendCapReached
 from groundchat.spending.prices import PricingError, price_for
+from groundchat.chat.follow import follow_answer
+from groundchat.chat.request_keys import hashed_key, request_key_problem
+from groundchat.store.answers_in_progress import ANSWERED, RUNNING
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
 from groundchat.store.deletion_jobs import pending_deletion
 from groundchat.store.history_summary import stored_summary
@@ -91,13 +94,19 @@ BodyParser = Callable[["bytes | str | JsonObject", int], "ChatBody | Refusal"]
 
 async def answer_question(services: Services, caller: Caller | None, body: bytes | str | JsonObject,
                           visit: Visit | None = None, uploads: Uploads = (), *,
-                          parse: BodyParser | None = None, client_chosen_id: bool = False) -> Refusal | Answer:
+                          parse: BodyParser | None = None, client_chosen_id: bool = False,
+                          request_key: str | None = None) -> Refusal | Answer:
     """A refusal, or the answer whose frames the caller streams (and must drain: the exchange
     commits and releases its claim as the frames run out). `visit`: what the HTTP request says
     about its sender, which public mode's rate limit and bot wall judge. `client_chosen_id`: the
     body's conversation id is one the client made up (a chat SDK names its chats), so an unused
-    one opens a new conversation under that id; one in use by someone else is still a 404."""
-    asked = _Asked(parse or parse_body, client_chosen_id)
+    one opens a new conversation under that id; one in use by someone else is still a 404.
+    `request_key`: the client's name for this request (an `Idempotency-Key`, the AI SDK's message
+    id): a repeat of it follows the first answer instead of running another (chat/follow.py)."""
+    problem = request_key_problem(request_key)
+    if problem:
+        return Refusal(400, "bad-request", problem)
+    asked = _Asked(parse or parse_body, client_chosen_id, hashed_key(request_key))
     refused = _configuration_problem(services)
     if refused:
         return refused
@@ -121,6 +130,7 @@ class _Asked:
 
     parse: BodyParser
     client_chosen_id: bool
+    request_key: str | None = None  # hashed (hashed_key)
 
 
 async def _answer_caller(services: Services, caller: Caller, body: bytes | str | JsonObject,
@@ -139,9 +149,19 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
         return images
     question = parsed.message.strip()
     run_id = uuid.uuid4().hex
-    conversation = await _open_conversation(services, caller, parsed.conversation_id, run_id, asked.client_chosen_id)
+    conversation_id, client_chosen = parsed.conversation_id, asked.client_chosen_id
+    if conversation_id is None and asked.request_key:
+        # A keyed first question: its key names the new conversation for the key's window, so a
+        # repeat finds the answer it repeats.
+        conversation_id = await services.answers.conversation_for_key(caller.id, asked.request_key, new_conversation_id())
+        client_chosen = True
+    conversation = await _open_conversation(services, caller, _Opening(conversation_id, run_id, question, client_chosen,
+                                                                       asked.request_key))
     if isinstance(conversation, Refusal):
         return conversation
+    if isinstance(conversation, _Repeat):
+        return Answer(conversation_id=conversation.conversation_id, run_id=conversation.run_id, caller_id=caller.id,
+                      frames=follow_answer(services, caller.id, conversation.conversation_id, conversation.run_id))
     try:
         prepared = await _prepare(services, caller, conversation, question, run_id, images, parsed.search_preferences())
     except BaseException:
@@ -203,10 +223,10 @@ def _summariser(services: Services, conversation: ConversationOpened, run_id: st
 
 
 async def _release_claim(services: Services, conversation: ConversationOpened, run_id: str) -> None:
-    if conversation.existing is None:
-        return  # a new conversation holds no claim
     try:
-        await services.conversations.release(conversation.id, run_id)
+        await services.answers.withdraw(conversation.id, run_id)  # a new conversation's claim is its record
+        if conversation.existing is not None:
+            await services.conversations.release(conversation.id, run_id)
     except Exception:
         # The store that just failed may fail again: the claim then expires on its own, and the
         # original failure is the one the caller must see.
@@ -299,32 +319,68 @@ def _validation_problem(exc: ValidationError) -> str:
     return "; ".join(problems)
 
 
-async def _open_conversation(services: Services, caller: Caller, conversation_id: str | None, run_id: str,
-                             client_chosen_id: bool = False) -> ConversationOpened | Refusal:
-    """A new conversation, or the caller's own one claimed for this run (404 / 409 otherwise)."""
+@dataclass(frozen=True)
+class _Opening:
+    """What a question asks of its conversation: which one, for which run, and how it is named."""
+
+    conversation_id: str | None
+    run_id: str
+    question: str
+    client_chosen_id: bool = False
+    request_key: str | None = None
+
+
+@dataclass(frozen=True)
+class _Repeat:
+    """The request repeats an answer running or answered: it follows that one (chat/follow.py)."""
+
+    conversation_id: str
+    run_id: str
+
+
+async def _open_conversation(services: Services, caller: Caller, asked: _Opening) -> ConversationOpened | _Repeat | Refusal:
+    """A new conversation, or the caller's own one claimed for this run, with this run's record as
+    the answer in progress written before any work; a repeat of a keyed request to follow; or
+    404 / 409 (someone else's id, an answer already running) before anything is spent."""
+    conversation_id, run_id = asked.conversation_id, asked.run_id
+    store, answers = services.conversations, services.answers
     if conversation_id is None:
-        return ConversationOpened(new_conversation_id(), None, [])
-    store, limit = services.conversations, services.settings.max_conversation_messages
+        fresh = new_conversation_id()  # 128 random bits: nothing else holds it
+        await answers.claim_new(fresh, caller.id, run_id, asked.question)
+        return ConversationOpened(fresh, None, [])
+    limit = services.settings.max_conversation_messages
     # Someone else's, unknown and malformed all get the same answer; a malformed id never reaches the store.
     existing = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
-    if existing is None and client_chosen_id and is_conversation_id(conversation_id) \
-            and await pending_deletion(services.dynamo, conversation_id):
-        # Its deletion's steps remove by this id: no new conversation may take it until they are done.
-        return Refusal(409, "conversation-busy", "This conversation is being deleted: start a new conversation.")
-    if existing is None and client_chosen_id and is_conversation_id(conversation_id) \
-            and not await store.id_in_use(conversation_id):
-        # Unused: created by this answer's commit, which is conditional on the id still being unused.
-        return ConversationOpened(conversation_id, None, [])
+    if existing is None and asked.client_chosen_id and is_conversation_id(conversation_id):
+        if await pending_deletion(services.dynamo, conversation_id):
+            # Its deletion's steps remove by this id: no new conversation may take it until they are done.
+            return Refusal(409, "conversation-busy", "This conversation is being deleted: start a new conversation.")
+        if not await store.id_in_use(conversation_id):
+            # Unused: this run's record claims it now; the commit creates the conversation, conditional
+            # on the id still being unused.
+            in_the_way = await answers.claim_new(conversation_id, caller.id, run_id, asked.question, asked.request_key)
+            if in_the_way is None:
+                return ConversationOpened(conversation_id, None, [])
+            if in_the_way.get("owner") != caller.id:
+                return Refusal(404, "not-found", "No such conversation.")  # someone else's answer holds the id
+            return _repeat_of(conversation_id, await answers.get_raw(conversation_id), caller, asked) or _busy()
     if existing is None:
         return Refusal(404, "not-found", "No such conversation.")
+    if asked.request_key:
+        repeat = _repeat_of(conversation_id, await answers.get_raw(conversation_id), caller, asked)
+        if repeat is not None:
+            return repeat
     if int(existing.get("message_count", 0)) >= limit:
         return Refusal(409, "conversation-full", f"This conversation has reached {limit} messages: start a new conversation.")
     try:
         await store.claim(conversation_id, run_id)
     except ConversationBusy:
-        return Refusal(409, "conversation-busy", "Another answer to this conversation is in progress: wait for it, then ask again.")
+        # The answer holding it may be this very request, sent twice: follow it then.
+        repeat = _repeat_of(conversation_id, await answers.get_raw(conversation_id), caller, asked) if asked.request_key else None
+        return repeat or _busy()
     claimed = ConversationOpened(conversation_id, existing, [])
     try:
+        await answers.begin(conversation_id, caller.id, run_id, asked.question, asked.request_key)
         # Read after the claim: no other answer can change the conversation now.
         claimed.existing = await store.get(conversation_id) or existing
         claimed.history = await store.read_history(conversation_id)
@@ -332,6 +388,24 @@ async def _open_conversation(services: Services, caller: Caller, conversation_id
         await _release_claim(services, claimed, run_id)
         raise
     return claimed
+
+
+def _busy() -> Refusal:
+    return Refusal(409, "conversation-busy", "Another answer to this conversation is in progress: wait for it, then ask again.")
+
+
+def _repeat_of(conversation_id: str, record: dict | None, caller: Caller, asked: _Opening) -> _Repeat | Refusal | None:
+    """The answer this request repeats (the caller's, under the same key, running or answered), a
+    422 when the key came with another question, or None: not a repeat (a failed or stopped answer
+    to the same key may be asked again)."""
+    if not asked.request_key or not record or record.get("owner") != caller.id or record.get("request_key") != asked.request_key:
+        return None
+    if record.get("state") not in (RUNNING, ANSWERED):
+        return None
+    if record.get("question") != asked.question:
+        return Refusal(422, "idempotency-key-reused", "This request's key was sent before with another question: "
+                                                      "use a new key for a new question.")
+    return _Repeat(conversation_id, str(record["run_id"]))
 
 
 async def _with_recall_plan(plan: JsonObject, frames: AsyncIterator[Frame]) -> AsyncIterator[Frame]:

@@ -78,10 +78,6 @@ class StoredRun(AnswerRun):
         # Only now, committed: never a failed or cancelled exchange.
         await index_committed(services.recall, self.recall, self.caller.id, ex, expires)
 
-    async def begin(self) -> None:
-        # Before the first frame: a reload that follows the `start` frame must find it.
-        await self.services.answers.begin(self.conversation.id, self.caller.id, self.run_id, self.question.content)
-
     async def stop_requested(self) -> bool:
         return await self.services.answers.stop_requested(self.conversation.id, self.run_id)
 

@@ -21,6 +21,7 @@ process can never overwrite the record of the answer that followed it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from decimal import Decimal
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from groundchat.store.items import StoredItem
 
 RUNNING, ANSWERED, STOPPED, FAILED, INTERRUPTED = "running", "answered", "stopped", "failed", "interrupted"
+# A keyed first question's conversation (`conversation_for_key`): not an id's shape (groundchat.ids).
+KEY_PREFIX = "key:"
 # How long an ended answer's record stays for a late reconnect to read (TTL removes it after).
 KEEP_ENDED_SECONDS = 24 * 3600
 
@@ -46,17 +49,79 @@ class AnswersInProgress:
         self.dynamo = dynamo
         self.table = dynamo.table(ANSWERS)
 
-    async def begin(self, conversation_id: str, owner: str, run_id: str, question: str) -> None:
-        """The answer has started. The conversation's claim (or a new conversation's fresh id)
-        already makes this run the only one answering it; the condition keeps a client-chosen id
-        (the AI SDK route) that someone else's answer holds from taking their record over."""
-        now = time.time()
+    async def begin(self, conversation_id: str, owner: str, run_id: str, question: str, request_key: str | None = None) -> None:
+        """The answer has started, on a conversation this run has claimed (store/conversations.py).
+        The condition keeps someone else's record under the id from being taken over."""
         await self.dynamo.run(self.table.put_item, ConditionExpression="attribute_not_exists(conversation_id) OR #o = :owner",
-                              ExpressionAttributeNames={"#o": "owner"}, ExpressionAttributeValues={":owner": owner}, Item={
+                              ExpressionAttributeNames={"#o": "owner"}, ExpressionAttributeValues={":owner": owner},
+                              Item=self._running(conversation_id, owner, run_id, question, request_key))
+
+    async def claim_new(self, conversation_id: str, owner: str, run_id: str, question: str,
+                        request_key: str | None = None) -> StoredItem | None:
+        """The record of a new conversation's first answer, written before any work: the claim on
+        the id, since a new conversation has no item to claim yet. None when it is this run's now;
+        otherwise the record in the way (someone else's; the owner's answer running under the id;
+        the owner's answer to the same `request_key`, which the request then follows)."""
+        now = int(time.time())
+        condition = "attribute_not_exists(conversation_id) OR (#o = :owner AND (#s <> :running OR active_until < :now)"
+        values: dict[str, object] = {":owner": owner, ":running": RUNNING, ":now": now}
+        if request_key:
+            condition += " AND NOT (#s = :answered AND request_key = :key)"
+            values |= {":answered": ANSWERED, ":key": request_key}
+        try:
+            await self.dynamo.run(self.table.put_item, ConditionExpression=condition + ")",
+                                  ExpressionAttributeNames={"#o": "owner", "#s": "state"}, ExpressionAttributeValues=values,
+                                  Item=self._running(conversation_id, owner, run_id, question, request_key))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return await self._get(conversation_id) or {}
+            raise
+        return None
+
+    async def conversation_for_key(self, owner: str, request_key: str, candidate: str) -> str:
+        """The conversation a keyed first question opens: `candidate` the first time, the same one
+        for a repeat of the key within `KEEP_ENDED_SECONDS` (TTL removes the mapping after). Kept
+        here beside the answers it leads to, under an id no conversation can have."""
+        digest = hashlib.sha256(f"{owner}\n{request_key}".encode()).hexdigest()
+        now = int(time.time())
+        try:
+            await self.dynamo.run(self.table.put_item, ConditionExpression="attribute_not_exists(conversation_id) OR expires_at < :now",
+                                  ExpressionAttributeValues={":now": now}, Item={
+                "conversation_id": f"{KEY_PREFIX}{digest}", "owner": owner, "target": candidate,
+                "expires_at": now + KEEP_ENDED_SECONDS})
+        except ClientError as exc:
+            if not condition_failed(exc):
+                raise
+            found = await self._get(f"{KEY_PREFIX}{digest}")
+            return str(found["target"]) if found else candidate
+        return candidate
+
+    async def withdraw(self, conversation_id: str, run_id: str) -> None:
+        """A run refused before its first frame (a cap, a bad image) leaves no record: it never began."""
+        try:
+            await self.dynamo.run(self.table.delete_item, Key={"conversation_id": conversation_id},
+                                  ConditionExpression="run_id = :run AND #s = :running",
+                                  ExpressionAttributeNames={"#s": "state"}, ExpressionAttributeValues={":run": run_id, ":running": RUNNING})
+        except ClientError as exc:
+            if not condition_failed(exc):
+                raise
+
+    def _running(self, conversation_id: str, owner: str, run_id: str, question: str, request_key: str | None) -> StoredItem:
+        now = time.time()
+        item: StoredItem = {
             "conversation_id": conversation_id, "owner": owner, "run_id": run_id, "state": RUNNING,
             "question": question, "started_at": _stamp(now), "active_until": int(now) + CLAIM_LEASE_SECONDS,
             "expires_at": int(now) + CLAIM_LEASE_SECONDS + KEEP_ENDED_SECONDS,
-        })
+        }
+        if request_key:
+            item["request_key"] = request_key  # a repeat of this request follows this answer (chat/follow.py)
+        return item
+
+    async def get_raw(self, conversation_id: str) -> StoredItem | None:
+        """The record whoever owns it, its state as a reader should see it (the route answers
+        someone else's as unknown; this is for the checks before an answer)."""
+        item = await self._get(conversation_id)
+        return {**item, "state": _state(item)} if item else None
 
     async def renew(self, conversation_id: str, run_id: str) -> bool:
         until = int(time.time()) + CLAIM_LEASE_SECONDS
