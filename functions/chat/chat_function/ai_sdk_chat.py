@@ -46,7 +46,7 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
               "type": "object", "required": ["data"],
               "properties": {"data": {"type": "string", "description": "one part as JSON, or [DONE] last"}},
           }}}},
-    **refusals(400, 401, 403, 404, 409, 413, 429, *ALWAYS),
+    **refusals(400, 401, 403, 404, 409, 413, 422, 429, *ALWAYS),
 }
 
 

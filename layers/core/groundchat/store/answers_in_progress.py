@@ -1,7 +1,8 @@
 """The answer in progress on each conversation, in the store: what a reload follows and a stop asks.
 
-One item per conversation (`answers` table), written when an answer starts and overwritten by the
-next one. Any instance reads it, so a page that reloads, or a client that lost its stream, learns
+One item per conversation (`answers` table), written when a question is accepted, before any
+work (for a new conversation it is the claim on its id: `claim_new`), and overwritten by the next
+one. Any instance reads it, so a page that reloads, or a client that lost its stream, learns
 from whichever process serves it that an answer is running and, later, how it ended; the answering
 process never has to be the one asked.
 
