@@ -209,3 +209,37 @@ def test_the_local_sweep_finishes_a_pending_deletion(env, monkeypatch):
     summary = sweep_once(env.services.dynamo, images=env.bucket, recall=env.services.recall)
     assert summary["deletions"] == {"finished": 1, "failed": 0}
     assert where_the_words_are(env) == []
+
+
+def test_the_scheduled_sweep_in_aws_finishes_a_pending_deletion_and_counts_one_that_fails_again(env, monkeypatch):
+    """The sweep function's handler runs `finish_deletions` every minute: one job finished, one
+    whose step keeps failing counted (the handler then raises, for the Errors alarm)."""
+    import asyncio
+
+    from sweep_function.handler import finish_deletions
+
+    async def setup() -> tuple[str, str]:
+        async with env.client() as c:
+            x_id, y_id = await x_then_y(c, env)  # no images: the sweep's bucket is AWS's, absent here
+        for cid in (x_id, y_id):
+            with monkeypatch.context() as patched:
+                kill_at(patched, STEP_NAMES.index("traces"))
+                with pytest.raises(Killed):
+                    await delete_conversation(env.services.dynamo, cid, "alice", cleaners(env))
+        return x_id, y_id
+
+    x_id, y_id = asyncio.run(setup())
+    real_traces = dict(deletion_jobs.STEPS)["traces"]
+
+    async def traces_of_y_keep_failing(dynamo, job, cleaners):
+        if job.conversation_id == y_id:
+            raise ConnectionError("the traces table does not answer")
+        return await real_traces(dynamo, job, cleaners)
+
+    steps = [(name, traces_of_y_keep_failing if name == "traces" else step) for name, step in deletion_jobs.STEPS]
+    with monkeypatch.context() as patched:
+        patched.setattr(deletion_jobs, "STEPS", tuple(steps))
+        assert finish_deletions(env.services.dynamo, env.services.recall) == {"finished": 1, "failed": 1}
+    assert [j.conversation_id for j in deletion_jobs.pending_jobs_sync(env.services.dynamo)] == [y_id]
+    assert finish_deletions(env.services.dynamo, env.services.recall) == {"finished": 1, "failed": 0}
+    assert where_the_words_are(env) == []
