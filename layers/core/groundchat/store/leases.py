@@ -15,6 +15,7 @@ LEASE_SECONDS = 60
 RENEW_SECONDS = 15
 # What a reader sees: the answer's record and its claim on the conversation. A reconnect reads
 # `interrupted`, and the conversation takes a new question, as soon as this lapses, so it is
-# short: renewed every beat, it lapses at most 15 s after the process died (whole seconds: 9 to 15).
+# short: renewed every beat, it lapses at most 15 s after the process died
+# (bench/reconnect_after_kill.py measures it).
 CLAIM_LEASE_SECONDS = 15
 BEAT_SECONDS = 5
