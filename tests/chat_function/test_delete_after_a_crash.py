@@ -207,7 +207,7 @@ def test_the_local_sweep_finishes_a_pending_deletion(env, monkeypatch):
 
     asyncio.run(setup())
     summary = sweep_once(env.services.dynamo, images=env.bucket, recall=env.services.recall)
-    assert summary["deletions"] == {"finished": 1, "failed": 0}
+    assert summary["deletions"] == {"finished": 1, "failed": 0, "forgotten": 0}
     assert where_the_words_are(env) == []
 
 
@@ -239,7 +239,37 @@ def test_the_scheduled_sweep_in_aws_finishes_a_pending_deletion_and_counts_one_t
     steps = [(name, traces_of_y_keep_failing if name == "traces" else step) for name, step in deletion_jobs.STEPS]
     with monkeypatch.context() as patched:
         patched.setattr(deletion_jobs, "STEPS", tuple(steps))
-        assert finish_deletions(env.services.dynamo, env.services.recall) == {"finished": 1, "failed": 1}
+        assert finish_deletions(env.services.dynamo, env.services.recall) == {"finished": 1, "failed": 1, "forgotten": 0}
     assert [j.conversation_id for j in deletion_jobs.pending_jobs_sync(env.services.dynamo)] == [y_id]
-    assert finish_deletions(env.services.dynamo, env.services.recall) == {"finished": 1, "failed": 0}
+    assert finish_deletions(env.services.dynamo, env.services.recall) == {"finished": 1, "failed": 0, "forgotten": 0}
     assert where_the_words_are(env) == []
+
+
+async def test_a_first_question_whose_process_died_is_forgotten_by_the_sweep_once_its_lease_lapsed(env):
+    """Only its record holds the question: the sweep finds it in the `by_lapse` index a lease after
+    its lease lapsed and removes it; a live answer's record, and a dead answer to a conversation
+    that exists (its words are the conversation's to delete), are kept."""
+    from groundchat.store.deletion import sweep_deletions
+    from groundchat.store.leases import CLAIM_LEASE_SECONDS
+
+    dynamo, answers = env.services.dynamo, env.services.answers
+    async with env.client() as c:
+        x_id, _ = await x_then_y(c, env)
+    dead, alive = "d" * 32, "e" * 32
+    await answers.claim_new(dead, "alice", "1" * 32, f"Is {WREN} allowed?")
+    await answers.claim_new(alive, "alice", "2" * 32, "Still thinking?")
+    await answers.begin(x_id, "alice", "3" * 32, "And the other one?")  # an answer to X, dead too
+    soon = time.time() + CLAIM_LEASE_SECONDS + 1
+    # Just lapsed: not yet (a live answer that missed beats renews within a lease).
+    assert await sweep_deletions(dynamo, cleaners(env), now=soon) == {"finished": 0, "failed": 0, "forgotten": 0}
+    await answers.renew(alive, "2" * 32)  # this one lives on: renewed
+    dynamo.table(deletion_jobs.ANSWERS).update_item(Key={"conversation_id": alive}, UpdateExpression="SET active_until = :t",
+                                                    ExpressionAttributeValues={":t": int(soon) + 3 * CLAIM_LEASE_SECONDS})
+    later = soon + CLAIM_LEASE_SECONDS + 1
+    assert await sweep_deletions(dynamo, cleaners(env), now=later) == {"finished": 0, "failed": 0, "forgotten": 1}
+    assert answers.table.get_item(Key={"conversation_id": dead}).get("Item") is None
+    assert "Item" in answers.table.get_item(Key={"conversation_id": alive})
+    kept = answers.table.get_item(Key={"conversation_id": x_id})["Item"]
+    assert kept["question"] == "And the other one?" and "running_flag" not in kept  # looked at once, not every minute
+    assert WREN not in str(dynamo.client.scan(TableName=dynamo.name(deletion_jobs.ANSWERS))["Items"])
+    assert await sweep_deletions(dynamo, cleaners(env), now=later) == {"finished": 0, "failed": 0, "forgotten": 0}

@@ -340,7 +340,10 @@ def test_sweep_may_only_find_and_release_reservations_and_sweep_recall_entries(r
         ("dynamodb:PutItem", "UsageTable.Arn"),
         ("dynamodb:BatchGetItem", "ConversationsTable.Arn"),
         # A deletion a crash left pending, finished (store/deletion_jobs.py, tests/store/test_deletion_jobs.py).
-        ("dynamodb:Scan", "DeletionsTable.Arn"), ("dynamodb:UpdateItem", "DeletionsTable.Arn"),
+        ("dynamodb:Scan", "DeletionsTable.Arn"), ("dynamodb:UpdateItem", "DeletionsTable.Arn"), ("dynamodb:PutItem", "DeletionsTable.Arn"),
+        # A first question whose process died is forgotten (store/deletion.py forget_dead_first_questions).
+        ("dynamodb:Query", "AnswersTable.Arn/index/by_lapse"), ("dynamodb:UpdateItem", "AnswersTable.Arn"),
+        ("dynamodb:GetItem", "ConversationsTable.Arn"),
         *((action, table) for action in ("dynamodb:Query", "dynamodb:GetItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
           for table in ("MessagesTable.Arn", "TracesTable.Arn", "TracesTable.Arn/index/by_caller", "FeedbackTable.Arn", "AnswersTable.Arn")),
         ("dynamodb:Query", "ConversationsTable.Arn/index/by_owner"), ("dynamodb:Query", "ConversationsTable.Arn"),

@@ -124,6 +124,6 @@ async def test_a_sweep_with_nothing_expired_releases_nothing(dynamo, budget_sett
     held = await guard.reserve(await first_request(registry(), "ann", "q", settings.max_output_tokens), 0)
 
     assert await asyncio.to_thread(handler, SCHEDULED_EVENT, LambdaContext()) == {"released": [], "count": 0, "amount": "0",
-                                                                                  "deletions": {"finished": 0, "failed": 0}}
+                                                                                  "deletions": {"finished": 0, "failed": 0, "forgotten": 0}}
     assert _state(dynamo, bc.user_scope("ann")) == (0, held.amount, held.amount)
     assert len(open_reservations(dynamo)) == 1

@@ -8,7 +8,8 @@ every minute (reservations are leases of a minute, store/leases.py); it releases
 `groundchat.spending.operator.sweep_expired`) and reports how many and how much.
 
 A conversation's deletion that a crash left half done (store/deletion_jobs.py) is finished by the
-same run: its messages, traces, images, recall entries, recall's copies, feedback and answer record.
+same run: its messages, traces, images, recall entries, recall's copies, feedback and answer record;
+and a first question whose process died, which only its answer record holds, is forgotten.
 
 DynamoDB's TTL deletes an expired conversation's items, but not what the recall index keeps of it
 (its questions and answers): the same run then removes those entries (`groundchat.recall.sweep`:
@@ -35,7 +36,8 @@ from groundchat.config import get_settings
 from groundchat.observability import logger, record_released_reservations, tracer
 from groundchat.recall.sweep import open_for_sweep, sweep_recall
 from groundchat.money import money_text
-from groundchat.store.deletion_jobs import cleaners_for, finish_pending
+from groundchat.store.deletion import sweep_deletions
+from groundchat.store.deletion_jobs import cleaners_for
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.retention import conversation_expiries_sync
 
@@ -48,11 +50,12 @@ def sweep(dynamo: Dynamo) -> dict[str, Any]:
 
 
 def finish_deletions(dynamo: Dynamo, recall: Any = None) -> dict[str, int]:
-    """The deletions a crash left pending, finished: how many finished, how many failed again."""
+    """The deletions a crash left pending, finished (how many finished, how many failed again), and
+    the words of first questions whose process died forgotten (how many)."""
     from groundchat.attachments.storage import ImageStore
 
     images = ImageStore(dynamo.settings) if dynamo.settings.max_images_per_question else None
-    return asyncio.run(finish_pending(dynamo, cleaners_for(images, recall)))
+    return asyncio.run(sweep_deletions(dynamo, cleaners_for(images, recall)))
 
 
 def sweep_recall_entries(dynamo: Dynamo, recall: Any, now: float | None = None) -> dict[str, Any]:
@@ -77,7 +80,7 @@ def handler(event: dict[str, Any] | None, context: Any) -> dict[str, Any]:
     recall = open_for_sweep(settings)
     try:
         summary["deletions"] = finish_deletions(dynamo, recall)
-        if summary["deletions"]["finished"] or summary["deletions"]["failed"]:
+        if any(summary["deletions"].values()):
             logger.info("unfinished deletions finished", extra={"deletions": summary["deletions"]})
         if recall is not None:
             summary["recall"] = sweep_recall_entries(dynamo, recall)

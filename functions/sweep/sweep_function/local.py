@@ -17,7 +17,8 @@ from typing import Any
 
 from groundchat.recall.sweep import open_for_sweep, sweep_recall
 from groundchat.spending.operator import sweep_expired
-from groundchat.store.deletion_jobs import cleaners_for, finish_pending
+from groundchat.store.deletion import sweep_deletions
+from groundchat.store.deletion_jobs import cleaners_for
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.retention import conversation_expiries_sync, expire_due
 
@@ -27,13 +28,14 @@ log = logging.getLogger("groundchat.sweep")
 
 def sweep_once(dynamo: Dynamo, now: float | None = None, images: Any = None, retention_days: int = 0,
                recall: Any = None) -> dict[str, Any]:
-    """One local sweep: reservations released, every deletion a crash left unfinished finished,
+    """One local sweep: reservations released, every deletion a crash left unfinished finished (and
+    the words of first questions whose process died forgotten),
     every item whose expiry has come deleted, (given the images bucket) every image past the
     bucket's lifecycle rule, and (given the recall index) the recall entries of every conversation
     that has expired or gone."""
     at = now if now is not None else time.time()
     released = asyncio.run(sweep_expired(dynamo, now))
-    deletions = asyncio.run(finish_pending(dynamo, cleaners_for(images, recall)))
+    deletions = asyncio.run(sweep_deletions(dynamo, cleaners_for(images, recall), now))
     expired = asyncio.run(expire_due(dynamo, now))
     if images is not None and retention_days:
         expired["images"] = asyncio.run(images.expire_older_than(retention_days, at))

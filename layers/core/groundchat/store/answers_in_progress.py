@@ -31,14 +31,16 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
-from groundchat.store.dynamo import Dynamo, condition_failed
+from groundchat.store.dynamo import Dynamo, all_pages, condition_failed
 from groundchat.store.leases import CLAIM_LEASE_SECONDS
 from groundchat.store.tables import ANSWERS, MESSAGES
 
 if TYPE_CHECKING:
-    from groundchat.store.items import StoredItem
+    from groundchat.store.items import StoredItem, TableRequest
 
 RUNNING, ANSWERED, STOPPED, FAILED, INTERRUPTED = "running", "answered", "stopped", "failed", "interrupted"
+# Set on a running record only: the key of the sparse index the sweep reads dead answers from.
+RUNNING_FLAG = "running_flag"
 # A keyed first question's conversation (`conversation_for_key`): not an id's shape (groundchat.ids).
 KEY_PREFIX = "key:"
 # How long an ended answer's record stays for a late reconnect to read (TTL removes it after).
@@ -116,7 +118,29 @@ class AnswersInProgress:
         }
         if request_key:
             item["request_key"] = request_key  # a repeat of this request follows this answer (chat/follow.py)
+        item[RUNNING_FLAG] = RUNNING  # in the sparse `by_lapse` index while it runs: the sweep finds the dead ones
         return item
+
+    def lapsed_sync(self, now: float) -> list[StoredItem]:
+        """Records still `running` whose lease lapsed before `now`: their process died. From the
+        sparse index only running records are in, by lease end."""
+        kwargs: TableRequest = {"IndexName": "by_lapse", "KeyConditionExpression": Key(RUNNING_FLAG).eq(RUNNING)
+                                & Key("active_until").lt(int(now))}
+        return all_pages(self.table.query, kwargs)
+
+    async def settle_lapsed(self, conversation_id: str, run_id: str, lapsed_before: float) -> bool:
+        """Out of the index, its words kept (a conversation's own deletion removes them): the sweep
+        has looked at this dead answer. Only if it is still the same run, lapsed before then."""
+        try:
+            await self.dynamo.run(self.table.update_item, Key={"conversation_id": conversation_id},
+                                  UpdateExpression=f"REMOVE {RUNNING_FLAG}",
+                                  ConditionExpression="run_id = :run AND active_until < :now",
+                                  ExpressionAttributeValues={":run": run_id, ":now": int(lapsed_before)})
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
 
     async def get_raw(self, conversation_id: str) -> StoredItem | None:
         """The record whoever owns it, its state as a reader should see it (the route answers
@@ -147,7 +171,7 @@ class AnswersInProgress:
     async def end(self, conversation_id: str, run_id: str, state: str, reason: str) -> bool:
         now = time.time()
         return await self._update(
-            conversation_id, run_id, "SET #s = :s, reason = :r, ended_at = :now, expires_at = :e REMOVE active_until",
+            conversation_id, run_id, "SET #s = :s, reason = :r, ended_at = :now, expires_at = :e REMOVE active_until, running_flag",
             {":s": state, ":r": reason, ":now": _stamp(now), ":e": int(now) + KEEP_ENDED_SECONDS}, names={"#s": "state"})
 
     async def record_ended(self, conversation_id: str, owner: str, run_id: str, state: str, reason: str,
@@ -181,7 +205,7 @@ class AnswersInProgress:
             if reason is not None:
                 now = time.time()
                 await self._update(conversation_id, str(item["run_id"]),
-                                   "SET #s = :s, reason = :r, ended_at = :now, expires_at = :e REMOVE active_until",
+                                   "SET #s = :s, reason = :r, ended_at = :now, expires_at = :e REMOVE active_until, running_flag",
                                    {":s": ANSWERED, ":r": reason, ":now": _stamp(now), ":e": int(now) + KEEP_ENDED_SECONDS},
                                    names={"#s": "state"}, running_only=True)
                 return {**item, "state": ANSWERED, "reason": reason, "ended_at": _stamp(now)}

@@ -25,6 +25,7 @@ from groundchat.store.boto3_helpers import TypeSerializer  # boto3 loads on firs
 from groundchat.store.conversations import ConversationBusy
 from groundchat.store.deletion_jobs import CONVERSATION, UNANSWERED, Cleaners, DeletionJob, message_keys_sync
 from groundchat.store.dynamo import Dynamo
+from groundchat.store.leases import CLAIM_LEASE_SECONDS
 from groundchat.store.retention import is_expired
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.store.transactions import TransactionRefused, transact_sync
@@ -132,3 +133,32 @@ def _delete_conversation_op(dynamo: Dynamo, item: StoredItem, now: int) -> Trans
 def _delete_message_op(dynamo: Dynamo, key: StoredItem) -> TransactAction:
     return {"Delete": {"TableName": dynamo.name(MESSAGES),
                        "Key": {"conversation_id": _ser(key["conversation_id"]), "seq": _ser(key["seq"])}}}
+
+
+async def forget_dead_first_questions(dynamo: Dynamo, cleaners: Cleaners, now: float | None = None) -> int:
+    """The sweep's part for answers whose process died (kill -9, a Lambda timeout): nothing ended
+    them. A first question's record is all that holds its words, so they go, as for one that
+    failed; an answer to an existing conversation is set right if it committed and otherwise kept
+    (the conversation's deletion removes its record). How many first questions were forgotten."""
+    at = now if now is not None else time.time()
+    answers, forgotten = AnswersInProgress(dynamo), 0
+    # A lease lapsed a further lease ago: a live answer that missed beats has long renewed it.
+    cutoff = at - CLAIM_LEASE_SECONDS
+    for item in await dynamo.run(answers.lapsed_sync, cutoff):
+        conversation_id, owner, run_id = str(item["conversation_id"]), str(item["owner"]), str(item["run_id"])
+        held = (await dynamo.run(dynamo.table(CONVERSATIONS).get_item, Key={"conversation_id": conversation_id},
+                                 ProjectionExpression="conversation_id", ConsistentRead=True)).get("Item")
+        if held:
+            await answers.read(conversation_id, owner)  # an answer that committed first reads `answered` from now on
+            await answers.settle_lapsed(conversation_id, run_id, cutoff)
+            continue
+        await forget_unanswered(dynamo, conversation_id, owner, run_id, cleaners)
+        forgotten += 1
+    return forgotten
+
+
+async def sweep_deletions(dynamo: Dynamo, cleaners: Cleaners, now: float | None = None) -> dict[str, int]:
+    """Every minute (the sweep function, the local stack's sweep): the deletions a crash left
+    pending finished, and the words of first questions whose process died forgotten."""
+    summary = await jobs.finish_pending(dynamo, cleaners)
+    return {**summary, "forgotten": await forget_dead_first_questions(dynamo, cleaners, now)}

@@ -127,7 +127,10 @@ RATE_LIMITS = TableDef("rate_limits", hash_key=("bucket", "S"), ttl_attribute="e
 # The answer in progress per conversation (store/answers_in_progress.py): what a reload or another
 # instance reads to follow it, and where a stop is asked. One item per conversation, overwritten by
 # its next answer; TTL removes it a day after it ends, deletion with the conversation before that.
-ANSWERS = TableDef("answers", hash_key=("conversation_id", "S"), ttl_attribute="expires_at")
+# `by_lapse`: only running records carry `running_flag`, so this sparse index lists the answers in
+# progress by lease end, and the sweep finds the ones whose process died.
+ANSWERS = TableDef("answers", hash_key=("conversation_id", "S"), ttl_attribute="expires_at",
+                   indexes=(Index("by_lapse", ("running_flag", "S"), ("active_until", "N"), projected=("owner", "run_id")),))
 # Readers' ratings of answers (store/feedback.py): one item per person per answer, beside the
 # conversation's messages (`entry` = "<seq>#<person>"), deleted with it; `by_day` serves the export
 # and the daily counts.
