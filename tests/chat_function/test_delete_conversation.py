@@ -64,10 +64,12 @@ async def test_the_owner_deletes_everything_but_the_money(env):
         assert (await c.get(f"/api/shared/{cid}")).status_code == 404
         listed = (await c.get("/api/conversations", headers=env.token("alice"))).json()["conversations"]
         assert [x["conversation_id"] for x in listed] == [other]
-        # Asking on into it is the 404 of an unknown conversation; deleting it again too.
+        # Asking on into it is the 404 of an unknown conversation; deleting it again is done already
+        # for its owner (204) and still unknown to anyone else.
         r = await c.post("/api/chat", json={"message": "more", "conversation_id": cid}, headers=env.token("alice"))
         assert r.status_code == 404
-        assert (await c.delete(f"/api/conversations/{cid}", headers=env.token("alice"))).status_code == 404
+        assert (await c.delete(f"/api/conversations/{cid}", headers=env.token("alice"))).status_code == 204
+        assert (await c.delete(f"/api/conversations/{cid}", headers=env.token("bob"))).status_code == 404
     assert items_of(dynamo, CONVERSATIONS, cid) == [] and items_of(dynamo, MESSAGES, cid) == []
     assert items_of(dynamo, TRACES, cid) == []
     # The ratings and the record of its last answer (which holds its question) go with it.
@@ -116,7 +118,7 @@ async def test_a_commit_between_the_read_and_the_delete_is_deleted_too(env, monk
 
     async with env.client() as c:
         cid = await ask(c, env, "alice", "Which context is best?")
-        real_keys, landed = deletion._message_keys_sync, []
+        real_keys, landed = deletion.message_keys_sync, []
 
         def keys_then_an_answer_lands(dynamo, conversation_id):
             keys = real_keys(dynamo, conversation_id)
@@ -127,7 +129,7 @@ async def test_a_commit_between_the_read_and_the_delete_is_deleted_too(env, monk
                                                         ExpressionAttributeValues={":one": 1})
             return keys
 
-        monkeypatch.setattr(deletion, "_message_keys_sync", keys_then_an_answer_lands)
+        monkeypatch.setattr(deletion, "message_keys_sync", keys_then_an_answer_lands)
         r = await c.delete(f"/api/conversations/{cid}", headers=env.token("alice"))
     assert r.status_code == 200 and r.json()["deleted"]["messages"] == 5
     assert items_of(env.services.dynamo, MESSAGES, cid) == []
@@ -149,6 +151,7 @@ async def test_a_conversation_longer_than_one_transaction_is_deleted_whole(env):
 
 async def test_the_images_of_a_conversation_go_with_it(env):
     from groundchat.store.deletion import delete_conversation
+    from groundchat.store.deletion_jobs import Cleaners
 
     dynamo = env.services.dynamo
     async with env.client() as c:
@@ -162,7 +165,7 @@ async def test_the_images_of_a_conversation_go_with_it(env):
         removed.append(conversation_id)
         return 2
 
-    assert (await delete_conversation(dynamo, with_images, "alice", remove_images=remove_images)).images == 2
+    assert (await delete_conversation(dynamo, with_images, "alice", Cleaners(remove_images=remove_images))).images == 2
     # A conversation that never held an image does not ask the image store for anything.
-    assert (await delete_conversation(dynamo, without, "alice", remove_images=remove_images)).images == 0
+    assert (await delete_conversation(dynamo, without, "alice", Cleaners(remove_images=remove_images))).images == 0
     assert removed == [with_images]

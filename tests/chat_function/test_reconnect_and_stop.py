@@ -175,12 +175,19 @@ def test_stop_ends_the_answer_at_the_next_step_boundary_and_usage_equals_what_wa
         assert model.calls == 1  # no step began after the stop
 
         ended = page.get(f"/api/conversations/{conversation_id}/answer").json()
-        assert ended["state"] == "stopped" and ended["question"] == QUESTION
-        # The rule: a stopped answer keeps nothing in the conversation (its first answer: none at all).
+        # The rule: a stopped answer keeps nothing in the conversation; a first question, nothing
+        # anywhere: its record says how it ended, without its words.
+        assert ended["state"] == "stopped" and ended["question"] == ""
         assert page.get(f"/api/conversations/{conversation_id}").status_code == 404
         again = page.post(f"/api/conversations/{conversation_id}/stop")
         assert again.status_code == 409 and again.json()["error"]["code"] == "not-answering"
         trace = page.get(f"/api/traces/{run_id}").json()
+        assert trace["question"] == "" and all("args" not in step for step in trace["steps"])
+        # Deletable: the owner's DELETE removes the wordless record and trace too.
+        assert page.delete(f"/api/conversations/{conversation_id}", headers=env.token("bob")).status_code == 404
+        assert page.delete(f"/api/conversations/{conversation_id}").status_code == 204
+        assert page.get(f"/api/conversations/{conversation_id}/answer").status_code == 404
+        assert page.get(f"/api/traces/{run_id}").status_code == 404
     rows = rows_for_run_sync(env.services.dynamo.client, env.services.dynamo.name(USAGE), run_id)
     spent = total_charged(rows)
     # 1,200 tokens in at $3/M and 80 out at $15/M: the one step that ran, charged and recorded.

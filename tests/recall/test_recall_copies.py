@@ -14,6 +14,7 @@ from groundchat.auth.callers import CHAT_USE, RECALL_READ, RUNS_READ, TRACES_REA
 from groundchat.recall.embedded import EmbeddedRecallIndex
 from groundchat.recall.entries import make_entry
 from groundchat.store.deletion import delete_conversation
+from groundchat.store.deletion_jobs import Cleaners
 from groundchat.tools.recall_tool import search_my_conversations
 from groundchat_testkit.scripted import ScriptedModel, Step
 from tests.chat_function.conftest import TEST_TOOLS, make_env, parse_sse  # noqa: F401 (make_env: a fixture)
@@ -137,7 +138,7 @@ async def test_a_conversation_deleted_while_an_answer_quoting_it_runs_is_redacte
 
     async def delete_x():
         box["deleted"] = await delete_conversation(env.services.dynamo, box["x"], "alice",
-                                                   remove_recall=env.services.remove_recall)
+                                                   Cleaners(remove_recall=env.services.remove_recall))
 
     env.model = env.services.model_override = DeletesXBeforeAnswering(delete_x)
     async with env.client() as c:

@@ -15,7 +15,7 @@ from groundchat.services import Services
 from groundchat.spending.operator import sweep_expired
 from groundchat.store import budget_counters as bc
 from groundchat.store import conversations as conversations_module
-from groundchat.store.leases import LEASE_SECONDS
+from groundchat.store.leases import CLAIM_LEASE_SECONDS, LEASE_SECONDS
 from groundchat.store.tables import BUDGET
 from groundchat_testkit.scripted import ScriptedModel, Step
 from .helpers import lookup
@@ -76,18 +76,19 @@ async def test_a_crashed_answer_frees_its_conversation_and_the_caps_after_one_le
     held = bc.read_counter_sync(services.dynamo.client, services.dynamo.name(BUDGET), bc.CHAT_SCOPE, "total")
     assert held.reserved > 0
 
-    # Within the lease: the conversation is still taken and the reservations still held.
-    monkeypatch.setattr(conversations_module, "time", Later(LEASE_SECONDS - 10))
+    # Within the leases: the conversation is still taken and the reservations still held.
+    monkeypatch.setattr(conversations_module, "time", Later(CLAIM_LEASE_SECONDS - 5))
     busy = await answer_question(services, Caller(id="ann"), {"message": "Again?", "conversation_id": conversation})
     assert isinstance(busy, Refusal) and (busy.status, busy.code) == (409, "conversation-busy")
     assert await sweep_expired(services.dynamo, now=time.time() + LEASE_SECONDS - 10) == []
 
-    # One lease later, a new process takes the conversation over and the sweep gives the caps back.
+    # One lease later, a new process takes the conversation over (its claim's lease is the short
+    # one, store/leases.py) and the sweep gives the caps back.
     released = await sweep_expired(services.dynamo, now=time.time() + LEASE_SECONDS + 5)
     assert len(released) == 2  # the answer's two reservations (its first step and its answering step)
     after = bc.read_counter_sync(services.dynamo.client, services.dynamo.name(BUDGET), bc.CHAT_SCOPE, "total")
     assert after.reserved == 0
-    monkeypatch.setattr(conversations_module, "time", Later(LEASE_SECONDS + 5))
+    monkeypatch.setattr(conversations_module, "time", Later(CLAIM_LEASE_SECONDS + 5))
     taken = await answer_question(services, Caller(id="ann"), {"message": "Again?", "conversation_id": conversation})
     assert isinstance(taken, Answer)
     assert [f.data["reason"] for f in await drain(taken) if f.type == "done"] == ["complete"]
@@ -108,7 +109,7 @@ async def test_a_running_answer_keeps_its_leases(services, monkeypatch):
     before = time.time()
     await asyncio.sleep(0.3)  # several renewals
     item = services.conversations.conversations.get_item(Key={"conversation_id": conversation})["Item"]
-    assert int(item["active_until"]) >= int(before) + LEASE_SECONDS
+    assert int(item["active_until"]) >= int(before) + CLAIM_LEASE_SECONDS
     open_items = bc.open_reservations_sync(services.dynamo.client, services.dynamo.name(BUDGET))
     assert open_items and all(int(bc.plain(i)["expires_at"]) >= int(before) + LEASE_SECONDS for i in open_items)
     step.cancel()

@@ -103,6 +103,8 @@ async def test_the_scheduled_sweep_releases_an_expired_reservation_and_keeps_a_l
     # recorded settlements, the expired reservations), and transactions of a Delete, Updates and a
     # ConditionCheck (no recorded settlement waits) on the budget table (IAM: DeleteItem,
     # UpdateItem, ConditionCheckItem).
+    # (The deletion jobs' Scan goes through the table resource's own client, not recorded here:
+    # tests/store/test_deletion_jobs.py.)
     budget = dynamo.name(BUDGET)
     assert {name for name, _ in calls} == {"Query", "TransactWriteItems"}
     for name, params in calls:
@@ -121,6 +123,7 @@ async def test_a_sweep_with_nothing_expired_releases_nothing(dynamo, budget_sett
     guard = BudgetGuard(dynamo, settings, "ann", "c", "r", "scripted")
     held = await guard.reserve(await first_request(registry(), "ann", "q", settings.max_output_tokens), 0)
 
-    assert await asyncio.to_thread(handler, SCHEDULED_EVENT, LambdaContext()) == {"released": [], "count": 0, "amount": "0"}
+    assert await asyncio.to_thread(handler, SCHEDULED_EVENT, LambdaContext()) == {"released": [], "count": 0, "amount": "0",
+                                                                                  "deletions": {"finished": 0, "failed": 0, "forgotten": 0}}
     assert _state(dynamo, bc.user_scope("ann")) == (0, held.amount, held.amount)
     assert len(open_reservations(dynamo)) == 1

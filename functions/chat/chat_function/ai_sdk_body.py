@@ -9,6 +9,8 @@ the key a shared link and every later question use.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -79,6 +81,23 @@ def parse_ai_sdk_body(body: bytes | str | JsonObject, max_question_chars: int) -
         return Refusal(400, "bad-request", "messages: file parts are not read here; send images to /api/chat as multipart")
     text = "\n".join(p.text for p in last.parts if p.type == "text" and p.text)
     return parse_body({"conversation_id": sent.id, "message": text}, max_question_chars)
+
+
+def submitted_message_key(body: bytes) -> str | None:
+    """The request's name when the body submits a question (not a regeneration, which asks for a
+    new answer on purpose): its message id with its text, so the same message sent again is the
+    same request, and an id a client reused for another question is not. None for a body without
+    an id, or one the parser will refuse anyway."""
+    try:
+        raw = json.loads(body)
+        last = raw["messages"][-1] if raw.get("trigger", "submit-message") == "submit-message" else {}
+        message_id = last.get("id")
+        text = "\n".join(p["text"] for p in last.get("parts", []) if p.get("type") == "text" and isinstance(p.get("text"), str))
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+        return None
+    if not isinstance(message_id, str) or not message_id:
+        return None
+    return "message:" + hashlib.sha256(f"{message_id}\n{text.strip()}".encode()).hexdigest()
 
 
 def _problem(exc: ValidationError, within: str = "") -> str:

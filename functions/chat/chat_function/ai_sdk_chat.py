@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
-from chat_function.ai_sdk_body import MAX_AI_SDK_BODY_BYTES, TransportBody, parse_ai_sdk_body
+from chat_function.ai_sdk_body import MAX_AI_SDK_BODY_BYTES, TransportBody, parse_ai_sdk_body, submitted_message_key
 from chat_function.ai_sdk_stream import UIMessageStream
 from chat_function.callers import caller_or_none, services_of, visit_of
 from chat_function.errors import error
@@ -46,7 +46,7 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
               "type": "object", "required": ["data"],
               "properties": {"data": {"type": "string", "description": "one part as JSON, or [DONE] last"}},
           }}}},
-    **refusals(400, 401, 403, 404, 409, 413, 429, *ALWAYS),
+    **refusals(400, 401, 403, 404, 409, 413, 422, 429, *ALWAYS),
 }
 
 
@@ -63,8 +63,11 @@ def add_ai_sdk_chat_route(app: FastAPI, max_question_chars: int) -> None:
         from groundchat.chat.answer import Refusal, answer_question
 
         services = services_of(request)
+        # A repeat of the same message (a double submit, a retry) follows its first answer instead
+        # of paying again; an `Idempotency-Key` header names the request instead when sent.
         outcome = await answer_question(services, caller_or_none(request), body, visit_of(request),
-                                        parse=parse_ai_sdk_body, client_chosen_id=True)
+                                        parse=parse_ai_sdk_body, client_chosen_id=True,
+                                        request_key=request.headers.get("idempotency-key") or submitted_message_key(body))
         if isinstance(outcome, Refusal):
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
             refused.headers.update(outcome.headers)

@@ -33,7 +33,7 @@ from groundchat.services import Services, build_services
 from groundchat.spending.operator import budget_status
 from groundchat.store.conversation_images import is_sha256, read_image
 from groundchat.store.conversations import ConversationBusy, public_conversation, public_message
-from groundchat.store.deletion import delete_conversation
+from groundchat.store.deletion import FINISHED, delete_conversation
 from groundchat.store.feedback import public_feedback, reasons as feedback_reasons
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from groundchat.web.assets import ASSETS, asset
@@ -126,7 +126,9 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         # use case, and a question pays seconds for the model anyway.
         from groundchat.chat.answer import Refusal, answer_question
 
-        outcome = await answer_question(services_of(request), caller_or_none(request), body, visit_of(request), uploads)
+        # Idempotency-Key: a repeat of the request follows its first answer (chat/follow.py).
+        outcome = await answer_question(services_of(request), caller_or_none(request), body, visit_of(request), uploads,
+                                        request_key=request.headers.get("idempotency-key"))
         if isinstance(outcome, Refusal):
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
             refused.headers.update(outcome.headers)
@@ -188,17 +190,19 @@ def _conversation_routes(app: FastAPI) -> None:
     @app.delete("/api/conversations/{conversation_id}", responses=refusals(401, 403, 404, 409, *ALWAYS))
     async def delete(conversation_id: str, request: Request, caller: Caller = may_chat) -> Response:
         """The owner deletes the conversation: messages, share link and run records go; usage rows
-        (money) stay. Someone else's is a 404 like an unknown one; an answer in progress, a 409."""
+        (money) stay. Someone else's is a 404 like an unknown one; an answer in progress, a 409.
+        204: nothing was left to read, but what remained of the owner's under this id is gone now
+        (a deletion a crash interrupted, one already done, a first question that went unanswered)."""
         try:
             services = services_of(request)
-            deleted = await delete_conversation(services.dynamo, conversation_id, caller.id,
-                                                remove_images=services.conversations.delete_images,
-                                                remove_recall=services.remove_recall) \
+            deleted = await delete_conversation(services.dynamo, conversation_id, caller.id, services.deletion_cleaners()) \
                 if is_conversation_id(conversation_id) else None
         except ConversationBusy:
             return error(409, "conversation-busy", "An answer to this conversation is in progress: wait for it, then delete.")
         if deleted is None:
             return error(404, "not-found", "No such conversation.")
+        if deleted == FINISHED:
+            return Response(status_code=204)
         return JSONResponse({"deleted": deleted.public()})
 
 

@@ -12,6 +12,7 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
     words = {
         400: "the request is malformed", 401: "no verified caller", 403: "the caller lacks the permission",
         404: "no such thing (or not yours)", 409: "the conversation is full or busy", 413: "the body is too large",
+        422: "the Idempotency-Key was sent before with another question",
         429: "a spending cap could be passed", 500: "an unexpected failure (typed)",
         503: "the chat is not configured, or the store cannot be reached (Retry-After)",
     }
@@ -76,7 +77,7 @@ CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
               "required": ["event", "data"],
               "properties": {"event": {"enum": list(get_args(FrameType))}, "data": {"type": "string"}},
           }}, "application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}}}},
-    **refusals(400, 401, 403, 404, 409, 413, 429, *ALWAYS),
+    **refusals(400, 401, 403, 404, 409, 413, 422, 429, *ALWAYS),
 }
 HTML = {200: {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}
 # An image of a conversation, as it was sent to the model (our own encoding of the upload).

@@ -7,6 +7,10 @@ sweeps, that amount stays held and the caps refuse more than they should. EventB
 every minute (reservations are leases of a minute, store/leases.py); it releases each expired reservation exactly once (see
 `groundchat.spending.operator.sweep_expired`) and reports how many and how much.
 
+A conversation's deletion that a crash left half done (store/deletion_jobs.py) is finished by the
+same run: its messages, traces, images, recall entries, recall's copies, feedback and answer record;
+and a first question whose process died, which only its answer record holds, is forgotten.
+
 DynamoDB's TTL deletes an expired conversation's items, but not what the recall index keeps of it
 (its questions and answers): the same run then removes those entries (`groundchat.recall.sweep`:
 a range query on the entries' expiry, each conversation read before anything is removed), in
@@ -32,6 +36,8 @@ from groundchat.config import get_settings
 from groundchat.observability import logger, record_released_reservations, tracer
 from groundchat.recall.sweep import open_for_sweep, sweep_recall
 from groundchat.money import money_text
+from groundchat.store.deletion import sweep_deletions
+from groundchat.store.deletion_jobs import cleaners_for
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.retention import conversation_expiries_sync
 
@@ -41,6 +47,15 @@ def sweep(dynamo: Dynamo) -> dict[str, Any]:
     released = asyncio.run(sweep_expired(dynamo))
     amount = sum((Decimal(r["amount"]) for r in released), Decimal(0))
     return {"released": released, "count": len(released), "amount": money_text(amount)}
+
+
+def finish_deletions(dynamo: Dynamo, recall: Any = None) -> dict[str, int]:
+    """The deletions a crash left pending, finished (how many finished, how many failed again), and
+    the words of first questions whose process died forgotten (how many)."""
+    from groundchat.attachments.storage import ImageStore
+
+    images = ImageStore(dynamo.settings) if dynamo.settings.max_images_per_question else None
+    return asyncio.run(sweep_deletions(dynamo, cleaners_for(images, recall)))
 
 
 def sweep_recall_entries(dynamo: Dynamo, recall: Any, now: float | None = None) -> dict[str, Any]:
@@ -63,11 +78,19 @@ def handler(event: dict[str, Any] | None, context: Any) -> dict[str, Any]:
         extra={"released_count": summary["count"], "released_usd": summary["amount"], "released": summary["released"]},
     )
     recall = open_for_sweep(settings)
-    if recall is not None:
-        try:
+    try:
+        summary["deletions"] = finish_deletions(dynamo, recall)
+        if any(summary["deletions"].values()):
+            logger.info("unfinished deletions finished", extra={"deletions": summary["deletions"]})
+        if recall is not None:
             summary["recall"] = sweep_recall_entries(dynamo, recall)
-        finally:
+    finally:
+        if recall is not None:
             recall.close()
+    if recall is not None:
         logger.info("recall entries of expired conversations removed" if summary["recall"]["removed"]
                     else "no recall entries to remove", extra={"recall": summary["recall"]})
+    if summary["deletions"]["failed"]:
+        # Raised last, once everything else ran: the Errors alarm must see a deletion that keeps failing.
+        raise RuntimeError(f"{summary['deletions']['failed']} deletion(s) still unfinished: see the log")
     return summary

@@ -17,6 +17,8 @@ from typing import Any
 
 from groundchat.recall.sweep import open_for_sweep, sweep_recall
 from groundchat.spending.operator import sweep_expired
+from groundchat.store.deletion import sweep_deletions
+from groundchat.store.deletion_jobs import cleaners_for
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.retention import conversation_expiries_sync, expire_due
 
@@ -26,15 +28,18 @@ log = logging.getLogger("groundchat.sweep")
 
 def sweep_once(dynamo: Dynamo, now: float | None = None, images: Any = None, retention_days: int = 0,
                recall: Any = None) -> dict[str, Any]:
-    """One local sweep: reservations released, every item whose expiry has come deleted, (given the
-    images bucket) every image past the bucket's lifecycle rule, and (given the recall index) the
-    recall entries of every conversation that has expired or gone."""
+    """One local sweep: reservations released, every deletion a crash left unfinished finished (and
+    the words of first questions whose process died forgotten),
+    every item whose expiry has come deleted, (given the images bucket) every image past the
+    bucket's lifecycle rule, and (given the recall index) the recall entries of every conversation
+    that has expired or gone."""
     at = now if now is not None else time.time()
     released = asyncio.run(sweep_expired(dynamo, now))
+    deletions = asyncio.run(sweep_deletions(dynamo, cleaners_for(images, recall), now))
     expired = asyncio.run(expire_due(dynamo, now))
     if images is not None and retention_days:
         expired["images"] = asyncio.run(images.expire_older_than(retention_days, at))
-    summary: dict[str, Any] = {"released": len(released), "expired": expired}
+    summary: dict[str, Any] = {"released": len(released), "expired": expired, "deletions": deletions}
     if recall is not None:
         summary["recall"] = sweep_recall(recall, lambda ids: conversation_expiries_sync(dynamo, ids), at).public()
     return summary
@@ -54,7 +59,8 @@ def start_local_sweeps(dynamo: Dynamo, period: float = PERIOD_SECONDS, images: A
             try:
                 index = recall if recall is not None else (opened := open_for_sweep(dynamo.settings))
                 summary = sweep_once(dynamo, images=images, retention_days=retention_days, recall=index)
-                if summary["released"] or any(summary["expired"].values()) or summary.get("recall", {}).get("removed"):
+                if summary["released"] or any(summary["expired"].values()) or any(summary["deletions"].values()) \
+                        or summary.get("recall", {}).get("removed"):
                     log.info("local sweep: %s", summary)
                 if after is not None:
                     after()

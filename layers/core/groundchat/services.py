@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # built on first use: the share function builds these service
     from groundchat.recall.index import RecallIndex
     from groundchat.recall.plan import RecallPlan
     from groundchat.search.service import SearchService
+    from groundchat.store.deletion_jobs import Cleaners
     from groundchat.store.runs import RunsStore
 
 
@@ -162,6 +163,12 @@ class Services:
 
         s = self.settings
         return open_recall_index(s, lambda: make_embedder(s.embedding_model, region=s.aws_region))
+
+    def deletion_cleaners(self) -> Cleaners:
+        """What a deletion job removes outside DynamoDB: the images and the recall entries."""
+        from groundchat.store.deletion_jobs import Cleaners
+
+        return Cleaners(remove_images=self.conversations.delete_images, remove_recall=self.remove_recall)
 
     async def remove_recall(self, owner: str, conversation_id: str) -> int:
         """A deleted conversation's recall entries go with it (store/deletion.py calls this)."""

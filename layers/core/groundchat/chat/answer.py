@@ -12,7 +12,6 @@ the trace and the metrics; the claim and any unused reservation are released on 
 from __future__ import annotations
 
 import json
-import logging
 import uuid
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, AsyncIterator, Callable
@@ -34,7 +33,6 @@ from groundchat.exchange.frames import DoneFrame, Frame
 from groundchat.exchange.refusal import IssuedSession, Refusal
 from groundchat.grounding.citations import citation_check
 from groundchat.corpus.chunk import SOURCES
-from groundchat.ids import is_conversation_id
 from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.public.gate import Visit
 from groundchat.recall.hooks import RecallAccess
@@ -43,14 +41,15 @@ from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.step_guard import SpendCapReached
 from groundchat.spending.prices import PricingError, price_for
-from groundchat.store.conversations import ConversationBusy, new_conversation_id
+from groundchat.chat.follow import follow_answer
+from groundchat.chat.opening import Opening, Repeat, open_conversation, release_claim
+from groundchat.chat.request_keys import hashed_key, request_key_problem
+from groundchat.store.conversations import new_conversation_id
 from groundchat.store.history_summary import stored_summary
 from groundchat.tools.recall_tool import GatedRegistry
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
-
-log = logging.getLogger("groundchat.chat")
 
 
 class ChatBody(BaseModel):
@@ -90,13 +89,19 @@ BodyParser = Callable[["bytes | str | JsonObject", int], "ChatBody | Refusal"]
 
 async def answer_question(services: Services, caller: Caller | None, body: bytes | str | JsonObject,
                           visit: Visit | None = None, uploads: Uploads = (), *,
-                          parse: BodyParser | None = None, client_chosen_id: bool = False) -> Refusal | Answer:
+                          parse: BodyParser | None = None, client_chosen_id: bool = False,
+                          request_key: str | None = None) -> Refusal | Answer:
     """A refusal, or the answer whose frames the caller streams (and must drain: the exchange
     commits and releases its claim as the frames run out). `visit`: what the HTTP request says
     about its sender, which public mode's rate limit and bot wall judge. `client_chosen_id`: the
     body's conversation id is one the client made up (a chat SDK names its chats), so an unused
-    one opens a new conversation under that id; one in use by someone else is still a 404."""
-    asked = _Asked(parse or parse_body, client_chosen_id)
+    one opens a new conversation under that id; one in use by someone else is still a 404.
+    `request_key`: the client's name for this request (an `Idempotency-Key`, the AI SDK's message
+    id): a repeat of it follows the first answer instead of running another (chat/follow.py)."""
+    problem = request_key_problem(request_key)
+    if problem:
+        return Refusal(400, "bad-request", problem)
+    asked = _Asked(parse or parse_body, client_chosen_id, hashed_key(request_key))
     refused = _configuration_problem(services)
     if refused:
         return refused
@@ -120,6 +125,7 @@ class _Asked:
 
     parse: BodyParser
     client_chosen_id: bool
+    request_key: str | None = None  # hashed (hashed_key)
 
 
 async def _answer_caller(services: Services, caller: Caller, body: bytes | str | JsonObject,
@@ -138,17 +144,27 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
         return images
     question = parsed.message.strip()
     run_id = uuid.uuid4().hex
-    conversation = await _open_conversation(services, caller, parsed.conversation_id, run_id, asked.client_chosen_id)
+    conversation_id, client_chosen = parsed.conversation_id, asked.client_chosen_id
+    if conversation_id is None and asked.request_key:
+        # A keyed first question: its key names the new conversation for the key's window, so a
+        # repeat finds the answer it repeats.
+        conversation_id = await services.answers.conversation_for_key(caller.id, asked.request_key, new_conversation_id())
+        client_chosen = True
+    conversation = await open_conversation(services, caller, Opening(conversation_id, run_id, question, client_chosen,
+                                                                       asked.request_key))
     if isinstance(conversation, Refusal):
         return conversation
+    if isinstance(conversation, Repeat):
+        return Answer(conversation_id=conversation.conversation_id, run_id=conversation.run_id, caller_id=caller.id,
+                      frames=follow_answer(services, caller.id, conversation.conversation_id, conversation.run_id))
     try:
         prepared = await _prepare(services, caller, conversation, question, run_id, images, parsed.search_preferences())
     except BaseException:
         # Whatever failed between the claim and the first frame must not leave it blocked.
-        await _release_claim(services, conversation, run_id)
+        await release_claim(services, conversation, run_id)
         raise
     if isinstance(prepared, Refusal):
-        await _release_claim(services, conversation, run_id)
+        await release_claim(services, conversation, run_id)
     return prepared
 
 
@@ -199,17 +215,6 @@ async def _prepare(services: Services, caller: Caller, conversation: Conversatio
 def _summariser(services: Services, conversation: ConversationOpened, run_id: str, spend: BudgetGuard) -> Summariser:
     return Summariser(services.model, spend, services.dynamo, conversation.id, run_id,
                       stored_summary(conversation.existing), services.settings.bot_name, services.settings.max_output_tokens)
-
-
-async def _release_claim(services: Services, conversation: ConversationOpened, run_id: str) -> None:
-    if conversation.existing is None:
-        return  # a new conversation holds no claim
-    try:
-        await services.conversations.release(conversation.id, run_id)
-    except Exception:
-        # The store that just failed may fail again: the claim then expires on its own, and the
-        # original failure is the one the caller must see.
-        log.warning("could not release the claim on %s for run %s", conversation.id, run_id)
 
 
 async def _question_images(services: Services, uploads: Uploads) -> list[ImageRef] | Refusal:
@@ -296,37 +301,6 @@ def _validation_problem(exc: ValidationError) -> str:
         what = "not allowed (send only conversation_id and message)" if err["type"] == "extra_forbidden" else err["msg"]
         problems.append(f"{where}: {what}")
     return "; ".join(problems)
-
-
-async def _open_conversation(services: Services, caller: Caller, conversation_id: str | None, run_id: str,
-                             client_chosen_id: bool = False) -> ConversationOpened | Refusal:
-    """A new conversation, or the caller's own one claimed for this run (404 / 409 otherwise)."""
-    if conversation_id is None:
-        return ConversationOpened(new_conversation_id(), None, [])
-    store, limit = services.conversations, services.settings.max_conversation_messages
-    # Someone else's, unknown and malformed all get the same answer; a malformed id never reaches the store.
-    existing = await store.get_owned(conversation_id, caller.id) if is_conversation_id(conversation_id) else None
-    if existing is None and client_chosen_id and is_conversation_id(conversation_id) \
-            and not await store.id_in_use(conversation_id):
-        # Unused: created by this answer's commit, which is conditional on the id still being unused.
-        return ConversationOpened(conversation_id, None, [])
-    if existing is None:
-        return Refusal(404, "not-found", "No such conversation.")
-    if int(existing.get("message_count", 0)) >= limit:
-        return Refusal(409, "conversation-full", f"This conversation has reached {limit} messages: start a new conversation.")
-    try:
-        await store.claim(conversation_id, run_id)
-    except ConversationBusy:
-        return Refusal(409, "conversation-busy", "Another answer to this conversation is in progress: wait for it, then ask again.")
-    claimed = ConversationOpened(conversation_id, existing, [])
-    try:
-        # Read after the claim: no other answer can change the conversation now.
-        claimed.existing = await store.get(conversation_id) or existing
-        claimed.history = await store.read_history(conversation_id)
-    except BaseException:
-        await _release_claim(services, claimed, run_id)
-        raise
-    return claimed
 
 
 async def _with_recall_plan(plan: JsonObject, frames: AsyncIterator[Frame]) -> AsyncIterator[Frame]:

@@ -103,9 +103,14 @@ class AnswerRun:
     async def finish(self, ex: Exchange) -> None:
         """Called on every exit path, after the commit or the failure (trace, claims, metrics)."""
 
+    async def beat(self) -> None:
+        """Called every `BEAT_SECONDS` while the answer runs: renews what a reader judges it by (its
+        record as the answer in progress, its claim on the conversation), so they lapse within
+        15 s of a crash (store/leases.py)."""
+
     async def renew(self) -> None:
-        """Called every `RENEW_SECONDS` while the answer runs: renews its leases (the claim on the
-        conversation, its spending reservations), so they lapse about a minute after a crash."""
+        """Called every `RENEW_SECONDS` while the answer runs: renews its spending reservations, so
+        they lapse about a minute after a crash."""
 
     def exchange(self) -> Exchange:
         return Exchange(conversation_id=self.conversation_id, run_id=self.run_id, question=self.question.content,

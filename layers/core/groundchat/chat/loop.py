@@ -41,7 +41,7 @@ from groundchat.chat.reader_debug import for_reader
 from groundchat.spending.step_guard import SpendCapReached, StepGuard
 from groundchat.money import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
-from groundchat.store.leases import RENEW_SECONDS
+from groundchat.store.leases import BEAT_SECONDS, RENEW_SECONDS
 from groundchat.tools.base import Registry, ToolContext, ToolError, ToolRefused
 
 if TYPE_CHECKING:
@@ -131,12 +131,17 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
 
 
 async def _renew_while_running(run: AnswerRun) -> None:
-    """The answer's heartbeat: its leases live exactly as long as this loop does. A renewal that
-    fails is tried again next time; the lease is long enough to miss one."""
+    """The answer's heartbeat: its leases live exactly as long as this loop does. Every beat renews
+    what readers judge it by (its record, its claim); every `RENEW_SECONDS`, its reservations too.
+    A renewal that fails is tried again next time; each lease is long enough to miss two."""
+    renewed = time.monotonic()
     while True:
-        await asyncio.sleep(RENEW_SECONDS)
+        await asyncio.sleep(min(BEAT_SECONDS, RENEW_SECONDS))
         try:
-            await run.renew()
+            await run.beat()
+            if time.monotonic() - renewed >= RENEW_SECONDS:
+                await run.renew()
+                renewed = time.monotonic()
         except Exception:
             log.warning("could not renew the leases of run %s", run.run_id, exc_info=True)
 

@@ -44,3 +44,11 @@ def trace_records(steps: list[ModelStep | ToolStep]) -> list[JsonObject]:
     """As stored in the trace: a tool step carries `debug` and `error_detail` only when it has them."""
     return [s.model_dump(exclude={k for k in ("debug", "error_detail") if getattr(s, k) is None} or None)
             if isinstance(s, ToolStep) else s.model_dump() for s in steps]
+
+
+def wordless_records(records: list[JsonObject]) -> list[JsonObject]:
+    """The trace's steps without anything that may echo the question: a tool step keeps its name,
+    outcome and latency, not its arguments, debug record or error text. For a run whose question
+    nothing else keeps (chat/stored_run.py), so that its trace keeps none either."""
+    return [{k: v for k, v in r.items() if k not in ("args", "debug", "error_detail")} if r.get("kind") == "tool" else r
+            for r in records]

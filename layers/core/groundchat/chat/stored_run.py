@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from groundchat.auth.callers import Caller
 from groundchat.chat.answer_record import answer_record
 from groundchat.chat.answer_run import COMMITTED_REASONS, AnswerRun, Exchange
-from groundchat.chat.steps import ModelStep, trace_records
+from groundchat.chat.steps import ModelStep, trace_records, wordless_records
 from groundchat.models.messages import Message
 from groundchat.observability import record_answer, record_refusal
 from groundchat.recall.hooks import index_committed
@@ -21,6 +21,7 @@ from groundchat.recall.plan import RecallPlan
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.store.answers_in_progress import ANSWERED, FAILED, STOPPED
+from groundchat.store.deletion import forget_unanswered
 from groundchat.store.recall_copies import redact_copies_of_deleted
 
 if TYPE_CHECKING:
@@ -77,20 +78,18 @@ class StoredRun(AnswerRun):
         # Only now, committed: never a failed or cancelled exchange.
         await index_committed(services.recall, self.recall, self.caller.id, ex, expires)
 
-    async def begin(self) -> None:
-        # Before the first frame: a reload that follows the `start` frame must find it.
-        await self.services.answers.begin(self.conversation.id, self.caller.id, self.run_id, self.question.content)
-
     async def stop_requested(self) -> bool:
         return await self.services.answers.stop_requested(self.conversation.id, self.run_id)
 
-    async def renew(self) -> None:
-        """The heartbeat: this run's claim on its conversation (a new one holds none until its
-        commit), its record as the answer in progress, and its open reservations, each by a
-        lease (store/leases.py)."""
+    async def beat(self) -> None:
+        """This run's claim on its conversation (a new one holds none until its commit) and its
+        record as the answer in progress, each by a short lease (store/leases.py)."""
         if self.conversation.existing is not None:
             await self.services.conversations.renew_claim(self.conversation.id, self.run_id)
         await self.services.answers.renew(self.conversation.id, self.run_id)
+
+    async def renew(self) -> None:
+        """Its open reservations, by a minute's lease (store/leases.py)."""
         await self.spend.renew()
 
     async def finish(self, ex: Exchange) -> None:
@@ -100,14 +99,25 @@ class StoredRun(AnswerRun):
             # A commit already cleared this run's claim; any other ending must not leave the
             # conversation blocked. The release is conditional on the claim, so it is safe either way.
             await services.conversations.release(ex.conversation_id, ex.run_id)
+        state = _answer_state(ex)
+        # A new conversation's first question that went unanswered has no conversation to be
+        # deleted with: its words go now, and its record and trace are written without them.
+        unanswered = self.conversation.existing is None and state != ANSWERED
         try:
-            await services.answers.end(ex.conversation_id, ex.run_id, _answer_state(ex), ex.done_reason)
+            if unanswered:
+                await forget_unanswered(services.dynamo, ex.conversation_id, self.caller.id, ex.run_id,
+                                        services.deletion_cleaners(), bool(self.question.images))
+                await services.answers.record_ended(ex.conversation_id, self.caller.id, ex.run_id, state, ex.done_reason,
+                                                    ex.started_at)
+            else:
+                await services.answers.end(ex.conversation_id, ex.run_id, state, ex.done_reason)
         except Exception:  # the record's lease lapses on its own: a reload then reads `interrupted`
-            log.warning("could not record how run %s ended", ex.run_id)
+            log.warning("could not record how run %s ended", ex.run_id, exc_info=True)
+        steps = trace_records(ex.steps)
         await services.traces.put(
             run_id=ex.run_id, caller=self.caller.id, conversation_id=ex.conversation_id, started_at=ex.started_at,
-            outcome=ex.done_reason, steps=trace_records(ex.steps), failure=ex.failure, question=ex.question,
-            checks=_check_counts(ex), recall=self.recall.record(),
+            outcome=ex.done_reason, steps=wordless_records(steps) if unanswered else steps, failure=ex.failure,
+            question="" if unanswered else ex.question, checks=_check_counts(ex), recall=self.recall.record(),
         )
         _record_metrics(ex)
 

@@ -27,7 +27,7 @@ from groundchat.store.conversation_images import (
 )
 from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.feedback import FeedbackStore
-from groundchat.store.leases import LEASE_SECONDS
+from groundchat.store.leases import CLAIM_LEASE_SECONDS
 from groundchat.store.recall_copies import withheld_on_a_shared_page
 from groundchat.store.retention import expires_at_text, expiry_after, is_expired, refresh_messages
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # DynamoDB allows 100 items per transaction; one is the conversation itself.
 MAX_ITEMS_PER_EXCHANGE = 99
 # A run that crashed without releasing its claim on a conversation stops blocking it after this.
-CLAIM_SECONDS = LEASE_SECONDS  # renewed while the answer runs (store/leases.py)
+CLAIM_SECONDS = CLAIM_LEASE_SECONDS  # renewed every beat while the answer runs (store/leases.py)
 
 
 

@@ -1,36 +1,44 @@
 """Deleting a conversation, by its owner: everything it holds goes, except the money.
 
-In one conditional transaction, the conversation item (and with it the share link: a shared page
-reads the same item) and its messages (up to what a transaction holds; the rest right after, when
-nothing can reach them any more). The condition is the owner, the version read, and no answer in
-progress: an answer that holds the claim makes the delete a 409, and one that committed between
-the read and the delete makes it look again. Then what the conversation owns elsewhere, in
-`_remove_owned_elsewhere`, the one place a new kind of such data is added. Usage rows stay: they
-hold the money spent, the caller and the conversation id, and no text of the conversation.
+In one conditional transaction: the deletion job's record (store/deletion_jobs.py), the
+conversation item (and with it the share link: a shared page reads the same item) and its first
+messages. The condition is the owner, the version read, and no answer in progress: an answer that
+holds the claim makes the delete a 409, and one that committed between the read and the delete
+makes it look again. Then the job removes what the conversation owns elsewhere (its other
+messages, traces, images, recall entries, recall's copies, feedback, the answer record), and a
+crash anywhere in that leaves the job for a second DELETE or the sweep to finish. Usage rows stay:
+they hold the money spent, the caller and the conversation id, and no text of the conversation.
+
+With no conversation item, the owner's DELETE still finishes what is theirs under the id: a
+deletion left pending, or a first question that ended unanswered (its answer record and trace):
+`FINISHED`, which the route answers 204.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING
 
-from groundchat.store.boto3_helpers import Attr, Key, TypeSerializer  # boto3 loads on first use
+from groundchat.store import deletion_jobs as jobs
 from groundchat.store.answers_in_progress import AnswersInProgress
+from groundchat.store.boto3_helpers import TypeSerializer  # boto3 loads on first use
 from groundchat.store.conversations import ConversationBusy
-from groundchat.store.dynamo import Dynamo, all_pages
-from groundchat.store.feedback import FeedbackStore
-from groundchat.store.recall_copies import conversations_that_recalled, redact_copies
-from groundchat.store.retention import delete_keys_sync, is_expired
-from groundchat.store.tables import CONVERSATIONS, MESSAGES, TRACES
+from groundchat.store.deletion_jobs import CONVERSATION, UNANSWERED, Cleaners, DeletionJob, message_keys_sync
+from groundchat.store.dynamo import Dynamo
+from groundchat.store.leases import CLAIM_LEASE_SECONDS
+from groundchat.store.retention import is_expired
+from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.store.transactions import TransactionRefused, transact_sync
 
 if TYPE_CHECKING:
-    from groundchat.store.items import StoredItem, TableRequest, TransactAction
+    from groundchat.store.items import StoredItem, TransactAction
 
-# DynamoDB allows 100 items per transaction; one is the conversation itself.
-MESSAGES_IN_TRANSACTION = 99
+# DynamoDB allows 100 items per transaction; one is the conversation itself, one the job's record.
+MESSAGES_IN_TRANSACTION = 98
 # A conversation that keeps changing under the delete (answers committing in a row) is a 409.
 ATTEMPTS = 3
+# What a DELETE that found no conversation item but finished the owner's leftovers returns.
+FINISHED = "finished"
 
 _ser = TypeSerializer().serialize
 
@@ -54,59 +62,62 @@ class Deleted:
                 "recalled_copies": self.recalled_copies, "feedback": self.feedback, "usage_rows": "kept"}
 
 
-# Deletes a conversation's images (S3), returning how many went: `ConversationStore.delete_images`.
-RemoveImages = Callable[[str], Awaitable[int]]
-# Removes a conversation's recall entries (owner, conversation id), returning how many went.
-RemoveRecall = Callable[[str, str], Awaitable[int]]
-
-
-async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str, *,
-                              remove_images: RemoveImages | None = None,
-                              remove_recall: RemoveRecall | None = None) -> Deleted | None:
-    """None when `owner` has no such conversation (unknown, someone else's, expired: one answer);
-    ConversationBusy while an answer to it is in progress."""
+async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str,
+                              cleaners: Cleaners = Cleaners()) -> Deleted | str | None:
+    """The conversation deleted; `FINISHED` when only the owner's leftovers under the id were
+    (see the module); None when `owner` has nothing under it (unknown, someone else's, expired:
+    one answer); ConversationBusy while an answer to it is in progress."""
     for _ in range(ATTEMPTS):
         item = (await dynamo.run(dynamo.table(CONVERSATIONS).get_item, Key={"conversation_id": conversation_id},
                                  ConsistentRead=True)).get("Item")
         if item is None or item.get("owner") != owner or is_expired(item):
-            return None
+            return await finish_leftovers(dynamo, conversation_id, owner, cleaners) if item is None else None
         now = int(time.time())
         if item.get("active_run") and int(item.get("active_until", 0)) >= now:
             raise ConversationBusy("an answer to this conversation is in progress")
-        keys = await dynamo.run(_message_keys_sync, dynamo, conversation_id)
-        first, rest = keys[:MESSAGES_IN_TRANSACTION], keys[MESSAGES_IN_TRANSACTION:]
+        keys = await dynamo.run(message_keys_sync, dynamo, conversation_id)
+        job = DeletionJob(conversation_id, owner, CONVERSATION, tuple(sorted({str(k["run_id"]) for k in keys if k.get("run_id")})),
+                          bool(item.get("has_images")))
+        first = keys[:MESSAGES_IN_TRANSACTION]
         try:
-            await dynamo.run(transact_sync, dynamo.client, [_delete_conversation_op(dynamo, item, now),
+            await dynamo.run(transact_sync, dynamo.client, [_delete_conversation_op(dynamo, item, now), jobs.record_op(dynamo, job),
                                                              *(_delete_message_op(dynamo, k) for k in first)])
         except TransactionRefused as refused:
             if refused.failed(0):
                 continue  # claimed, answered or deleted since the read: look again
             raise
-        await dynamo.run(delete_keys_sync, dynamo, MESSAGES, [{"conversation_id": conversation_id, "seq": k["seq"]} for k in rest])
-        run_ids = {k["run_id"] for k in keys if k.get("run_id")}
-        removed = await _remove_owned_elsewhere(dynamo, item, run_ids, remove_images, remove_recall)
+        removed = await jobs.finish(dynamo, job, cleaners)
         return Deleted(conversation_id, len(keys), bool(item.get("shared_at")), removed["traces"], removed["images"],
                        removed["recall_entries"], removed["recalled_copies"], removed["feedback"])
     raise ConversationBusy("the conversation kept changing while it was deleted")
 
 
-async def _remove_owned_elsewhere(dynamo: Dynamo, item: StoredItem, run_ids: set[str],
-                                  remove_images: RemoveImages | None,
-                                  remove_recall: RemoveRecall | None = None) -> dict[str, int]:
-    """What the conversation owns outside its own item and messages, once they are gone: the one
-    place for it. Recall entries (the person's past conversations as a search source) go here
-    too, and the copies recall made of its words in the owner's other conversations
-    (store/recall_copies.py); usage rows never do."""
-    conversation_id, owner = item["conversation_id"], item["owner"]
-    traces = await dynamo.run(_delete_traces_sync, dynamo, conversation_id, owner, run_ids)
-    images = await remove_images(conversation_id) if remove_images is not None and item.get("has_images") else 0
-    recall = await remove_recall(owner, conversation_id) if remove_recall is not None else 0
-    copies = 0
-    for other in await dynamo.run(conversations_that_recalled, dynamo, owner, conversation_id):
-        copies += await dynamo.run(redact_copies, dynamo, other, conversation_id)
-    feedback = await FeedbackStore(dynamo).delete_for_conversation(conversation_id)
-    await AnswersInProgress(dynamo).delete(conversation_id)  # it holds the last question's words
-    return {"traces": traces, "images": images, "recall_entries": recall, "recalled_copies": copies, "feedback": feedback}
+async def finish_leftovers(dynamo: Dynamo, conversation_id: str, owner: str, cleaners: Cleaners) -> str | None:
+    """No conversation item: the owner's unanswered first question (its record, not running) is
+    deleted as a job, a pending deletion of theirs finished; `FINISHED`, or None for nothing of theirs."""
+    record = await AnswersInProgress(dynamo).read(conversation_id, owner)
+    if record is not None:
+        if record["state"] == "running":
+            raise ConversationBusy("an answer to this conversation is in progress")
+        job = DeletionJob(conversation_id, owner, UNANSWERED, (str(record["run_id"]),))
+        if await jobs.record(dynamo, job):
+            await jobs.finish(dynamo, job, cleaners)
+    job = await jobs.read(dynamo, conversation_id)
+    if job is None or job.owner != owner:
+        return FINISHED if record is not None else None
+    if job.state == jobs.PENDING:
+        await jobs.finish(dynamo, job, cleaners)
+    return FINISHED
+
+
+async def forget_unanswered(dynamo: Dynamo, conversation_id: str, owner: str, run_id: str, cleaners: Cleaners,
+                            had_images: bool = False) -> None:
+    """A first question that ended unanswered (stopped, failed): no conversation item holds it, so
+    nothing would delete its words. Recorded as a deletion job, then finished here (or, after a
+    crash, by the sweep). `had_images`: its commit may have stored them before it failed."""
+    job = DeletionJob(conversation_id, owner, UNANSWERED, (run_id,), had_images)
+    if await jobs.record(dynamo, job):
+        await jobs.finish(dynamo, job, cleaners)
 
 
 def _delete_conversation_op(dynamo: Dynamo, item: StoredItem, now: int) -> TransactAction:
@@ -124,17 +135,30 @@ def _delete_message_op(dynamo: Dynamo, key: StoredItem) -> TransactAction:
                        "Key": {"conversation_id": _ser(key["conversation_id"]), "seq": _ser(key["seq"])}}}
 
 
-def _message_keys_sync(dynamo: Dynamo, conversation_id: str) -> list[StoredItem]:
-    kwargs: TableRequest = {"KeyConditionExpression": Key("conversation_id").eq(conversation_id),
-                              "ProjectionExpression": "conversation_id, seq, run_id", "ConsistentRead": True}
-    return all_pages(dynamo.table(MESSAGES).query, kwargs)
+async def forget_dead_first_questions(dynamo: Dynamo, cleaners: Cleaners, now: float | None = None) -> int:
+    """The sweep's part for answers whose process died (kill -9, a Lambda timeout): nothing ended
+    them. A first question's record is all that holds its words, so they go, as for one that
+    failed; an answer to an existing conversation is set right if it committed and otherwise kept
+    (the conversation's deletion removes its record). How many first questions were forgotten."""
+    at = now if now is not None else time.time()
+    answers, forgotten = AnswersInProgress(dynamo), 0
+    # A lease lapsed a further lease ago: a live answer that missed beats has long renewed it.
+    cutoff = at - CLAIM_LEASE_SECONDS
+    for item in await dynamo.run(answers.lapsed_sync, cutoff):
+        conversation_id, owner, run_id = str(item["conversation_id"]), str(item["owner"]), str(item["run_id"])
+        held = (await dynamo.run(dynamo.table(CONVERSATIONS).get_item, Key={"conversation_id": conversation_id},
+                                 ProjectionExpression="conversation_id", ConsistentRead=True)).get("Item")
+        if held:
+            await answers.read(conversation_id, owner)  # an answer that committed first reads `answered` from now on
+            await answers.settle_lapsed(conversation_id, run_id, cutoff)
+            continue
+        await forget_unanswered(dynamo, conversation_id, owner, run_id, cleaners)
+        forgotten += 1
+    return forgotten
 
 
-def _delete_traces_sync(dynamo: Dynamo, conversation_id: str, owner: str, run_ids: set[str]) -> int:
-    """The runs' records hold the questions and the tools' arguments: they go too. Found by the
-    messages' run ids and by the owner's runs on this conversation (a failed run left no message)."""
-    kwargs: TableRequest = {"IndexName": "by_caller", "KeyConditionExpression": Key("caller").eq(owner),
-                              "FilterExpression": Attr("conversation_id").eq(conversation_id), "ProjectionExpression": "run_id"}
-    found = run_ids | {i["run_id"] for i in all_pages(dynamo.table(TRACES).query, kwargs)}
-    delete_keys_sync(dynamo, TRACES, [{"run_id": run_id} for run_id in sorted(found)])
-    return len(found)
+async def sweep_deletions(dynamo: Dynamo, cleaners: Cleaners, now: float | None = None) -> dict[str, int]:
+    """Every minute (the sweep function, the local stack's sweep): the deletions a crash left
+    pending finished, and the words of first questions whose process died forgotten."""
+    summary = await jobs.finish_pending(dynamo, cleaners)
+    return {**summary, "forgotten": await forget_dead_first_questions(dynamo, cleaners, now)}

@@ -127,13 +127,21 @@ RATE_LIMITS = TableDef("rate_limits", hash_key=("bucket", "S"), ttl_attribute="e
 # The answer in progress per conversation (store/answers_in_progress.py): what a reload or another
 # instance reads to follow it, and where a stop is asked. One item per conversation, overwritten by
 # its next answer; TTL removes it a day after it ends, deletion with the conversation before that.
-ANSWERS = TableDef("answers", hash_key=("conversation_id", "S"), ttl_attribute="expires_at")
+# `by_lapse`: only running records carry `running_flag`, so this sparse index lists the answers in
+# progress by lease end, and the sweep finds the ones whose process died.
+ANSWERS = TableDef("answers", hash_key=("conversation_id", "S"), ttl_attribute="expires_at",
+                   indexes=(Index("by_lapse", ("running_flag", "S"), ("active_until", "N"), projected=("owner", "run_id")),))
 # Readers' ratings of answers (store/feedback.py): one item per person per answer, beside the
 # conversation's messages (`entry` = "<seq>#<person>"), deleted with it; `by_day` serves the export
 # and the daily counts.
 FEEDBACK = TableDef("feedback", hash_key=("conversation_id", "S"), range_key=("entry", "S"),
                     indexes=(Index("by_day", ("day", "S"), ("at", "S")),), ttl_attribute="expires_at")
 
+# Deletion jobs (store/deletion_jobs.py): one item per conversation being deleted, written before
+# anything of it goes and kept until every copy of its words is gone; a finished job stays a day
+# (TTL), wordless, so a repeated DELETE is answered as done. The sweep reads the pending ones.
+DELETIONS = TableDef("deletions", hash_key=("conversation_id", "S"), ttl_attribute="expires_at")
+
 ALL_TABLES: tuple[TableDef, ...] = (CONVERSATIONS, MESSAGES, USERS, TRACES, RUNS, RUN_VIEWS, USAGE, BUDGET, RATE_LIMITS,
-                                    ANSWERS, FEEDBACK)
+                                    ANSWERS, FEEDBACK, DELETIONS)
 
