@@ -163,7 +163,9 @@ class LocalLambda:
         opt, runtime, lang = root / "opt", root / "var" / "runtime", root / "var" / "lang" / "bin"
         # The core layer is our groundchat package (code only) with its requirements, built once for
         # Lambda's platform in the tools cache, as one python/ folder the way the layer's zip has it.
-        _link_tree([tools.layer_deps, self.build / "layer" / "python"], opt / "python")
+        # The model layer: its runtime from the tools cache, the model's files from the build.
+        _link_tree([tools.layer_deps, tools.model_deps, self.build / "layer" / "python",
+                    self.build / "model" / "python"], opt / "python")
         if self.config.adapter_layer:
             (opt / "extensions").mkdir(parents=True)
             shutil.copy2(tools.adapter, opt / "extensions" / "lambda-adapter")
