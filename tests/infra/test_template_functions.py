@@ -27,6 +27,7 @@ def test_each_function_is_one_the_packager_builds(resources):
     for logical, name in FUNCTION_DIRS.items():
         assert resources[logical]["Properties"]["CodeUri"] == f"build/functions/{name}"
     assert resources["CoreLayer"]["Properties"]["ContentUri"] == "build/layer"
+    assert resources["ModelLayer"]["Properties"]["ContentUri"] == "build/model"
 
 
 def test_every_handler_exists_in_the_built_artifact(resources, built):
@@ -64,7 +65,7 @@ def test_chat_runs_under_the_web_adapter_streaming(template, resources):
     layers = props["Layers"][0]["Fn::If"]
     assert "LambdaAdapterLayerArm64" in layers[1]["Fn::Sub"] and "LambdaAdapterLayerX86" in layers[2]["Fn::Sub"]
     assert template["Globals"]["Function"]["Runtime"] == "python3.12"
-    assert template["Globals"]["Function"]["Layers"] == [{"Ref": "CoreLayer"}]
+    assert template["Globals"]["Function"]["Layers"] == [{"Ref": "CoreLayer"}, {"Ref": "ModelLayer"}]
     assert props["Timeout"] * 1000 == props["Events"]["ChatStream"]["Properties"]["TimeoutInMillis"]
 
 
@@ -196,7 +197,11 @@ def test_aws_values_replace_the_local_defaults(template):
     defaults = Settings()
     assert chat["GROUNDCHAT_AUTH_MODE"] == "oidc" != defaults.auth_mode
     assert chat["GROUNDCHAT_MODEL"] == {"Fn::Sub": "bedrock:${ModelId}"}
-    assert chat["GROUNDCHAT_EMBEDDING_MODEL"] == {"Fn::Sub": "bedrock:${EmbeddingModelId}"}
+    # The local model by default (the variable unset: the app's default); Bedrock only when chosen.
+    assert chat["GROUNDCHAT_EMBEDDING_MODEL"] == {"Fn::If": ["UseBedrockEmbeddings", {"Fn::Sub": "bedrock:${EmbeddingModelId}"},
+                                                            {"Ref": "AWS::NoValue"}]}
+    assert defaults.embedding_model.startswith("local")
+    assert template["Parameters"]["EmbeddingModelId"]["Default"] == ""
     assert chat["GROUNDCHAT_HOME"].startswith("/tmp/"), "Lambda can write only under /tmp"
     assert chat["GROUNDCHAT_BUDGET_USD"] == {"Ref": "BudgetUsd"}
     assert chat["GROUNDCHAT_USER_BUDGET_USD"] == {"Ref": "UserBudgetUsd"}
