@@ -94,7 +94,8 @@ def main() -> int:
             started = time.perf_counter()
             functions = package.build_functions(build)
             layer = package.build_layer("x86_64", build, with_dependencies=False)
-            package.compile_bytecode(tools.python, [layer, *functions.values()])
+            model = package.build_model_layer("x86_64", build, with_dependencies=False)
+            package.compile_bytecode(tools.python, [layer, model, *functions.values()])
             print(f"package (code only, bytecode for Lambda's Python): {time.perf_counter() - started:.1f} s")
 
             def start_chat(n: int) -> LocalLambda:
