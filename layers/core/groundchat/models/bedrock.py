@@ -285,13 +285,6 @@ class BedrockModel:
         self.region = region
         self.retry = retry or RetryPolicy()
         self._client = client
-        if client is None:  # one made here is made again after a SnapStart restore (groundchat.lifecycle)
-            from groundchat.lifecycle import on_restore
-
-            on_restore(self._forget_client, owner=self)
-
-    def _forget_client(self) -> None:
-        self._client = None
 
     def client(self) -> BaseClient:
         if self._client is None:
