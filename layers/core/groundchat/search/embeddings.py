@@ -248,6 +248,13 @@ def session_options(ort: ModuleType) -> SessionOptions:
     options.intra_op_num_threads = _cores()
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # No memory arena and no memory pattern: the arena keeps the largest batch's buffers for the
+    # life of the process, and a pattern is cached per input shape, and the chat's queries come in
+    # every length. With both, the chat's memory grew with every new length it met; without, a
+    # session holds its weights and what the call in progress needs. Embedding speed is the same
+    # within noise (590 texts: 20.3 s and 19.9 s with, 20.1 s and 20.9 s without, on a busy machine).
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False
     return options
 
 
