@@ -108,3 +108,32 @@ def test_preload_loads_the_shared_local_model_and_leaves_bedrock_alone(monkeypat
     assert loaded == []
     preload("local:minilm-int8")
     assert loaded == [True]
+
+
+def test_the_warm_up_loads_the_model_and_the_offline_gates_examples(monkeypatch):
+    from groundchat.config import Settings
+    from groundchat import warm_up as warm
+
+    loaded = []
+    monkeypatch.setattr(warm, "preload", lambda spec: loaded.append(spec))
+
+    class Gate:
+        def margin(self, question):
+            loaded.append("examples")
+            return 0.0
+
+    monkeypatch.setattr("groundchat.offline.topic_neighbours.local_topic_neighbours", lambda spec: Gate())
+    timings = warm.warm_up(Settings(model="offline"))
+    assert loaded == [Settings().embedding_model, "examples"]
+    assert set(timings) == {"model", "topic_examples", "question_words"}
+
+
+def test_a_model_that_cannot_load_leaves_the_warm_up_without_failing_the_start(monkeypatch):
+    from groundchat.config import Settings
+    from groundchat import warm_up as warm
+
+    def broken(spec):
+        raise EmbeddingError("package 'the_model' is not installed")
+
+    monkeypatch.setattr(warm, "preload", broken)
+    assert warm.warm_up(Settings(model="offline")) == {}
