@@ -38,11 +38,11 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def ask(client, url: str, headers: dict[str, str]) -> tuple[float, float]:
+def ask(client, url: str, headers: dict[str, str], question: dict[str, str] = QUESTION) -> tuple[float, float]:
     """(ms to the first SSE frame, ms to the end of the answer)."""
     start = time.perf_counter()
     first = None
-    with client.stream("POST", url, json=QUESTION, headers={**headers, "accept": "text/event-stream"}) as response:
+    with client.stream("POST", url, json=question, headers={**headers, "accept": "text/event-stream"}) as response:
         if response.status_code != 200:
             raise RuntimeError(f"{url} answered {response.status_code}: {response.read()[:200]!r}")
         for line in response.iter_lines():
@@ -85,6 +85,24 @@ def sizes(package, tools, build: Path) -> list[str]:
             f"(the model's files {package.tree_size(build / 'model') / mb:.1f} MB), chat function {chat / mb:.2f} MB",
             f"chat function with its layers and the adapter's allowance: {total / mb:.1f} MB of "
             f"{package.UNZIPPED_LIMIT // mb} MB unzipped"]
+
+
+# Questions in users' words (a retrieval set), so the answers search, look rules up and query runs
+# as people's questions do, and every query length comes up.
+VARIED = REPO / "tests" / "eval" / "users_words_report.jsonl"
+
+
+def memory_run(client, url: str, headers: dict[str, str], pid: int, answers: int) -> None:
+    """The function's app process (one model session) over many answers: its RSS every 50."""
+    import json
+
+    questions = [json.loads(line)["q"][:2000] for line in VARIED.read_text(encoding="utf-8").splitlines() if line.strip()]
+    line = [f"start {rss_mib(pid):.0f}"]
+    for n in range(answers):
+        ask(client, url, headers, {"message": questions[n % len(questions)]})
+        if (n + 1) % 50 == 0:
+            line.append(f"{n + 1}: {rss_mib(pid):.0f}")
+    print(f"the function's app process RSS (MiB) over {answers} varied answers: {', '.join(line)}")
 
 
 def corpus_index() -> Path | None:
@@ -133,6 +151,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=20, help="warm questions per path (default 20)")
     parser.add_argument("--cold", type=int, default=3, help="fresh starts of the function (default 3)")
+    parser.add_argument("--memory-answers", type=int, default=0,
+                        help="then ask this many varied questions through the function and print the app's RSS "
+                             "every 50 (default 0: skip)")
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO / "infra"))
@@ -224,6 +245,8 @@ def main() -> int:
                     through.append(ask(client, api.stage_url + "/api/chat", headers))
                     direct.append(ask(client, direct_url, headers))
                 rss_last = rss_mib(app_pid)
+                if args.memory_answers:
+                    memory_run(client, api.stage_url + "/api/chat", headers, app_pid, args.memory_answers)
                 api.stop()
                 chat.stop()
                 print(f"run-lambda: first answer after the cold start {first_answer:.0f} ms; the app's RSS "
