@@ -26,6 +26,9 @@ from pathlib import Path
 
 ADAPTER_CRATE = "lambda_web_adapter"
 ADAPTER_VERSION = "0.9.1"
+# The public layer (753240598075's LambdaAdapterLayerX86/Arm64) that ships this version, as the crate's
+# own README at this version names it: template.yaml deploys this one, so AWS runs what the tests run.
+ADAPTER_LAYER_VERSION = 24
 RIE_MODULE = "github.com/aws/aws-lambda-runtime-interface-emulator"
 # The emulator has no tagged release on the Go proxy newer than this pseudo-version.
 RIE_VERSION = "v0.0.0-20261030222936-bef5c4ba774d"

@@ -435,3 +435,19 @@ def test_the_chat_function_restores_from_a_snapstart_snapshot_through_its_alias(
     assert props.get("EphemeralStorage", {}).get("Size", 512) <= 512
     for other in ("ShareFunction", "IngestFunction", "SweepFunction"):
         assert "SnapStart" not in resources[other]["Properties"]
+
+
+def test_the_adapter_layer_deployed_is_the_adapter_version_the_tests_run(resources):
+    import glob
+    from pathlib import Path
+
+    from groundchat_testkit import lambda_tools
+
+    layers = resources["ChatFunction"]["Properties"]["Layers"][0]["Fn::If"][1:]
+    versions = {int(re.search(r":layer:LambdaAdapterLayer(?:X86|Arm64):(\d+)$", layer["Fn::Sub"]).group(1)) for layer in layers}
+    assert versions == {lambda_tools.ADAPTER_LAYER_VERSION}
+    # Where cargo has the tested crate's source, its README names that layer version for it.
+    readmes = glob.glob(str(Path.home() / f".cargo/registry/src/*/lambda_web_adapter-{lambda_tools.ADAPTER_VERSION}/README.md"))
+    for readme in readmes:
+        named = set(map(int, re.findall(r"LambdaAdapterLayerX86:(\d+)", Path(readme).read_text(encoding="utf-8"))))
+        assert named == {lambda_tools.ADAPTER_LAYER_VERSION}, readme
