@@ -451,3 +451,9 @@ def test_the_adapter_layer_deployed_is_the_adapter_version_the_tests_run(resourc
     for readme in readmes:
         named = set(map(int, re.findall(r"LambdaAdapterLayerX86:(\d+)", Path(readme).read_text(encoding="utf-8"))))
         assert named == {lambda_tools.ADAPTER_LAYER_VERSION}, readme
+
+
+def test_the_chat_function_caps_glibcs_malloc_arenas(template):
+    # Each answering thread would keep an arena of its own; the chat's memory was 80-105 MiB higher.
+    assert function_env(template, "ChatFunction")["MALLOC_ARENA_MAX"] == "2"
+    assert "MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2}" in (REPO / "Makefile").read_text()
