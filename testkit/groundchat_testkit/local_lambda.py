@@ -163,7 +163,9 @@ class LocalLambda:
         opt, runtime, lang = root / "opt", root / "var" / "runtime", root / "var" / "lang" / "bin"
         # The core layer is our groundchat package (code only) with its requirements, built once for
         # Lambda's platform in the tools cache, as one python/ folder the way the layer's zip has it.
-        _link_tree([tools.layer_deps, self.build / "layer" / "python"], opt / "python")
+        # The model layer: its runtime from the tools cache, the model's files from the build.
+        _link_tree([tools.layer_deps, tools.model_deps, self.build / "layer" / "python",
+                    self.build / "model" / "python"], opt / "python")
         if self.config.adapter_layer:
             (opt / "extensions").mkdir(parents=True)
             shutil.copy2(tools.adapter, opt / "extensions" / "lambda-adapter")
@@ -259,13 +261,45 @@ class LocalLambda:
         return out
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
+        """Ends the emulator and everything it started. The emulator puts the adapter and the app's
+        server in process groups of their own, so a signal to its group alone left them running:
+        the whole session this function was started in (its own) is signalled instead."""
+        if not self.process:
+            return
+        session = self.process.pid
+        for signum, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+            members = session_members(session)
+            for pid in members:
+                try:
+                    os.kill(pid, signum)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + wait
+            while session_members(session) and time.monotonic() < deadline:
+                if self.process.poll() is None:
+                    try:
+                        self.process.wait(0.1)
+                    except subprocess.TimeoutExpired:
+                        pass
+                else:
+                    time.sleep(0.05)
+            if not session_members(session):
+                break
+        if self.process.poll() is None:
+            self.process.wait(5)
+
+
+def session_members(session: int) -> list[int]:
+    """The live processes of a session (Linux /proc), zombies left to their parents."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if int(fields[3]) == session and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
 
 
 def invoke(function: LocalLambda, event: dict[str, Any], timeout: float = 60) -> Any:

@@ -39,7 +39,8 @@ class FakeDocs:
 
 @pytest.fixture
 def priced(monkeypatch, tmp_path):
-    """The scripted model priced as a real one, and a rerank model, so searches cost $0.0003."""
+    """The scripted model priced as a real one, and a rerank model, so a search costs Cohere Rerank
+    3.5's $0.002 a query."""
     prices = tmp_path / "priced.json"
     prices.write_text(json.dumps({"scripted": {"input_per_mtok": "3.00", "output_per_mtok": "15.00"}}))
     monkeypatch.setenv("GROUNDCHAT_PRICES_FILE", str(prices))
@@ -76,9 +77,9 @@ def test_done_says_what_the_answer_cost_and_the_search_shows_its_debug_without_e
     frames = parse_sse(asyncio.run(go()).text)
     done = frames[-1][1]
     # 1000 in + 50 out, then 1200 in + 40 out at $3 / $15 per million, and one search's rerank.
-    expected = Decimal("0.003") + Decimal("0.00075") + Decimal("0.0036") + Decimal("0.0006") + Decimal("0.0003")
+    expected = Decimal("0.003") + Decimal("0.00075") + Decimal("0.0036") + Decimal("0.0006") + Decimal("0.002")
     assert Decimal(done["cost"]) == expected == _usage_total(dynamo, done["run_id"])
-    assert done["cost_text"] == "$0.00825"
+    assert done["cost_text"] == "$0.00995"
     result = next(data for kind, data in frames if kind == "tool-result")
     debug = result["debug"]
     assert debug["legs"] == {"bm25": {"hits": 12, "top": ["bbbb2222"]}, "vector": {"hits": 30, "top": ["bbbb2222", "cccc3333"]}}
@@ -98,7 +99,7 @@ def test_the_answer_shows_its_cost_and_its_details_and_a_trace_link_for_trace_re
     sign_in(page, url, env, "alice")
     ask(page, "Why contrast?")
     answer = page.locator(".msg.assistant")
-    assert answer.locator(".answer-cost").inner_text() == "This answer cost $0.00825"
+    assert answer.locator(".answer-cost").inner_text() == "This answer cost $0.00995"
     details = answer.locator("details.answer-details")
     assert not details.locator(".search-debug").is_visible()
     details.locator("summary").click()

@@ -113,5 +113,85 @@ def test_only_an_interpreter_of_lambdas_version_compiles(monkeypatch):
 
     monkeypatch.setenv("LAMBDA_PYTHON", sys.executable)
     monkeypatch.setattr(package.shutil, "which", lambda name: None)
+    monkeypatch.setattr(package.glob, "glob", lambda pattern: [])
     found = package.lambda_python()
     assert found == (sys.executable if sys.version_info[:2] == package.LAMBDA_PYTHON_VERSION else None)
+
+
+def test_a_version_managers_312_is_found_when_its_shim_is_not_selected(monkeypatch, tmp_path):
+    interpreter = tmp_path / "python3.12"
+    interpreter.write_text("#!/bin/sh\necho 3 12\n")
+    interpreter.chmod(0o755)
+    shim = tmp_path / "shim"
+    shim.write_text("#!/bin/sh\necho 'version 3.12 is not installed' >&2; exit 127\n")
+    shim.chmod(0o755)
+    monkeypatch.delenv("LAMBDA_PYTHON", raising=False)
+    monkeypatch.setattr(package.shutil, "which", lambda name: str(shim))
+    monkeypatch.setattr(package.glob, "glob", lambda pattern: [str(interpreter)] if ".pyenv" in pattern else [])
+    monkeypatch.setattr(package.sys, "executable", str(shim))
+    assert package.lambda_python() == str(interpreter)
+
+
+# ---- the model layer and the pruning ------------------------------------------------------------
+
+def test_the_model_layer_carries_the_selected_models_files_with_their_manifest(tmp_path):
+    import json
+
+    from groundchat.search.embeddings import LOCAL_MODEL_ID, local_model_files
+    from groundchat.search.model_bundle import sha256_file
+
+    layer = package.build_model_layer("x86_64", tmp_path, with_dependencies=False)
+    bundle = layer / "python" / "groundchat_model"
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    selected = local_model_files()
+    assert manifest["model_id"] == LOCAL_MODEL_ID
+    assert [(e["name"], e["sha256"]) for e in manifest["files"]] == [(f.name, sha256_file(f)) for f in selected]
+    assert all((bundle / f.name).stat().st_size == f.stat().st_size for f in selected)
+
+
+def test_the_size_report_counts_the_model_layer_in_every_function(tmp_path):
+    functions = package.build_functions(tmp_path)
+    layer = package.build_layer("x86_64", tmp_path, with_dependencies=False)
+    model = package.build_model_layer("x86_64", tmp_path, with_dependencies=False)
+    report = package.size_report(layer, functions, model)
+    assert any(line.startswith("layer (model + runtime)") for line in report.lines)
+    both = package.tree_size(layer) + package.tree_size(model)
+    (model / "python" / "big.bin").write_bytes(b"\0" * (package.UNZIPPED_LIMIT - package.WEB_ADAPTER_ALLOWANCE - both))
+    assert package.size_report(layer, functions, model).over_limit == ["chat"]
+    assert package.size_report(layer, functions).over_limit == []
+
+
+def test_pruning_removes_what_nothing_loads_and_keeps_the_rest(tmp_path):
+    site = tmp_path / "python"
+    gone = ["grpc/_cython/cygrpc.so", "google/protobuf/message.py", "opensearch/protobufs/x_pb2.py",
+            "numpy/_core/tests/test_x.py", "numpy/f2py/__init__.py", "pydantic/main.pyi",
+            "onnxruntime/capi/libonnxruntime.so.1.32.0", "onnxruntime/transformers/x.py",
+            "botocore/data/ec2/2016-11-15/service-2.json.gz"]
+    kept = ["numpy/_core/multiarray.py", "pydantic/main.py", "opensearchpy/client/__init__.py",
+            "onnxruntime/capi/onnxruntime_pybind11_state.cpython-312-x86_64-linux-gnu.so",
+            "botocore/data/dynamodb/2012-08-10/service-2.json.gz", "botocore/data/endpoints.json",
+            "botocore/data/bedrock-runtime/2023-09-30/service-2.json.gz"]
+    for name in gone + kept:
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_bytes(b"x" * 10)
+    assert package.prune(site) == 10 * len(gone)
+    assert [name for name in gone if (site / name).exists()] == []
+    assert [name for name in kept if not (site / name).exists()] == []
+
+
+def test_every_aws_service_the_code_calls_keeps_its_api_model():
+    import re
+
+    keep = set(package.prune_rules()["botocore_services"]["keep"])
+    called = set()
+    for root in ("layers/core/groundchat", "functions"):
+        for module in (REPO / root).rglob("*.py"):
+            called |= set(re.findall(r"""\.(?:client|resource)\(\s*["']([a-z0-9-]+)["']""", module.read_text(encoding="utf-8")))
+    assert called and called <= keep, f"calls {sorted(called - keep)} whose API model the layer prunes"
+
+
+def test_nothing_shipped_imports_what_the_layers_prune():
+    pruned_roots = {"grpc", "google", "opensearch"}
+    for root in ("layers/core/groundchat", "functions"):
+        for module in (REPO / root).rglob("*.py"):
+            assert not (package._imported_roots(module) & pruned_roots), module

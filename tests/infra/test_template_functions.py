@@ -27,6 +27,7 @@ def test_each_function_is_one_the_packager_builds(resources):
     for logical, name in FUNCTION_DIRS.items():
         assert resources[logical]["Properties"]["CodeUri"] == f"build/functions/{name}"
     assert resources["CoreLayer"]["Properties"]["ContentUri"] == "build/layer"
+    assert resources["ModelLayer"]["Properties"]["ContentUri"] == "build/model"
 
 
 def test_every_handler_exists_in_the_built_artifact(resources, built):
@@ -64,7 +65,7 @@ def test_chat_runs_under_the_web_adapter_streaming(template, resources):
     layers = props["Layers"][0]["Fn::If"]
     assert "LambdaAdapterLayerArm64" in layers[1]["Fn::Sub"] and "LambdaAdapterLayerX86" in layers[2]["Fn::Sub"]
     assert template["Globals"]["Function"]["Runtime"] == "python3.12"
-    assert template["Globals"]["Function"]["Layers"] == [{"Ref": "CoreLayer"}]
+    assert template["Globals"]["Function"]["Layers"] == [{"Ref": "CoreLayer"}, {"Ref": "ModelLayer"}]
     assert props["Timeout"] * 1000 == props["Events"]["ChatStream"]["Properties"]["TimeoutInMillis"]
 
 
@@ -83,6 +84,9 @@ def test_the_streaming_route(resources):
 FUNCTIONS_WITH_EVENTS = ("ChatFunction", "ShareFunction", "IngestFunction", "SweepFunction")
 
 
+from chat_function.snapstart import AFTER_RESTORE_PATH  # noqa: E402
+
+
 def _routes(resources, logical: str) -> set[tuple[str, str]]:
     out = set()
     for event in resources[logical]["Properties"]["Events"].values():
@@ -95,7 +99,8 @@ def _routes(resources, logical: str) -> set[tuple[str, str]]:
 def _app_routes(app) -> set[tuple[str, str]]:
     out = set()
     for route in app.router.routes:
-        if route.path in ("/openapi.json", "/docs", "/redoc"):
+        # The Web Adapter's own SnapStart call, on the loopback: never routed from API Gateway.
+        if route.path in ("/openapi.json", "/docs", "/redoc", AFTER_RESTORE_PATH):
             continue
         for method in getattr(route, "methods", None) or []:
             if method != "HEAD":
@@ -196,7 +201,11 @@ def test_aws_values_replace_the_local_defaults(template):
     defaults = Settings()
     assert chat["GROUNDCHAT_AUTH_MODE"] == "oidc" != defaults.auth_mode
     assert chat["GROUNDCHAT_MODEL"] == {"Fn::Sub": "bedrock:${ModelId}"}
-    assert chat["GROUNDCHAT_EMBEDDING_MODEL"] == {"Fn::Sub": "bedrock:${EmbeddingModelId}"}
+    # The local model by default (the variable unset: the app's default); Bedrock only when chosen.
+    assert chat["GROUNDCHAT_EMBEDDING_MODEL"] == {"Fn::If": ["UseBedrockEmbeddings", {"Fn::Sub": "bedrock:${EmbeddingModelId}"},
+                                                            {"Ref": "AWS::NoValue"}]}
+    assert defaults.embedding_model.startswith("local")
+    assert template["Parameters"]["EmbeddingModelId"]["Default"] == ""
     assert chat["GROUNDCHAT_HOME"].startswith("/tmp/"), "Lambda can write only under /tmp"
     assert chat["GROUNDCHAT_BUDGET_USD"] == {"Ref": "BudgetUsd"}
     assert chat["GROUNDCHAT_USER_BUDGET_USD"] == {"Ref": "UserBudgetUsd"}
@@ -421,3 +430,42 @@ def test_sign_in_and_sources_bucket(resources):
     bucket = resources["SourcesBucket"]["Properties"]
     assert all(bucket["PublicAccessBlockConfiguration"].values())
     assert bucket["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+
+
+def test_the_chat_function_restores_from_a_snapstart_snapshot_through_its_alias(template, resources):
+    props = resources["ChatFunction"]["Properties"]
+    # SnapStart applies to published versions: SAM publishes one per deploy and points the alias,
+    # and the API's events, at it.
+    assert props["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+    assert props["AutoPublishAlias"] == "live"
+    env = function_env(template, "ChatFunction")
+    # The adapter tells the app it was restored, at the route the app serves for it.
+    assert env["AWS_LWA_SNAPSTART_AFTER_RESTORE_PATH"] == AFTER_RESTORE_PATH
+    # A snapshot is taken after init: the model must load there, never asynchronously after.
+    assert "AWS_LWA_ASYNC_INIT" not in env
+    # SnapStart does not take ephemeral storage above 512 MB.
+    assert props.get("EphemeralStorage", {}).get("Size", 512) <= 512
+    for other in ("ShareFunction", "IngestFunction", "SweepFunction"):
+        assert "SnapStart" not in resources[other]["Properties"]
+
+
+def test_the_adapter_layer_deployed_is_the_adapter_version_the_tests_run(resources):
+    import glob
+    from pathlib import Path
+
+    from groundchat_testkit import lambda_tools
+
+    layers = resources["ChatFunction"]["Properties"]["Layers"][0]["Fn::If"][1:]
+    versions = {int(re.search(r":layer:LambdaAdapterLayer(?:X86|Arm64):(\d+)$", layer["Fn::Sub"]).group(1)) for layer in layers}
+    assert versions == {lambda_tools.ADAPTER_LAYER_VERSION}
+    # Where cargo has the tested crate's source, its README names that layer version for it.
+    readmes = glob.glob(str(Path.home() / f".cargo/registry/src/*/lambda_web_adapter-{lambda_tools.ADAPTER_VERSION}/README.md"))
+    for readme in readmes:
+        named = set(map(int, re.findall(r"LambdaAdapterLayerX86:(\d+)", Path(readme).read_text(encoding="utf-8"))))
+        assert named == {lambda_tools.ADAPTER_LAYER_VERSION}, readme
+
+
+def test_the_chat_function_caps_glibcs_malloc_arenas(template):
+    # Each answering thread would keep an arena of its own; the chat's memory was 80-105 MiB higher.
+    assert function_env(template, "ChatFunction")["MALLOC_ARENA_MAX"] == "2"
+    assert "MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2}" in (REPO / "Makefile").read_text()

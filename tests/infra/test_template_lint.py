@@ -77,7 +77,8 @@ def test_chat_post_streams_for_fifteen_minutes(translated, path, method):
     assert integration["responseTransferMode"] == "STREAM"
     assert integration["timeoutInMillis"] == 900000
     uri = integration["uri"]["Fn::Sub"]
-    assert "/2021-11-15/functions/${ChatFunction.Arn}/response-streaming-invocations" in uri
+    # Through the alias SAM publishes (AutoPublishAlias): a SnapStart function runs only as a version.
+    assert "/2021-11-15/functions/${ChatFunctionAliaslive}/response-streaming-invocations" in uri
 
 
 def test_every_other_route_is_buffered(translated):

@@ -38,7 +38,8 @@ def build_package(root: Path, tools: lambda_tools.Tools) -> Path:
     build = root / "build"
     functions = package.build_functions(build)
     layer = package.build_layer("x86_64", build, with_dependencies=False)
-    package.compile_bytecode(tools.python, [layer, *functions.values()])
+    model = package.build_model_layer("x86_64", build, with_dependencies=False)
+    package.compile_bytecode(tools.python, [layer, model, *functions.values()])
     return build
 
 

@@ -27,6 +27,40 @@ README_PORT = "8070"
 START_SECONDS = 240
 
 
+def descendants(root: int) -> dict[int, str]:
+    """Every live process under `root` (by parent, across sessions and groups): pid -> command line."""
+    from pathlib import Path
+
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = {}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in found:
+                try:
+                    found[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                except OSError:
+                    continue
+                frontier.append(pid)
+    return found
+
+
+def _alive(pid: int, cmd: str) -> bool:
+    from pathlib import Path
+
+    try:  # the same process (a pid reused by another is not ours), and not a zombie
+        same = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace") == cmd
+        return same and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def readme_try_lines() -> list[str]:
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## The deployed shape, locally: `make run-lambda`", 1)[1].split("\n## ", 1)[0]
@@ -76,8 +110,13 @@ def test_the_readme_try_line_answers_through_the_packaged_functions(stack):
         assert "Traceback" not in done.stderr
     # SIGTERM takes the Ctrl-C path: the functions stopped, the address file removed, exit 0.
     proc = stack["proc"]
+    started = descendants(proc.pid)
+    # The emulator, the adapter and the app's server of each function, whatever group each is in.
+    assert any("lambda-adapter" in cmd for cmd in started.values()) and any("uvicorn" in cmd for cmd in started.values())
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(60) == 0, "".join(stack["lines"])
+    left = {pid: cmd for pid, cmd in started.items() if _alive(pid, cmd)}
+    assert left == {}, "run-lambda left processes running"
     assert not any(p.name == f"stack-{stack['port']}.json" for p in (REPO_ROOT / ".groundchat").glob("stack-*.json"))
 
 

@@ -15,7 +15,7 @@ from groundchat.services import Services
 
 # ana may read everything; dora only the docs (no runs.read: no data tool).
 GRANTS = {"ana": [CHAT_USE, RUNS_READ, DOCS_READ, VIEWS_SHOW, TRACES_READ, RECALL_READ], "dora": [DOCS_READ, TRACES_READ]}
-# A searched rerank is charged the flat $0.0003, so a search costs something to cap.
+# A searched rerank is charged its model's price ($0.001 a query), so a search costs something to cap.
 RERANK_MODEL = "bedrock:amazon.rerank-v1:0"
 
 

@@ -82,8 +82,8 @@ async def test_each_tool_answers_what_the_registry_answers_with_its_refs_and_cos
     hit = _json(found)
     assert hit["outcome"] == "hit" and hit["excerpts"][0]["section"] == "1.4.3"
     assert hit["excerpts"][0]["ref"] == criterion["ref"]  # one chunk, one ref, whichever tool finds it
-    # Only the search cost anything: the flat rerank, as in a chat answer.
-    assert found.meta[f"{META}cost"] == "0.0003" and found.meta[f"{META}cost_text"] == "$0.0003"
+    # Only the search cost anything: its rerank, as in a chat answer.
+    assert found.meta[f"{META}cost"] == "0.001" and found.meta[f"{META}cost_text"] == "$0.001"
     assert rules.meta[f"{META}cost"] == "0" and rules.meta[f"{META}cost_text"] == "$0.00"
     # The data tool's result is the registry's own, for the same caller and arguments.
     from groundchat.auth.callers import Caller
@@ -103,19 +103,19 @@ async def test_a_search_past_the_cap_is_an_error_result_saying_the_cap_was_reach
     from groundchat.store import budget_counters as bc
     from tests.spending.helpers import counter, usage_rows
 
-    served = await started(serve(budget_usd="0.0005"))
+    served = await started(serve(budget_usd="0.0015"))
     async with served.session("dora") as dora:
         first = await dora.call_tool("search_docs", {"query": "contrast ratio"})
         second = await dora.call_tool("search_docs", {"query": "pointer target size"})
         still = await dora.list_tools()  # the session goes on: a cap is a result, not a failure
-    assert first.is_error is False and first.meta[f"{META}cost"] == "0.0003"
+    assert first.is_error is False and first.meta[f"{META}cost"] == "0.001"
     assert second.is_error is True
-    assert second.content[0].text.startswith("error: spend-cap: The chat's spending cap of $0.0005")
+    assert second.content[0].text.startswith("error: spend-cap: The chat's spending cap of $0.0015")
     assert "is reached" in second.content[0].text
     assert second.meta[f"{META}cost"] == "0"
     assert [t.name for t in still.tools] == DOCS_TOOLS
     # Charged once, refused once: the counter and the usage rows say exactly that.
-    assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.0003")
+    assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.001")
     assert [r["caller"] for r in usage_rows(dynamo)] == ["dora"]
     trace = await served.services.traces.get(second.meta[f"{META}run_id"], "dora")
     assert trace["outcome"] == "spend-cap" and trace["steps"][0]["error_detail"] == "SpendCapReached: chat"
@@ -134,7 +134,7 @@ async def test_every_call_is_traced_with_its_caller_tool_args_summary_and_cost(s
     [step] = trace["steps"]
     refs = sorted({e["ref"] for e in _json(found)["excerpts"]})
     assert (step["kind"], step["name"], step["args"], step["outcome"]) == ("tool", "search_docs", {"query": "contrast ratio of text"}, "ok")
-    assert (step["client"], step["cost"], step["cost_text"]) == ("mcp", "0.0003", "$0.0003")
+    assert (step["client"], step["cost"], step["cost_text"]) == ("mcp", "0.001", "$0.001")
     assert step["summary"] == {"refs": refs, "outcome": "hit", "keys": sorted(_json(found))}
     assert refs and {"excerpts", "freshness", "outcome"} <= set(step["summary"]["keys"])
     assert step["debug"]["backend"] == "embedded"  # the search's own debug record, as in an answer's trace

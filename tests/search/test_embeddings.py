@@ -141,6 +141,8 @@ def test_the_embedder_reports_each_model_call_and_uses_every_core_without_spinni
     options = session_options(ort)
     assert options.intra_op_num_threads == len(os.sched_getaffinity(0))
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    # Memory bounded by the call in progress: no arena kept at its largest, no pattern per shape.
+    assert options.enable_cpu_mem_arena is False and options.enable_mem_pattern is False
     assert list(e.embed_in_batches([])) == [] and e.embed([]).shape == (0, 384)
 
 

@@ -9,7 +9,9 @@ import pytest
 from groundchat.money import cost_text, money_text
 from groundchat.spending.prices import (
     BUILTIN_PRICES,
-    RERANK_FLAT_USD,
+    RERANK_PRICES,
+    UnknownModelPrice,
+    rerank_price,
     ModelPrice,
     PricingError,
     UnknownModelPrice,
@@ -107,10 +109,26 @@ def test_the_dearer_figure_counts_only_when_trusted():
     assert charged_cost(untrusted, Decimal("0.001"), Decimal("0.002")) == Decimal("0.001")
 
 
-def test_a_search_is_its_embedding_plus_the_flat_rerank():
-    assert RERANK_FLAT_USD == Decimal("0.0003")
-    assert search_cost(price_for("bedrock:amazon.titan-embed-text-v2:0"), 1000) == Decimal("0.00032")
-    assert search_cost(price_for("local:minilm-int8"), 1000) == Decimal("0.0003")
+def test_a_search_is_its_embedding_plus_its_rerank_priced_per_model():
+    amazon = rerank_price("bedrock:amazon.rerank-v1:0")
+    assert amazon == Decimal("0.001") and rerank_price("bedrock:cohere.rerank-v3-5:0") == Decimal("0.002")
+    assert rerank_price("none") == rerank_price("") == Decimal(0)
+    assert search_cost(price_for("bedrock:amazon.titan-embed-text-v2:0"), 1000, rerank=amazon) == Decimal("0.00102")
+    assert search_cost(price_for("local:minilm-int8"), 1000, rerank=amazon) == Decimal("0.001")
+    assert search_cost(price_for("local:minilm-int8"), 1000) == Decimal(0)
+    assert all(isinstance(v, Decimal) and v > 0 for v in RERANK_PRICES.values())
+
+
+def test_a_rerank_model_without_a_price_is_refused_before_any_call():
+    import pytest
+
+    from groundchat.search.rerank import make_reranker
+
+    with pytest.raises(UnknownModelPrice, match="bedrock:acme.rerank-x") as refused:
+        rerank_price("bedrock:acme.rerank-x")
+    assert "Nothing was called" in str(refused.value)
+    with pytest.raises(UnknownModelPrice):
+        make_reranker("bedrock:acme.rerank-x")
 
 
 def test_the_token_estimate_counts_bytes_high():

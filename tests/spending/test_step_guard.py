@@ -250,19 +250,29 @@ async def test_an_unused_precheck_reservation_is_released(dynamo, budget_setting
 RERANK_MODEL = "bedrock:amazon.rerank-v1:0"
 
 
-async def test_a_search_is_charged_its_embedding_and_the_flat_rerank(dynamo, budget_settings, monkeypatch):
+async def test_a_search_is_charged_its_embedding_and_its_rerank_models_price(dynamo, budget_settings, monkeypatch):
     monkeypatch.setenv("GROUNDCHAT_EMBEDDING_MODEL", "bedrock:amazon.titan-embed-text-v2:0")
     monkeypatch.setenv("GROUNDCHAT_RERANK", RERANK_MODEL)
     settings = budget_settings()
     guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
     charge = await guard.charge_search("x" * 300)  # 100 tokens by our estimate
-    # 100 tokens at $0.02 per million, plus $0.0003.
-    assert charge["charged"] == "0.000302"
+    # 100 tokens at $0.02 per million, plus Amazon Rerank's $1.00 per 1,000 queries.
+    assert charge["charged"] == "0.001002"
     unknown_length = await guard.charge_search()  # charged as the largest embedding there can be
-    assert unknown_length["charged"] == "0.00046384"
+    assert unknown_length["charged"] == "0.00116384"
     rows = usage_rows(dynamo)
     assert {r["kind"] for r in rows} == {"search"}
-    assert sum(r["charged"] for r in rows) == counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.00076584")
+    assert sum(r["charged"] for r in rows) == counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.00216584")
+
+
+async def test_a_search_with_an_unpriced_rerank_model_is_refused_and_nothing_charged(dynamo, budget_settings, monkeypatch):
+    from groundchat.spending.prices import UnknownModelPrice
+
+    monkeypatch.setenv("GROUNDCHAT_RERANK", "bedrock:acme.rerank-x")
+    guard = BudgetGuard(dynamo, budget_settings(), "ann", "c", "run-s", "scripted")
+    with pytest.raises(UnknownModelPrice):
+        await guard.charge_search("a question")
+    assert usage_rows(dynamo) == [] and counter(dynamo, bc.CHAT_SCOPE).spent == 0
 
 
 async def test_without_a_rerank_a_search_is_charged_its_embedding_alone(dynamo, budget_settings, monkeypatch):
@@ -277,13 +287,13 @@ async def test_without_a_rerank_a_search_is_charged_its_embedding_alone(dynamo, 
 
 async def test_a_search_past_the_cap_is_refused_and_not_charged(dynamo, budget_settings, monkeypatch):
     monkeypatch.setenv("GROUNDCHAT_RERANK", RERANK_MODEL)
-    settings = budget_settings(chat="0.0005")
+    settings = budget_settings(chat="0.0015")
     guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
     await guard.charge_search("a question")
     with pytest.raises(SpendCapReached) as refused:
         await guard.charge_search("another question")
     assert refused.value.scope == "chat"
-    assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.0003")
+    assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.001")
     assert len(usage_rows(dynamo)) == 1
 
 

@@ -26,6 +26,7 @@ from chat_function.server_errors import TypedServerErrors
 from chat_function.slash_redirect import RelativeSlashRedirect
 from chat_function.signin import add_sign_in_routes
 from chat_function.streaming import ExchangeStream
+from chat_function.snapstart import add_after_restore_route
 from groundchat.auth.callers import CHAT_USE, RUNS_READ, TRACES_READ, Caller
 from groundchat.attachments.question import images_status
 from groundchat.ids import is_answer_run_id, is_benchmark_run_id, is_conversation_id
@@ -72,6 +73,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     add_ai_sdk_chat_route(app, app.state.services.settings.max_question_chars)  # the same answer for the AI SDK's useChat: its body, its stream
     _conversation_routes(app)
     add_answer_routes(app)  # reconnect, stop, feedback
+    add_after_restore_route(app)  # SnapStart: the Web Adapter's call after a restore
     _trace_routes(app)
     _run_routes(app)
     add_mcp_routes(app)  # /mcp: the same tools for MCP hosts

@@ -27,10 +27,11 @@ class NoRerank:
 class BedrockRerank:
     """Bedrock's Rerank API (bedrock-agent-runtime `rerank`), where the region offers it."""
 
-    def __init__(self, client: BaseClient, model_arn: str) -> None:
+    def __init__(self, client: BaseClient, model: str, region: str = "eu-west-1") -> None:
         self._client = client
-        self.model = f"bedrock:{model_arn}"
-        self._arn = model_arn
+        self.model = f"bedrock:{model}"
+        # The API takes the model's ARN; the setting (and the price table) name it by its id.
+        self._arn = model if model.startswith("arn:") else f"arn:aws:bedrock:{region}::foundation-model/{model}"
 
     def request(self, query: str, hits: list[LegHit]) -> JsonObject:
         return {
@@ -56,14 +57,19 @@ class BedrockRerank:
 
 
 def make_reranker(spec: str, *, region: str = "eu-west-1") -> Reranker:
+    """`none`, or `bedrock:<model id>`: a model with a price per query (spending/prices.py
+    RERANK_PRICES), else UnknownModelPrice here, before any client is made or called."""
     kind, _, model = spec.partition(":")
     if kind in ("", "none"):
         return NoRerank()
     if kind == "bedrock" and model:
         import boto3
 
-        return BedrockRerank(boto3.client("bedrock-agent-runtime", region_name=region), model)
-    raise ValueError(f"unknown rerank setting {spec!r}: use none or bedrock:<model arn>")
+        from groundchat.spending.prices import rerank_price
+
+        rerank_price(spec)
+        return BedrockRerank(boto3.client("bedrock-agent-runtime", region_name=region), model, region)
+    raise ValueError(f"unknown rerank setting {spec!r}: use none or bedrock:<model id>")
 
 
 __all__ = ["BedrockRerank", "NoRerank", "Reranker", "make_reranker"]

@@ -23,8 +23,13 @@ TABLE_NAME = "groundchat.spending.prices.BUILTIN_PRICES"
 PER_MTOK = Decimal(1_000_000)
 # Costs are kept to a trillionth of a dollar and rounded up there, so sums stay exact and small.
 MONEY_QUANTUM = Decimal("1e-12")
-# The flat charge for the rerank that follows every search (the issue's figure).
-RERANK_FLAT_USD = Decimal("0.0003")
+# Bedrock's rerank models bill per query, in USD: one query reranks up to 100 passages, and a search
+# sends one with at most three times its excerpts. Keyed as GROUNDCHAT_RERANK spells the model; a
+# rerank model without an entry is refused before any call, as answering models are.
+RERANK_PRICES: dict[str, Decimal] = {
+    "bedrock:amazon.rerank-v1:0": Decimal("0.001"),  # $1.00 per 1,000 queries
+    "bedrock:cohere.rerank-v3-5:0": Decimal("0.002"),  # $2.00 per 1,000 queries
+}
 # The most tokens one embedding request can hold (Titan Text Embeddings v2): the worst case of a
 # search whose query length is not known when it is reserved.
 EMBEDDING_MAX_INPUT_TOKENS = 8192
@@ -182,8 +187,17 @@ def charged_cost(price: ModelPrice, ours: Decimal, provider: Decimal | None) -> 
     return ceil_money(max(Decimal(ours), Decimal(provider)))
 
 
-def search_cost(embedding_price: ModelPrice, embedding_tokens: int, *, reranked: bool = True) -> Decimal:
-    """A search: its embedding at the embedding model's price, plus the flat rerank charge when a
-    rerank model runs (none is charged with `GROUNDCHAT_RERANK=none`)."""
-    rerank = RERANK_FLAT_USD if reranked else Decimal(0)
+def rerank_price(spec: str, settings: Settings | None = None) -> Decimal:
+    """What one search's rerank costs under GROUNDCHAT_RERANK: nothing for `none`; the model's price
+    per query otherwise; UnknownModelPrice when the model has none."""
+    spec = (spec or "none").strip()
+    if spec.lower() == "none":
+        return Decimal(0)
+    if spec not in RERANK_PRICES:
+        raise UnknownModelPrice(spec, getattr(settings, "prices_file", None) if settings is not None else None)
+    return RERANK_PRICES[spec]
+
+
+def search_cost(embedding_price: ModelPrice, embedding_tokens: int, *, rerank: Decimal = Decimal(0)) -> Decimal:
+    """A search: its embedding at the embedding model's price, plus its rerank's (`rerank_price`)."""
     return ceil_money(tokens_cost(embedding_tokens, embedding_price.input_per_mtok) + rerank)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp
 from groundchat.spending.pooled_hold import hold_within_caps
 from groundchat.money import money_text
-from groundchat.spending.prices import EMBEDDING_MAX_INPUT_TOKENS, price_for, search_cost
+from groundchat.spending.prices import EMBEDDING_MAX_INPUT_TOKENS, price_for, rerank_price, search_cost
 from groundchat.spending.token_estimate import estimate_tokens
 from groundchat.store.tables import USAGE
 from groundchat.store import usage as us
@@ -38,7 +38,7 @@ class SearchCharge:
     public: bool = False  # an anonymous visitor: the visitors' ceiling counts too
 
     async def __call__(self, query: str | None = None, *, embedding_tokens: int | None = None) -> JsonObject:
-        """Charge one search (its embedding plus the flat rerank) before it runs.
+        """Charge one search (its embedding plus its rerank, priced per model) before it runs.
 
         A search's cost is known before it runs (the query is at most one embedding request), so
         the reservation and the charge are the same conditional transaction: both caps are
@@ -49,8 +49,9 @@ class SearchCharge:
         embedding_price = price_for(embedding_model, self.settings)
         if embedding_tokens is None:
             embedding_tokens = estimate_tokens(query) if query else EMBEDDING_MAX_INPUT_TOKENS
-        reranked = str(getattr(self.settings, "rerank", "none") or "none").strip().lower() != "none"
-        amount = search_cost(embedding_price, embedding_tokens, reranked=reranked)
+        # A rerank model without a price is refused here, before the search calls anything.
+        rerank = rerank_price(str(getattr(self.settings, "rerank", "none") or "none"), self.settings)
+        amount = search_cost(embedding_price, embedding_tokens, rerank=rerank)
         now, created_at = timestamp(self.clock)
         caps = caps_for(self.settings, self.caller_id, now, public=self.public)
         refuse_oversized(caps, amount)

@@ -25,6 +25,15 @@ class Dynamo:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        from groundchat.lifecycle import on_restore
+
+        # After a SnapStart restore the pooled connections point at peers long gone: made anew.
+        on_restore(self.drop_clients, owner=self)
+
+    def drop_clients(self) -> None:
+        """Forgets the clients (and their connection pools); the next call makes new ones."""
+        for name in ("client", "resource"):
+            self.__dict__.pop(name, None)
 
     # Built on first use, not at a cold start: importing boto3 and botocore's config (~150 ms) and
     # loading the service model cost that much, and a request refused before any store call (or a

@@ -741,6 +741,8 @@
     if (name === "compare_contexts") return plural((result.rows || []).length, "row", "rows");
     if (name === "top_rules") return plural((result.rules || []).length, "rule", "rules");
     if (name === "get_run") return "run " + shown(result.run_id);
+    // An unavailable search carries an empty list too: it did not find nothing, it could not look.
+    if (name === "search_docs" && result.outcome === "unavailable") return "the search could not run (" + shown(result.reason) + ")";
     if (name === "search_docs") return result.outcome === "ok" || result.excerpts ? plural((result.excerpts || []).length, "excerpt", "excerpts") : shown(result.outcome);
     if (name === "explain_rule") return shown(result.wcag);
     if (name === "search_my_conversations") {

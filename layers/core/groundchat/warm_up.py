@@ -1,0 +1,47 @@
+"""What a chat process loads at its init so that no question waits for it: the embedding model
+(search, recall, the topic gate and the support check share its one session), the topic gate's
+example vectors when the offline answerer answers, and the question bank's words. Under SnapStart
+all of it is in the snapshot; under `make run` the server is ready once it is done.
+
+A part that cannot load is logged and left to load (and fail) where it is used: the search then
+answers `unavailable` with its reason, and a start never fails for it."""
+from __future__ import annotations
+
+import logging
+import time
+
+from groundchat.config import Settings
+from groundchat.search.embeddings import EmbeddingError, preload
+
+log = logging.getLogger("groundchat.warm_up")
+
+
+def warm_up(settings: Settings) -> dict[str, float]:
+    """Loads what the first answer would; returns each part's time in ms (absent when skipped)."""
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    try:
+        preload(settings.embedding_model)
+    except EmbeddingError as exc:
+        log.warning("embedding model unavailable: %s", exc)
+        return timings
+    timings["model"] = _ms(started)
+    if settings.model == "offline":
+        from groundchat.offline.topic_neighbours import local_topic_neighbours
+
+        topic = local_topic_neighbours(settings.embedding_model)
+        if topic is not None:
+            started = time.perf_counter()
+            topic.margin("warm up")  # embeds the gate's examples once, as the first question would
+            timings["topic_examples"] = _ms(started)
+    started = time.perf_counter()
+    from groundchat.search.question_words import bank_words
+
+    bank_words()
+    timings["question_words"] = _ms(started)
+    log.debug("warmed up at init: %s", {k: round(v) for k, v in timings.items()})
+    return timings
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
