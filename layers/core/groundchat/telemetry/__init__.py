@@ -146,6 +146,8 @@ def start(name: str, attributes: Mapping[str, AttributeValue] | None = None, *, 
 
     if isinstance(parent, Span):
         context = trace.set_span_in_context(parent.otel)
+    elif isinstance(parent, _NoSpan):
+        context = None  # a parent that was not recorded: the current context
     else:
         context = parent  # an OpenTelemetry Context, or None: the current one
     kind = trace.SpanKind.CLIENT if client else trace.SpanKind.INTERNAL

@@ -85,7 +85,7 @@ class ModelStepSpan:
         metrics.model_step(self.provider, self.model, input_tokens, output_tokens, seconds, error_type)
 
 
-def start_tool(answer: AnySpan, call_id: str, name: str, args: object) -> AnySpan:
+def start_tool(answer: AnySpan, call_id: str | None, name: str, args: object) -> AnySpan:
     span = telemetry.start(f"{attr.OP_EXECUTE_TOOL} {name}", {
         attr.OPERATION: attr.OP_EXECUTE_TOOL, attr.TOOL_NAME: name, attr.TOOL_CALL_ID: call_id,
         attr.TOOL_TYPE: "function",
