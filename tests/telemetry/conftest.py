@@ -28,8 +28,7 @@ class Recorded:
 
 @pytest.fixture
 def recorded(monkeypatch):
-    for name in ("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "GROUNDCHAT_OTEL_CAPTURE_CONTENT"):
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", raising=False)
     record = Recorded()
     telemetry.install(record.pipeline)
     yield record

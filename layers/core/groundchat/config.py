@@ -101,6 +101,8 @@ class Settings(BaseSettings):
     opensearch_endpoint: str = ""
     opensearch_index_alias: str = "groundchat-corpus"
     opensearch_service: str = "es"  # "es" (managed domain) or "aoss" (Serverless), for SigV4
+    # `make run` only: "jaeger" starts a local collector beside the stack and exports to it.
+    local_collector: str = ""
     # In AWS, the S3 bucket the ingest may keep fetched sources in (the stack sets it); empty locally.
     sources_bucket: str = ""
     # "local:minilm-int8" or "bedrock:amazon.titan-embed-text-v2:0".

@@ -4,8 +4,8 @@ other service.
 
 Export is on when `OTEL_EXPORTER_OTLP_ENDPOINT` (or its traces-only twin) names a collector and
 `OTEL_SDK_DISABLED` is not true. Content capture is off unless
-`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` (the GenAI instrumentations' own switch) or
-`GROUNDCHAT_OTEL_CAPTURE_CONTENT` says true. Nothing here imports OpenTelemetry: this module is
+`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` (the GenAI instrumentations' own switch) says
+true. Nothing here imports OpenTelemetry: this module is
 read on every answer, including every answer of a deployment that exports nothing.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-CAPTURE_VARIABLES = ("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "GROUNDCHAT_OTEL_CAPTURE_CONTENT")
+CAPTURE_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _TRUE = ("true", "1", "yes", "on")
 
 
@@ -28,7 +28,7 @@ def export_configured() -> bool:
 
 
 def content_capture_on() -> bool:
-    return any(_true(name) for name in CAPTURE_VARIABLES)
+    return _true(CAPTURE_VARIABLE)
 
 
 def on_lambda() -> bool:
