@@ -128,8 +128,7 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
     cost = answer_cost(ex)
     model_steps = [step for step in ex.steps if isinstance(step, ModelStep)]
     input_tokens, output_tokens = sum(s.input_tokens or 0 for s in model_steps), sum(s.output_tokens or 0 for s in model_steps)
-    answer_spans.end_answer(trace, reason, cost, ex.answer_text, answer_spans.provider_and_model(_price_id(run.model))[0],
-                            input_tokens, output_tokens, str((ex.failure or {}).get("class") or "") or None)
+    answer_spans.end_answer(trace, reason, cost, ex.answer_text, _price_id(run.model), input_tokens, output_tokens, ex.failure)
     yield DoneFrame(reason=reason, run_id=run.run_id, cost=money_text(cost), cost_text=cost_text(cost),  # type: ignore[arg-type]
                     answer_seq=ex.answer_seq if reason in COMMITTED_REASONS else None,
                     input_tokens=input_tokens, output_tokens=output_tokens)

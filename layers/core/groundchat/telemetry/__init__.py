@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from groundchat.telemetry.switch import content_capture_on, export_configured, on_lambda
@@ -157,12 +157,26 @@ def start(name: str, attributes: Mapping[str, AttributeValue] | None = None, *, 
     return Span(otel_span)
 
 
-@contextmanager
-def active(current: AnySpan) -> Iterator[AnySpan]:
+class _Nothing:
+    """The block's context manager when its span is not recorded: shared, and does nothing."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NOTHING = _Nothing()
+
+
+def active(current: AnySpan) -> AbstractContextManager[object]:
     """`current` is the parent of what starts inside the block (no `yield` of a generator inside it)."""
-    if not isinstance(current, Span):
-        yield current
-        return
+    return _attached(current) if isinstance(current, Span) else _NOTHING
+
+
+@contextmanager
+def _attached(current: Span) -> Iterator[Span]:
     from opentelemetry import context, trace
 
     token = context.attach(trace.set_span_in_context(current.otel))
@@ -182,8 +196,13 @@ def span(name: str, attributes: Mapping[str, AttributeValue] | None = None, *, c
         yield opened
 
 
+def ended_on_error(span: Span | _NoSpan) -> AbstractContextManager[object]:
+    """See `_ended_on_error`; nothing to do for a span that is not recorded."""
+    return _ended_on_error(span) if isinstance(span, Span) else _NOTHING
+
+
 @contextmanager
-def ended_on_error(span: Span | _NoSpan) -> Iterator[None]:
+def _ended_on_error(span: Span) -> Iterator[None]:
     """A span the block's success leaves open (its caller ends it with what it learnt), ended here
     when the block raises: its `error.type` is the exception's code where it has one (a cap's
     `spend-cap`), else its class."""

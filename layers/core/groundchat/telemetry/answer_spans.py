@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from groundchat import telemetry
 from groundchat.telemetry import attributes as attr
@@ -30,6 +30,8 @@ def provider_and_model(price_id: str) -> tuple[str, str]:
 
 
 def start_answer(parent: object, conversation_id: str, run_id: str, question: str) -> AnySpan:
+    if not telemetry.enabled():
+        return telemetry.NO_SPAN
     span = telemetry.start(f"{attr.OP_INVOKE_AGENT} {AGENT}", {
         attr.OPERATION: attr.OP_INVOKE_AGENT, attr.AGENT_NAME: AGENT, attr.PROVIDER: PROVIDERS["offline"],
         attr.CONVERSATION: conversation_id, attr.RUN_ID: run_id,
@@ -39,12 +41,13 @@ def start_answer(parent: object, conversation_id: str, run_id: str, question: st
     return span
 
 
-def end_answer(span: AnySpan, reason: str, cost: Decimal, answer_text: str, provider: str,
-               input_tokens: int, output_tokens: int, failure_class: str | None) -> None:
+def end_answer(span: AnySpan, reason: str, cost: Decimal, answer_text: str, price_id: str,
+               input_tokens: int, output_tokens: int, failure: Mapping[str, object] | None) -> None:
     """Closes the answer span and counts the answer (both nothing when export is off)."""
     if not span.recording:
         return
-    span.set_many({attr.ANSWER_OUTCOME: reason, attr.ANSWER_COST: str(cost), attr.PROVIDER: provider,
+    failure_class = str((failure or {}).get("class") or "") or None
+    span.set_many({attr.ANSWER_OUTCOME: reason, attr.ANSWER_COST: str(cost), attr.PROVIDER: provider_and_model(price_id)[0],
                    attr.INPUT_TOKENS: input_tokens, attr.OUTPUT_TOKENS: output_tokens,
                    attr.OUTPUT_MESSAGES: content.messages("assistant", answer_text, reason)})
     if reason == "error":
@@ -57,23 +60,26 @@ class ModelStepSpan:
     """One model call: its `chat` span, and when its first chunk came."""
 
     def __init__(self, answer: AnySpan, step: int, price_id: str, max_output_tokens: int) -> None:
-        self.provider, self.model = provider_and_model(price_id)
         self.started = time.perf_counter()
         self.first_chunk: float | None = None
+        self.span: AnySpan = telemetry.NO_SPAN
+        if not answer.recording:
+            return  # export is off: nothing to build
+        self.provider, self.model = provider_and_model(price_id)
         self.span = telemetry.start(f"{attr.OP_CHAT} {self.model}", {
             attr.OPERATION: attr.OP_CHAT, attr.PROVIDER: self.provider, attr.REQUEST_MODEL: self.model,
             attr.REQUEST_MAX_TOKENS: max_output_tokens, attr.REQUEST_STREAM: True, attr.STEP: step,
         }, parent=answer, client=self.provider != PROVIDERS["offline"])
 
     def chunk(self) -> None:
-        if self.first_chunk is None:
+        if self.first_chunk is None and self.span.recording:
             self.first_chunk = time.perf_counter()
 
     def end(self, input_tokens: int | None, output_tokens: int | None, stop: str, charged: object,
             error_type: str | None = None) -> None:
-        seconds = time.perf_counter() - self.started
         if not self.span.recording:
             return
+        seconds = time.perf_counter() - self.started
         self.span.set_many({
             attr.INPUT_TOKENS: input_tokens, attr.OUTPUT_TOKENS: output_tokens,
             attr.RESPONSE_FINISH_REASONS: [stop] if stop else None, attr.STEP_COST: _text(charged),
@@ -86,6 +92,8 @@ class ModelStepSpan:
 
 
 def start_tool(answer: AnySpan, call_id: str | None, name: str, args: object) -> AnySpan:
+    if not telemetry.enabled():
+        return telemetry.NO_SPAN
     span = telemetry.start(f"{attr.OP_EXECUTE_TOOL} {name}", {
         attr.OPERATION: attr.OP_EXECUTE_TOOL, attr.TOOL_NAME: name, attr.TOOL_CALL_ID: call_id,
         attr.TOOL_TYPE: "function",
@@ -113,10 +121,14 @@ def _text(value: object) -> str | None:
 
 def reserve_span(parent: AnySpan, phase: str, step: int | None = None) -> AnySpan:
     """The spend guard's reservation (`reserve`, or the question's `precheck`) as a child of `parent`."""
+    if not parent.recording:
+        return telemetry.NO_SPAN
     return telemetry.start("groundchat.spend.reserve", {attr.SPEND_PHASE: phase, attr.STEP: step}, parent=parent)
 
 
 def settle_span(parent: AnySpan, step: int) -> AnySpan:
+    if not parent.recording:
+        return telemetry.NO_SPAN
     return telemetry.start("groundchat.spend.settle", {attr.SPEND_PHASE: "settle", attr.STEP: step}, parent=parent)
 
 

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 def retrieval(backend: str, query: str, limit: int) -> AnySpan:
     """The search's span, current while it runs: the caller ends it with `finished`."""
+    if not telemetry.enabled():
+        return telemetry.NO_SPAN
     span = telemetry.start(f"{attr.OP_RETRIEVAL} {backend}", {
         attr.OPERATION: attr.OP_RETRIEVAL, attr.DATA_SOURCE: backend, "gen_ai.retrieval.top_k": limit,
     })
