@@ -137,6 +137,9 @@ async def test_an_offline_answer_arrives_as_a_span_tree_under_the_callers_trace(
     assert answer["attrs"]["groundchat.answer.outcome"] == "complete"
     assert Decimal(answer["attrs"]["groundchat.answer.cost_usd"]) == Decimal(done["cost"])
 
+    [precheck] = [s for s in spans if s["attrs"].get("groundchat.spend.phase") == "precheck"]
+    assert precheck["parent"] == CALLER_SPAN and precheck["name"] == "groundchat.spend.reserve"
+
     steps = [s for s in spans if s["attrs"].get("gen_ai.operation.name") == "chat"]
     assert len(steps) >= 2 and all(s["parent"] == answer["id"] for s in steps)
     for step in steps:

@@ -122,7 +122,9 @@ class BudgetGuard:
         await self.release_unused()
         amount, tokens = self.step_worst_case(request)
         answering, answering_tokens = self.answering_worst_case(request, tokens)
-        with telemetry.span("groundchat.spend.reserve", {attr.SPEND_PHASE: "precheck", attr.SPEND_AMOUNT: str(amount + answering)}):
+        # In the caller's trace when it sent one; the answer's own trace starts after this check.
+        with telemetry.span("groundchat.spend.reserve", {attr.SPEND_PHASE: "precheck", attr.SPEND_AMOUNT: str(amount + answering)},
+                            only_in_a_trace=True):
             # One transaction for both: holding them one after the other would let concurrent
             # questions each take a first step's room and all fail their second.
             first, second = await self._hold_together([(amount, 0, tokens), (answering, 1, answering_tokens)])

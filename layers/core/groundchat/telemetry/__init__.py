@@ -187,9 +187,11 @@ def _attached(current: Span) -> Iterator[Span]:
 
 
 @contextmanager
-def span(name: str, attributes: Mapping[str, AttributeValue] | None = None, *, client: bool = False) -> Iterator[AnySpan]:
-    """A child of the current span for the block, current inside it, ended with it."""
-    if pipeline() is None:
+def span(name: str, attributes: Mapping[str, AttributeValue] | None = None, *, client: bool = False,
+         only_in_a_trace: bool = False) -> Iterator[AnySpan]:
+    """A child of the current span for the block, current inside it, ended with it.
+    `only_in_a_trace`: nothing when no span is current (work that is not a trace of its own)."""
+    if pipeline() is None or (only_in_a_trace and not _in_a_trace()):
         yield NO_SPAN
         return
     with start(name, attributes, client=client) as opened, active(opened):
@@ -212,6 +214,12 @@ def _ended_on_error(span: Span) -> Iterator[None]:
         span.fail(str(getattr(exc, "code", "") or type(exc).__qualname__))
         span.end()
         raise
+
+
+def _in_a_trace() -> bool:
+    from opentelemetry import trace
+
+    return trace.get_current_span().get_span_context().is_valid
 
 
 def caller_context() -> object:
