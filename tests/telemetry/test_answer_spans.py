@@ -90,3 +90,35 @@ async def test_nothing_is_recorded_when_export_is_off():
     frames = await answer()
     assert frames[-1].type == "done"
     assert telemetry.start("x") is telemetry.NO_SPAN
+
+
+async def test_in_lambda_the_spans_leave_after_the_last_frame_and_before_the_stream_ends(monkeypatch):
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from groundchat import telemetry
+    from groundchat.telemetry import sdk
+
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "groundchat-chat")
+    exported = InMemorySpanExporter()
+    # A batch that would wait a minute: only the answer's own flush sends it in time.
+    built = sdk.build(BatchSpanProcessor(exported, schedule_delay_millis=60_000), InMemoryMetricReader())
+    telemetry.install(built)
+    try:
+        registry = ToolRegistry([Tool(name="search_docs", description="search", input_model=Query, permission="docs.read",
+                                      handler=search_docs)], allow_all)
+        model = ScriptedModel([Step(text="Hello.")])
+        run = await kept_run(model, registry, system="sys", question="Hi?", conversation_id="c1", run_id="r1",
+                             limits=LoopLimits())
+        frames = run_exchange(run)
+        seen_at_done = None
+        async for frame in frames:
+            if frame.type == "done":
+                seen_at_done = len(exported.get_finished_spans())
+        assert seen_at_done == 0  # the done frame went out before any flush
+        assert {s.name for s in exported.get_finished_spans()} >= {"invoke_agent groundchat", "chat scripted"}
+    finally:
+        telemetry.install(None)
+        built.shutdown()
+        telemetry.reset()
