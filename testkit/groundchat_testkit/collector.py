@@ -13,6 +13,7 @@ version under $GROUNDCHAT_COLLECTOR_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/grou
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -149,6 +150,31 @@ class Collector:
             self.process.kill()
             self.process.wait()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _hex(value: str, size: int) -> str:
+    if len(value) == size * 2 and all(c in "0123456789abcdefABCDEF" for c in value):
+        return value.lower()
+    return base64.b64decode(value).hex()  # OTLP JSON as protobuf's JSON writes bytes
+
+
+def _value(value: dict):
+    (kind, inner), = value.items()
+    if kind == "arrayValue":
+        return [_value(v) for v in inner.get("values", [])]
+    return int(inner) if kind == "intValue" else inner
+
+
+def spans_of(trace: dict) -> list[dict]:
+    """The trace's spans, flat: name, ids (hex), parent and attributes as plain values."""
+    out = []
+    for resource in trace["result"]["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                out.append({"name": span["name"], "trace": _hex(span["traceId"], 16), "id": _hex(span["spanId"], 8),
+                            "parent": _hex(span["parentSpanId"], 8) if span.get("parentSpanId") else None,
+                            "attrs": {a["key"]: _value(a["value"]) for a in span.get("attributes", [])}})
+    return out
 
 
 def start(binary: Path, *, ready_seconds: float = 60, usual_ports: bool = False) -> Collector:

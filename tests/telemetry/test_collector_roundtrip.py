@@ -2,7 +2,6 @@
 `make test` into the cache) and read back through the collector's own query API and its metrics page."""
 from __future__ import annotations
 
-import base64
 import json
 import os
 import time
@@ -16,6 +15,7 @@ from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ
 from groundchat.auth.tokens import issue_dev_token
 from groundchat.services import Services
 from groundchat_testkit import collector as jaeger
+from groundchat_testkit.collector import spans_of
 from groundchat_testkit.scripted import ScriptedModel, Step
 
 CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -46,31 +46,6 @@ def exporting(collector, monkeypatch):
     yield collector
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT")
     telemetry.reset()
-
-
-def _hex(value: str, size: int) -> str:
-    if len(value) == size * 2 and all(c in "0123456789abcdefABCDEF" for c in value):
-        return value.lower()
-    return base64.b64decode(value).hex()  # OTLP JSON as protobuf's JSON writes bytes
-
-
-def _value(value: dict):
-    (kind, inner), = value.items()
-    if kind == "arrayValue":
-        return [_value(v) for v in inner.get("values", [])]
-    return int(inner) if kind == "intValue" else inner
-
-
-def spans_of(trace: dict) -> list[dict]:
-    """The trace's spans, flat: name, ids (hex), parent and attributes as plain values."""
-    out = []
-    for resource in trace["result"]["resourceSpans"]:
-        for scope in resource["scopeSpans"]:
-            for span in scope["spans"]:
-                out.append({"name": span["name"], "trace": _hex(span["traceId"], 16), "id": _hex(span["spanId"], 8),
-                            "parent": _hex(span["parentSpanId"], 8) if span.get("parentSpanId") else None,
-                            "attrs": {a["key"]: _value(a["value"]) for a in span.get("attributes", [])}})
-    return out
 
 
 def read_trace(collector, trace_id: str, *, until) -> list[dict]:
