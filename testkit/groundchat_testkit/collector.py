@@ -6,9 +6,7 @@
 Jaeger v2 is the OpenTelemetry Collector with Jaeger's storage and query: it takes OTLP/HTTP, keeps
 traces in memory and answers its own query API (`/api/v3/traces/<id>`, OTLP JSON) and UI. Its
 metrics pipeline goes to the collector's Prometheus exporter, so metrics are read back from the
-collector too. Jaeger's module carries `replace` directives, which `go install module@version`
-refuses: the module's source is fetched from the Go module proxy (`go mod download`) and built as
-the main module. Pinned here and nowhere else; the binary lands in a directory named after its
+collector too. Built with Go from the module proxy, as a tool of a small module of ours. Pinned here and nowhere else; the binary lands in a directory named after its
 version under $GROUNDCHAT_COLLECTOR_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/groundchat/collector.
 """
 from __future__ import annotations
@@ -27,9 +25,9 @@ from pathlib import Path
 from urllib.error import URLError
 from urllib.request import urlopen
 
-JAEGER_MODULE = "github.com/jaegertracing/jaeger"
-# Jaeger tags each release twice, v1 and v2, on one commit; the module proxy knows the v1 tag.
-JAEGER_VERSION = "v1.76.0"  # = Jaeger v2.13.0
+JAEGER_PACKAGE = "github.com/jaegertracing/jaeger/cmd/jaeger"
+# Jaeger tags each release twice, v1 and v2, on one commit; Go modules know the v1 tag.
+JAEGER_VERSION = "v1.75.0"  # = Jaeger v2.12.0
 HOST = "127.0.0.1"
 
 
@@ -52,25 +50,25 @@ def build() -> Path | None:
     if not shutil.which("go"):
         print(f"collector: install Go to build Jaeger {JAEGER_VERSION}; the collector tests skip without it")
         return None
-    env = {**os.environ, "GOFLAGS": "-mod=mod"}
+    # A module of our own that names Jaeger as a tool (`go get -tool`): Jaeger's own `replace`
+    # directives, which `go install module@version` refuses, do not apply to a dependency.
+    module = binary.parent / "module"
+    partial = binary.with_name("jaeger.partial")
     try:
-        listed = subprocess.run(["go", "mod", "download", "-json", f"{JAEGER_MODULE}@{JAEGER_VERSION}"],
-                                check=True, capture_output=True, text=True, env=env).stdout
-        source = Path(json.loads(listed)["Dir"])
-        with tempfile.TemporaryDirectory(prefix="jaeger-src-") as work:
-            # The module cache is read-only: build a writable copy as the main module.
-            tree = Path(work) / "jaeger"
-            shutil.copytree(source, tree)
-            for path in tree.rglob("*"):
-                path.chmod(path.stat().st_mode | 0o200)
-            partial = binary.with_name("jaeger.partial")
-            partial.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["go", "build", "-trimpath", "-o", str(partial), "./cmd/jaeger"], check=True, cwd=tree, env=env)
-            partial.rename(binary)
-    except (subprocess.CalledProcessError, OSError, KeyError, ValueError) as exc:
-        print(f"collector: could not build Jaeger {JAEGER_VERSION} ({type(exc).__name__}); the collector tests skip")
+        module.mkdir(parents=True, exist_ok=True)
+        if not (module / "go.mod").exists():
+            _go(["mod", "init", "groundchat.local/collector"], module)
+        _go(["get", "-tool", f"{JAEGER_PACKAGE}@{JAEGER_VERSION}"], module)
+        _go(["build", "-trimpath", "-o", str(partial), JAEGER_PACKAGE], module)
+        partial.rename(binary)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        print(f"collector: could not build Jaeger {JAEGER_VERSION} ({type(exc).__name__}: {exc}); the collector tests skip")
         return None
     return binary
+
+
+def _go(args: list[str], cwd: Path) -> None:
+    subprocess.run(["go", *args], check=True, cwd=cwd)
 
 
 USUAL_OTLP_PORT = 4318
