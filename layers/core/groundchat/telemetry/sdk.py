@@ -51,13 +51,18 @@ def build(span_processor: SpanProcessor | None = None, metric_reader: MetricRead
     resource = Resource.create({} if named else {SERVICE_NAME: DEFAULT_SERVICE})
     tracer_provider = TracerProvider(resource=resource)
     tracer_provider.add_span_processor(span_processor or BatchSpanProcessor(_span_exporter()))
-    reader = metric_reader or PeriodicExportingMetricReader(OTLPMetricExporter())
-    meter_provider = MeterProvider(resource=resource, metric_readers=[reader])
+    reader = metric_reader or (PeriodicExportingMetricReader(OTLPMetricExporter()) if _metrics_endpoint() else None)
+    # A traces-only endpoint exports no metrics (rather than sending them to a default address).
+    meter_provider = MeterProvider(resource=resource, metric_readers=[reader] if reader else [])
     return Pipeline(
         tracer=tracer_provider.get_tracer(INSTRUMENTATION, schema_url=SCHEMA_URL),
         meter=meter_provider.get_meter(INSTRUMENTATION, schema_url=SCHEMA_URL),
         tracer_provider=tracer_provider, meter_provider=meter_provider,
     )
+
+
+def _metrics_endpoint() -> bool:
+    return any(os.environ.get(name, "").strip() for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
 
 
 def _span_exporter() -> SpanExporter:
