@@ -213,7 +213,7 @@ def _trace_of(collector, run_id: str) -> str:
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         query = ("query.service_name=groundchat-test&query.start_time_min=2000-01-01T00:00:00Z"
-                 "&query.start_time_max=2100-01-01T00:00:00Z&query.search_depth=100")
+                 "&query.start_time_max=2100-01-01T00:00:00Z&query.num_traces=100")
         try:
             with httpx.Client(timeout=10) as client:
                 found = client.get(f"{collector.query_url}/api/v3/traces?{query}")
