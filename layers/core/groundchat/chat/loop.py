@@ -178,6 +178,7 @@ async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard:
     answer_spans.spent(held, getattr(reservation, "amount", None))
     text_parts: list[str] = []
     started = time.perf_counter()
+    spans.calling()
     try:
         async for event in model(request):
             if isinstance(event, TextDelta):
@@ -193,11 +194,13 @@ async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard:
             elif isinstance(event, StopEvent):
                 out.stop = event.reason
     except Exception as exc:
+        spans.returned()
         charge = await _settled(guard, reservation, out, spans, step, failed=True)
         failure = classify(exc)
         ex.steps.append(_model_record(step, model, out, charge, started, failure))
         spans.end(*_usage(out), out.stop, charge.get("charged"), failure.cls)
         raise _StepFailed(failure) from exc
+    spans.returned()
     charge = await _settled(guard, reservation, out, spans, step)
     spans.end(*_usage(out), out.stop, charge.get("charged"))
     out.over_bound = bool(charge.get("over_bound"))

@@ -61,6 +61,7 @@ class ModelStepSpan:
 
     def __init__(self, answer: AnySpan, step: int, price_id: str, max_output_tokens: int) -> None:
         self.started = time.perf_counter()
+        self.returned_at: float | None = None
         self.first_chunk: float | None = None
         self.span: AnySpan = telemetry.NO_SPAN
         if not answer.recording:
@@ -71,6 +72,14 @@ class ModelStepSpan:
             attr.REQUEST_MAX_TOKENS: max_output_tokens, attr.REQUEST_STREAM: True, attr.STEP: step,
         }, parent=answer, client=self.provider != PROVIDERS["offline"])
 
+    def calling(self) -> None:
+        """The request leaves now (its reservation is held): the time to first chunk and the
+        operation's duration count from here, not from the reservation."""
+        self.started = time.perf_counter()
+
+    def returned(self) -> None:
+        self.returned_at = time.perf_counter()
+
     def chunk(self) -> None:
         if self.first_chunk is None and self.span.recording:
             self.first_chunk = time.perf_counter()
@@ -79,7 +88,7 @@ class ModelStepSpan:
             error_type: str | None = None) -> None:
         if not self.span.recording:
             return
-        seconds = time.perf_counter() - self.started
+        seconds = (self.returned_at or time.perf_counter()) - self.started
         self.span.set_many({
             attr.INPUT_TOKENS: input_tokens, attr.OUTPUT_TOKENS: output_tokens,
             attr.RESPONSE_FINISH_REASONS: [stop] if stop else None, attr.STEP_COST: _text(charged),
