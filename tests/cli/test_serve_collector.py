@@ -47,7 +47,7 @@ def test_one_question_through_make_run_reads_back_from_jaeger(tmp_path):
     try:
         query_url = _collector_address(proc)
         url = f"http://127.0.0.1:{port}"
-        wait_until_answering(url, proc, "serve")
+        wait_until_answering(url, proc, "serve", seconds=240)  # a stack and a collector starting on a busy machine
         from groundchat.auth.tokens import issue_dev_token
         from groundchat.config import get_settings
 
