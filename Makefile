@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: docs opensearch-node lambda-tools ai-sdk run-lambda run test install clean bench package deploy browser-deps
+.PHONY: docs opensearch-node lambda-tools ai-sdk collector run-lambda run test install clean bench package deploy browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,7 @@ install: $(STAMP)
 run: $(STAMP)
 	@if [ "$$GROUNDCHAT_SEARCH_BACKEND" = opensearch ] && [ -z "$$GROUNDCHAT_OPENSEARCH_ENDPOINT" ]; then \
 	  $(MAKE) --no-print-directory opensearch-node; fi
+	@if [ -n "$$GROUNDCHAT_LOCAL_COLLECTOR" ]; then $(MAKE) --no-print-directory collector; fi
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(BIN)/groundchat serve
 
 # The local OpenSearch node (infra/opensearch/node: OpenSearch and its k-NN plugin from Maven),
@@ -37,7 +38,7 @@ browser-deps:
 	  else echo "chromium is not installed and this is not root: the browser tests will skip"; fi; }
 
 # One test worker per core, a test file to each (its module fixtures are built once).
-test: $(STAMP) browser-deps lambda-tools ai-sdk
+test: $(STAMP) browser-deps lambda-tools ai-sdk collector
 	@$(BIN)/python -m groundchat_cli.opensearch_node prepare
 	$(BIN)/python -m pytest -q -ra -n auto --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
@@ -56,6 +57,12 @@ ai-sdk: $(STAMP)
 	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; } \
 	      || echo "could not install Node.js and npm: the AI SDK stream tests will skip (and fail under CI)"; fi; }
 	$(BIN)/python -m groundchat_testkit.ai_sdk
+
+# A real OpenTelemetry collector (Jaeger v2, a Go module from the module proxy), built once into a
+# cache outside the clone: the telemetry tests read an answer's spans back from it, and
+# `GROUNDCHAT_LOCAL_COLLECTOR=jaeger make run` starts it beside the stack. Says in one line when it cannot build.
+collector: $(STAMP)
+	@$(BIN)/python -m groundchat_testkit.collector build
 
 # The routes of `make run` through the packaged functions under the real adapter and emulator,
 # behind an API Gateway REST stand-in (PORT, default 8070); the same local state as `make run`.

@@ -12,9 +12,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch, tmp_path):
-    """No test sees the developer's credentials, model or local stack."""
+    """No test sees the developer's credentials, model, local stack or OpenTelemetry collector."""
     for key in list(os.environ):
-        if key.startswith("GROUNDCHAT_") or key.startswith("AWS_"):
+        if key.startswith(("GROUNDCHAT_", "AWS_", "OTEL_")):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")

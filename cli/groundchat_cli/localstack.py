@@ -134,7 +134,7 @@ def _start_state(settings: Settings, port: int, reset: bool) -> tuple[LocalDynam
 def serve(port: int | None = None, reset_state: bool = False, public: bool = False) -> int:
     from groundchat.public.startup_check import PublicModeRefused, refuse_unsafe_public_mode
 
-    stub = None
+    stub = collector = None
     try:
         if public:
             from groundchat_cli.public_stack import start_public_stand_ins
@@ -142,13 +142,22 @@ def serve(port: int | None = None, reset_state: bool = False, public: bool = Fal
             stub = start_public_stand_ins()
         # A public chat with a hole in it refuses here, in one line, before anything starts.
         refuse_unsafe_public_mode(get_settings())
+        if get_settings().local_collector:
+            from groundchat_cli.local_collector import start_local_collector
+
+            collector = start_local_collector(get_settings().local_collector)
         return _serve(port, reset_state)
     except PublicModeRefused as exc:
         print(exc, file=sys.stderr)
         return 2
+    except StackError as exc:
+        print(exc, file=sys.stderr)
+        return 1
     finally:
         if stub is not None:
             stub.stop()
+        if collector is not None:
+            collector.stop()
 
 
 def local_server_config(app: object, port: int) -> uvicorn.Config:

@@ -114,6 +114,9 @@ def add_answer_routes(app: FastAPI) -> None:
             conversation_id=conversation_id, seq=seq, run_id=message.get("run_id"), person=caller.id, audience=audience,
             rating=body.rating, reasons=reasons, text=body.text.strip(), expires_at=int(conversation.get("expires_at", 0)))
         record_count("AnswerFeedback", rating=body.rating, audience=audience)
+        from groundchat.telemetry import metrics as otel_metrics  # not loaded at a cold start
+
+        otel_metrics.feedback(body.rating, reasons)
         if alarming(reasons):
             record_count("FeedbackWrongNumberOrCitation")  # the daily alarm's metric (template.yaml)
         return JSONResponse({"feedback": public_feedback(saved)})

@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from chat_function.trace_context import JoinCallerTrace
 from chat_function.ai_sdk_chat import add_ai_sdk_chat_route
 from chat_function.answer_routes import add_answer_routes
 from chat_function.callers import Refused, allowed, caller_or_none, services_of, signed_in, visit_of
@@ -59,8 +60,9 @@ def create_app(services: Services | None = None) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST", "DELETE"],
                            # MCP's own headers too: a browser-based MCP host sends them to /mcp.
                            allow_headers=["authorization", "content-type", "accept", "mcp-protocol-version",
-                                          "mcp-session-id", "last-event-id"],
+                                          "mcp-session-id", "last-event-id", "traceparent", "tracestate"],
                            expose_headers=["mcp-session-id", "www-authenticate"], max_age=600)
+    app.add_middleware(JoinCallerTrace)  # outermost: every route runs in the caller's trace
 
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> Response:

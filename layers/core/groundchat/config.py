@@ -155,6 +155,10 @@ class Settings(BaseSettings):
     """the alias searches read and the ingest swaps"""
     opensearch_service: str = "es"  # "es" (managed domain) or "aoss" (Serverless), for SigV4
     """`es` (managed domain) or `aoss` (Serverless), for SigV4"""
+    # `make run` only: "jaeger" starts a local collector beside the stack and exports to it.
+    local_collector: str = ""
+    """`make run` only: `jaeger` starts a local OpenTelemetry collector (Jaeger v2) beside the stack and
+    exports the answers' spans and metrics to it"""
     # In AWS, the S3 bucket the ingest may keep fetched sources in (the stack sets it); empty locally.
     sources_bucket: str = ""
     """in AWS, the S3 bucket for the ingest's sources (the stack sets it)"""

@@ -11,6 +11,9 @@ and metric output are off by default there: POWERTOOLS_TRACE_DISABLED and
 POWERTOOLS_METRICS_DISABLED are set unless the environment already says otherwise. A namespace is
 always given, so a metric never fails for lack of one.
 
+The same counts go out as OpenTelemetry metrics when an OTLP endpoint is configured
+(groundchat/telemetry); the EMF lines stay, since the template's alarms read them.
+
 Every log line goes through the redactor as it is formatted (message, extra keys and traceback
 alike), so a logged error that echoes a key does not put it in CloudWatch.
 """
@@ -135,6 +138,10 @@ def record_refusal(code: str, *, cap: bool | None = None) -> None:
     is_cap = code in CAP_REFUSAL_CODES if cap is None else cap
     if is_cap:
         _emit([("CapRefusals", MetricUnit.Count, 1)])
+    # The same count over OTLP when a collector is configured; imported here, not at a cold start.
+    from groundchat.telemetry import metrics as otel_metrics
+
+    otel_metrics.refusal(code, cap=is_cap)
 
 
 def record_count(name: str, **dimensions: str) -> None:

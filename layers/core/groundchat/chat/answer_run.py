@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
+from groundchat import telemetry
 from groundchat.chat.history import Shortened
 from groundchat.chat.steps import ModelStep, ToolStep
 from groundchat.exchange.frames import Frame
@@ -89,6 +90,9 @@ class AnswerRun:
     guard: StepGuard = field(default_factory=NoSpendGuard)
     limits: LoopLimits = field(default_factory=LoopLimits)
     checks: Sequence[AfterAnswer] = ()
+    # The context the answer was asked in (the caller's trace, when a `traceparent` came with the
+    # question): read where the run is built, since the frames may be drawn in another context.
+    trace_parent: object = field(default_factory=telemetry.caller_context)
 
     async def begin(self) -> None:
         """Called once, before the first frame: the answer is now in progress (a record others read)."""

@@ -42,6 +42,8 @@ from groundchat.spending.step_guard import SpendCapReached, StepGuard
 from groundchat.money import cost_text, money_text
 from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_MESSAGE, store_unavailable
 from groundchat.store.leases import BEAT_SECONDS, RENEW_SECONDS
+from groundchat import telemetry
+from groundchat.telemetry import answer_spans
 from groundchat.tools.base import Registry, ToolContext, ToolError, ToolRefused
 
 if TYPE_CHECKING:
@@ -65,6 +67,7 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
     history; its outcome goes out as a `history` frame, and a failed one ends the answer as `too-large`."""
     ex = run.exchange()
     guard, limits = run.guard, run.limits
+    trace = answer_spans.start_answer(run.trace_parent, run.conversation_id, run.run_id, run.question.content)
     heartbeat = asyncio.create_task(_renew_while_running(run))
     reason = "error"
     try:
@@ -83,7 +86,7 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
             request = ModelRequest(system=run.system, messages=[*run.history, *ex.new_messages], tools=run.offered,
                                    max_output_tokens=limits.max_output_tokens)
             outcome = _StepOutcome()
-            async for frame in _model_step(step, request, run.model, guard, ex, outcome):
+            async for frame in _model_step(step, request, run.model, guard, ex, outcome, trace):
                 yield frame
             if outcome.capped:
                 reason = "spend-cap"
@@ -104,7 +107,7 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
                 break
             for call in outcome.calls:
                 yield ToolCallFrame(id=call.id, name=call.name, args=call.args)
-                async for frame in _run_tool(call, run.registry, run.ctx, ex, limits):
+                async for frame in _run_tool(call, run.registry, run.ctx, ex, limits, trace):
                     yield frame
         if reason in COMMITTED_REASONS:
             ex.done_reason = reason  # the commit stores how the answer ended (chat.answer_record)
@@ -124,10 +127,19 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
             pass
     cost = answer_cost(ex)
     model_steps = [step for step in ex.steps if isinstance(step, ModelStep)]
+    input_tokens, output_tokens = sum(s.input_tokens or 0 for s in model_steps), sum(s.output_tokens or 0 for s in model_steps)
+    answer_spans.end_answer(trace, reason, cost, ex.answer_text, _price_id(run.model), input_tokens, output_tokens, ex.failure)
     yield DoneFrame(reason=reason, run_id=run.run_id, cost=money_text(cost), cost_text=cost_text(cost),  # type: ignore[arg-type]
                     answer_seq=ex.answer_seq if reason in COMMITTED_REASONS else None,
-                    input_tokens=sum(s.input_tokens or 0 for s in model_steps),
-                    output_tokens=sum(s.output_tokens or 0 for s in model_steps))
+                    input_tokens=input_tokens, output_tokens=output_tokens)
+    if trace.recording and telemetry.on_lambda():
+        # The last frame is out; Lambda may freeze the process once the response ends, so the
+        # answer's spans leave now, before the stream closes, rather than with a later invocation.
+        await asyncio.to_thread(telemetry.flush)
+
+
+def _price_id(model: ChatModel) -> str:
+    return getattr(model, "price_id", None) or model.model_id
 
 
 async def _renew_while_running(run: AnswerRun) -> None:
@@ -153,39 +165,67 @@ class _StepFailed(Exception):
 
 
 async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard: StepGuard, ex: Exchange,
-                      out: _StepOutcome) -> AsyncIterator[Frame]:
+                      out: _StepOutcome, trace: telemetry.AnySpan = telemetry.NO_SPAN) -> AsyncIterator[Frame]:
     """One model call between its reservation and its settlement; fills `out`."""
+    spans = answer_spans.ModelStepSpan(trace, step, _price_id(model), request.max_output_tokens)
+    held = answer_spans.reserve_span(spans.span, "reserve", step)
     try:
-        reservation = await guard.reserve(request, step)
+        with telemetry.active(held), telemetry.ended_on_error(held):
+            reservation = await guard.reserve(request, step)
     except SpendCapReached as cap:
         out.capped = True
+        spans.end(None, None, "", None, cap.code)
         yield LimitFrame(scope=cap.scope, message=cap.message, resets_at=cap.resets_at)
         return
+    except Exception as exc:
+        spans.end(None, None, "", None, type(exc).__qualname__)
+        raise
+    answer_spans.spent(held, getattr(reservation, "amount", None))
     text_parts: list[str] = []
     started = time.perf_counter()
+    spans.calling()
     try:
         async for event in model(request):
             if isinstance(event, TextDelta):
                 if event.text:
+                    spans.chunk()
                     text_parts.append(event.text)
                     yield TextFrame(text=event.text)
             elif isinstance(event, ToolCallEvent):
+                spans.chunk()
                 out.calls.append(ToolCall(id=event.id, name=event.name, args=event.args))
             elif isinstance(event, UsageEvent):
                 out.usage = event
             elif isinstance(event, StopEvent):
                 out.stop = event.reason
     except Exception as exc:
-        charge = await guard.settle(reservation, out.usage, failed=True)
+        spans.returned()
+        charge = await _settled(guard, reservation, out, spans, step, failed=True)
         failure = classify(exc)
         ex.steps.append(_model_record(step, model, out, charge, started, failure))
+        spans.end(*_usage(out), out.stop, charge.get("charged"), failure.cls)
         raise _StepFailed(failure) from exc
-    charge = await guard.settle(reservation, out.usage)
+    spans.returned()
+    charge = await _settled(guard, reservation, out, spans, step)
+    spans.end(*_usage(out), out.stop, charge.get("charged"))
     out.over_bound = bool(charge.get("over_bound"))
     ex.steps.append(_model_record(step, model, out, charge, started, None))
     out.text = "".join(text_parts)
     ex.answer_text += out.text
     ex.new_messages.append(Message(role="assistant", content=out.text, tool_calls=out.calls))
+
+
+async def _settled(guard: StepGuard, reservation: object, out: _StepOutcome, spans: answer_spans.ModelStepSpan, step: int,
+                   *, failed: bool = False) -> JsonObject:
+    settling = answer_spans.settle_span(spans.span, step)
+    with telemetry.active(settling), telemetry.ended_on_error(settling):
+        charge = await guard.settle(reservation, out.usage, failed=failed)
+    answer_spans.spent(settling, charge.get("charged"), "over-bound" if charge.get("over_bound") else "ok")
+    return charge
+
+
+def _usage(out: _StepOutcome) -> tuple[int | None, int | None]:
+    return (out.usage.input_tokens, out.usage.output_tokens) if out.usage else (None, None)
 
 
 OVER_BOUND_MESSAGE = ("The model reported more usage than this step could cost. It was charged as reported, the "
@@ -222,12 +262,16 @@ def _failed(ex: Exchange, exc: Exception) -> ErrorFrame:
 TOOL_FAILED = "tool-failed"
 
 
-async def _run_tool(call: ToolCall, registry: Registry, ctx: ToolContext, ex: Exchange, limits: LoopLimits) -> AsyncIterator[Frame]:
+async def _run_tool(call: ToolCall, registry: Registry, ctx: ToolContext, ex: Exchange, limits: LoopLimits,
+                    trace: telemetry.AnySpan = telemetry.NO_SPAN) -> AsyncIterator[Frame]:
     started = time.perf_counter()
     outcome = "ok"
     detail = ""
+    value: object = None
+    span = answer_spans.start_tool(trace, call.id, call.name, call.args)
     try:
-        value = await registry.execute(call.name, call.args, ctx)
+        with telemetry.active(span):  # a search's spans nest under its call
+            value = await registry.execute(call.name, call.args, ctx)
         value = fit_result(value, limits.max_tool_result_chars)
         ex.answer.tool_results.append({"id": call.id, "name": call.name, "result": value})
         ex.new_messages.append(Message(role="tool", tool_call_id=call.id, name=call.name, content=tool_result_text(value)))
@@ -245,6 +289,7 @@ async def _run_tool(call: ToolCall, registry: Registry, ctx: ToolContext, ex: Ex
         why = "its data could not be reached" if store_unavailable(exc) else "it failed inside"
         yield _tool_error(call, ex, f"{TOOL_FAILED}: {call.name} could not run this time ({why}); answer without it or try again later")
     ex.answer.take_frames()  # a tool that failed shows nothing
+    answer_spans.end_tool(span, outcome, value)
     ex.steps.append(ToolStep(id=call.id, name=call.name, args=call.args, outcome=outcome,  # type: ignore[arg-type]
                              latency_ms=round((time.perf_counter() - started) * 1000, 2), debug=ex.answer.take_debug(),
                              error_detail=detail if outcome == "error" else None))

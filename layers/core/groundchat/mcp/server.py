@@ -25,6 +25,8 @@ SERVER_NAME = "groundchat"
 # Where a result's run and cost travel: beside the result, so its text is exactly what the chat's
 # model is shown for the same call.
 META_PREFIX = "groundchat/"
+# W3C trace context, as MCP carries it in a request's `_meta`.
+TRACE_KEYS = ("traceparent", "tracestate")
 INSTRUCTIONS = (
     "Tools over an accessibility benchmark of AI coding agents, WCAG 2.2 and the European Accessibility "
     "Act. Cite an excerpt by its ref as [ref]; quote a cost as its cost_text; a search whose outcome is "
@@ -39,7 +41,9 @@ def build_server(tools: McpTools, caller_of: CallerOf) -> Server:
         return types.ListToolsResult(tools=[listed(tool) for tool in await tools.offered(caller_of(ctx))])
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return call_result(await tools.call(caller_of(ctx), params.name, dict(params.arguments or {})))
+        # A host that traces sends its `traceparent` in `_meta`: the call's span joins that trace.
+        carrier = {k: v for k, v in (params.meta or {}).items() if k in TRACE_KEYS and isinstance(v, str)}
+        return call_result(await tools.call(caller_of(ctx), params.name, dict(params.arguments or {}), carrier))
 
     return Server(SERVER_NAME, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 

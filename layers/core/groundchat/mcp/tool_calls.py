@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
+from groundchat import telemetry
 from groundchat.chat.steps import ToolStep
+from groundchat.telemetry import answer_spans
+from groundchat.telemetry import attributes as attr
 from groundchat.grounding.citations import refs_in_results
 from groundchat.grounding.result_ceiling import fit_result
 from groundchat.money import cost_text, money_text
@@ -60,7 +63,18 @@ class McpTools:
     async def offered(self, caller: Caller) -> list[Tool]:
         return [t for t in await self._services.registry.offered(caller) if t.name not in ANSWER_ONLY]
 
-    async def call(self, caller: Caller, name: str, args: JsonObject) -> ToolCallResult:
+    async def call(self, caller: Caller, name: str, args: JsonObject, trace_carrier: dict[str, str] | None = None) -> ToolCallResult:
+        """`trace_carrier`: the host's `traceparent` (MCP `_meta`); the call's span joins its trace."""
+        with telemetry.joined(trace_carrier):
+            span = answer_spans.start_tool(telemetry.NO_SPAN, None, name, args)
+            with telemetry.active(span):
+                called = await self._call(caller, name, args)
+        span.set(attr.RUN_ID, called.run_id)
+        span.set(attr.ANSWER_COST, str(called.cost))
+        answer_spans.end_tool(span, _step_outcome(called.outcome), called.result)
+        return called
+
+    async def _call(self, caller: Caller, name: str, args: JsonObject) -> ToolCallResult:
         services = self._services
         ctx = services.tool_context(caller)  # a fresh run: its searches are charged under it
         started_at, started = time.time(), time.perf_counter()

@@ -62,6 +62,18 @@ class SearchService:
                include_graph: bool | None = None) -> SearchResult:
         """`include_*` switch a leg off for this search (search/types.py `LegSwitches`); the graph
         leg's None is the service's default, True or False forces it either way."""
+        from groundchat import telemetry  # with the first search, not at a cold start (the ingest's)
+        from groundchat.telemetry import search_spans
+
+        span = search_spans.retrieval(self.backend.name, query, min(k or self.max_excerpts, self.max_excerpts))
+        with telemetry.active(span), telemetry.ended_on_error(span):
+            result = self._search(query, k=k, sources=sources, leg=leg, include_vector=include_vector,
+                                  include_sparse=include_sparse, include_graph=include_graph)
+        search_spans.finished(span, result.outcome, len(result.passages), result.reason)
+        return result
+
+    def _search(self, query: str, *, k: int | None, sources: list[str] | None, leg: Leg, include_vector: bool,
+                include_sparse: bool, include_graph: bool | None) -> SearchResult:
         started = time.perf_counter()
         graph = self.graph if include_graph is None else include_graph
         switches = LegSwitches(include_vector=include_vector, include_sparse=include_sparse, include_graph=graph)
@@ -92,7 +104,7 @@ class SearchService:
             except Exception as exc:  # a provider outage: we could not look, which is not "nothing found"
                 return unavailable("embedding_unavailable", f"{type(exc).__name__}: {exc}")
             timings["embed"] = _ms(t)
-        t = time.perf_counter()
+        t, legs_started = time.perf_counter(), time.time_ns()
         try:
             # Named, so the index's question rows (corpus/question_bank.py) are never a passage.
             legs = self.backend.legs(expanded, vector, CANDIDATES_PER_LEG, sources or list(SOURCES), want)
@@ -111,6 +123,9 @@ class SearchService:
             legs[QUESTION_LEG] = question_leg(parts, legs)
         for name, hits in legs.items():
             debug["legs"][name] = _leg_debug(hits)
+        from groundchat.telemetry.search_spans import legs as search_legs  # loaded by `search` already
+
+        search_legs(legs_started, legs_started + int(timings["legs"] * 1e6), debug["legs"], self.backend.name)
         t = time.perf_counter()
         fused = self._fused(query, legs, leg, sources, debug)
         timings["fuse"] = _ms(t)

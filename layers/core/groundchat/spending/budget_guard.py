@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Callable
 
+from groundchat import telemetry
 from groundchat.models.messages import ModelRequest, UsageEvent
+from groundchat.telemetry import attributes as attr
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp
 from groundchat.spending.pooled_hold import hold_within_caps
 from groundchat.spending.settlement import ALREADY, LATE, PENDING, Settlement, settle_sync
@@ -120,9 +122,12 @@ class BudgetGuard:
         await self.release_unused()
         amount, tokens = self.step_worst_case(request)
         answering, answering_tokens = self.answering_worst_case(request, tokens)
-        # One transaction for both: holding them one after the other would let concurrent
-        # questions each take a first step's room and all fail their second.
-        first, second = await self._hold_together([(amount, 0, tokens), (answering, 1, answering_tokens)])
+        # In the caller's trace when it sent one; the answer's own trace starts after this check.
+        with telemetry.span("groundchat.spend.reserve", {attr.SPEND_PHASE: "precheck", attr.SPEND_AMOUNT: str(amount + answering)},
+                            only_in_a_trace=True):
+            # One transaction for both: holding them one after the other would let concurrent
+            # questions each take a first step's room and all fail their second.
+            first, second = await self._hold_together([(amount, 0, tokens), (answering, 1, answering_tokens)])
         self._held = {0: first, 1: second}
         return first
 
