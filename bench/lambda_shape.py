@@ -36,7 +36,7 @@ def ask(client, url: str, headers: dict[str, str]) -> tuple[float, float]:
     """(ms to the first SSE frame, ms to the end of the answer)."""
     start = time.perf_counter()
     first = None
-    with client.stream("POST", url, json=QUESTION, headers=headers) as response:
+    with client.stream("POST", url, json=QUESTION, headers={**headers, "accept": "text/event-stream"}) as response:
         if response.status_code != 200:
             raise RuntimeError(f"{url} answered {response.status_code}: {response.read()[:200]!r}")
         for line in response.iter_lines():
