@@ -48,11 +48,12 @@ class Served:
             thread.join(5)
 
 
-def read_with_sdk(sdk: Path, url: str, token: str | None, chat_id: str, questions: list[str], last_only: bool = False) -> dict:
+def read_with_sdk(sdk: Path, url: str, token: str | None, chat_id: str, questions: list[str], last_only: bool = False,
+                  resume: bool = False) -> dict:
     """The chat the SDK built from our stream: one turn per question, as useChat sends them (the
     whole transcript each time, or with `last_only` only the last message, as the README has it)."""
     options = {"sdk": str(sdk), "api": f"{url}/api/ai-sdk/chat", "token": token, "chatId": chat_id, "questions": questions,
-               "lastOnly": last_only}
+               "lastOnly": last_only, "resume": resume}
     done = subprocess.run(["node", str(READER), json.dumps(options)], capture_output=True, text=True, timeout=READ_SECONDS)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

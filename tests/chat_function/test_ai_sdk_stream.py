@@ -117,6 +117,13 @@ def test_verified_refs_become_source_parts_an_unverified_one_never_and_a_failed_
     assert failed["errorText"].startswith("tool-failed: explain_rule could not run")
     assert "on fire" not in failed["errorText"]  # the exception's own words stay in the trace
     assert text_of(message) == "Focus must be visible [0a1b2c3d]; Tab moves it [1b2c3d4e]; and so says [deadbeef]."
+    # Two model steps, the first only calling tools: each a start-step ... finish-step pair, and the
+    # SDK marks where each starts in the message it builds.
+    assert [c for c in turn["chunks"] if c.endswith("-step")] == ["start-step", "finish-step", "start-step", "finish-step"]
+    kinds = [p["type"] for p in message["parts"]]
+    assert kinds.count("step-start") == 2
+    second = kinds.index("step-start", kinds.index("step-start") + 1)
+    assert kinds.index("tool-search_docs") < second < kinds.index("text")  # the tools in the first step, the words in the second
 
 
 def test_a_model_failure_reaches_the_sdk_as_its_error_after_the_text_and_the_cost(sdk, served, make_env):

@@ -12,7 +12,7 @@ import subprocess
 import httpx
 import pytest
 
-from groundchat.chat.answer import CORPUS_IDS, ChatBody
+from groundchat.chat.question_body import CORPUS_IDS, ChatBody
 from groundchat.models.failures import HINTS, ModelFailure
 from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat_testkit.serving import Servers

@@ -29,7 +29,7 @@ def chat_request(max_question_chars: int, max_top_k: int) -> dict[str, Any]:
     image, and a fuzzer would take every refused file for a valid request refused."""
     # Imported here, not at the top: the answer use case's modules (~25 ms) load with the first
     # question or the first OpenAPI document, not at every cold start (see document_chat_request).
-    from groundchat.chat.answer import CORPUS_IDS, ChatBody
+    from groundchat.chat.question_body import CORPUS_IDS, ChatBody
 
     schema = ChatBody.model_json_schema()
     schema["properties"]["message"].update({"minLength": 1, "maxLength": max_question_chars, "pattern": r"\S"})
