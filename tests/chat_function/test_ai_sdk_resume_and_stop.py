@@ -12,15 +12,17 @@ import pytest
 from groundchat.auth.callers import CHAT_USE, RUNS_READ
 from groundchat.auth.tokens import issue_dev_token
 from groundchat_testkit.scripted import Step
+from groundchat_testkit.ai_sdk import AI_VERSIONS
 from tests.chat_function.ai_sdk_support import Served, new_chat_id, parts_of, read_with_sdk, require_ai_sdk, text_of
 from tests.chat_function.test_reconnect_and_stop import GatedModel, gated_tool
 
 GRANTS = {"alice": [CHAT_USE, RUNS_READ], "bob": [CHAT_USE, RUNS_READ]}
 
 
-@pytest.fixture(scope="module")
-def sdk():
-    return require_ai_sdk()
+# The current major and the one before it: a front end on either reads the same stream.
+@pytest.fixture(scope="module", params=sorted(AI_VERSIONS, reverse=True), ids=lambda major: f"ai{major}")
+def sdk(request):
+    return require_ai_sdk(request.param)
 
 
 @pytest.fixture

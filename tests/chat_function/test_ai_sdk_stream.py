@@ -14,12 +14,14 @@ from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ
 from groundchat.auth.tokens import issue_dev_token
 from groundchat.tools.base import Tool
 from groundchat_testkit.scripted import ScriptedModel, Step
+from groundchat_testkit.ai_sdk import AI_VERSIONS
 from tests.chat_function.ai_sdk_support import Served, new_chat_id, parts_of, read_with_sdk, require_ai_sdk, text_of
 
 
-@pytest.fixture(scope="module")
-def sdk():
-    return require_ai_sdk()
+# The current major and the one before it: a front end on either reads the same stream.
+@pytest.fixture(scope="module", params=sorted(AI_VERSIONS, reverse=True), ids=lambda major: f"ai{major}")
+def sdk(request):
+    return require_ai_sdk(request.param)
 
 
 @pytest.fixture
