@@ -120,7 +120,9 @@ async def test_answer_streams_frames_and_commits_the_exchange(make_env):
         conv = frames[0][1]["conversation_id"]
         stored = (await c.get(f"/api/conversations/{conv}", headers=env.token("alice"))).json()
         listed = (await c.get("/api/conversations", headers=env.token("alice"))).json()
-    assert [f[0] for f in frames] == ["start", "tool-call", "tool-result", "text", "text", "citations", "done"]
+    assert [f[0] for f in frames] == ["start", "step", "tool-call", "tool-result", "step", "step", "text", "text", "step",
+                                      "citations", "done"]
+    assert [f[1]["phase"] for f in frames if f[0] == "step"] == ["start", "finish", "start", "finish"]
     assert frames[-1][1]["reason"] == "complete"
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant", "tool", "assistant"]
     assert stored["conversation"]["message_count"] == 2

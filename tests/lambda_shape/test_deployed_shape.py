@@ -155,7 +155,8 @@ def test_what_ran_is_what_the_template_says(template, stack):
     assert env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] == str(own["MemorySize"])
     streaming = [r for r in stack["api"].routes if r.streaming]
     # Our SSE answer and the AI SDK's UI message stream; every other route is buffered.
-    assert sorted((r.method, r.resource) for r in streaming) == [("POST", "/api/ai-sdk/chat"), ("POST", "/api/chat")]
+    assert sorted((r.method, r.resource) for r in streaming) == [("GET", "/api/ai-sdk/chat/{id}/stream"), ("POST", "/api/ai-sdk/chat"),
+                                                                  ("POST", "/api/chat")]
 
 
 def test_reload_rating_and_stop_routes_through_the_adapter(client, stack):
