@@ -48,9 +48,10 @@ test: $(STAMP) browser-deps lambda-tools ai-sdk collector
 lambda-tools: $(STAMP)
 	$(BIN)/python -m groundchat_testkit.lambda_tools
 
-# The AI SDK's `ai` package (npm), installed once into a cache outside the clone: the tests read
-# /api/ai-sdk/chat with its own parser. As root without npm, Debian's Node.js comes first; otherwise
-# it says in one line that npm is missing.
+# The AI SDK's `ai` package (npm), its current major and the one before, installed once into a cache
+# outside the clone: the tests read /api/ai-sdk/chat with its own parser (ai 7 under the Node 22 of
+# the npm package `node`). As root without npm, Debian's Node.js comes first; otherwise it says in
+# one line that npm is missing.
 ai-sdk: $(STAMP)
 	@command -v npm >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

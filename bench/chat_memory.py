@@ -49,7 +49,7 @@ def server_pid(port: int) -> int:
 
 
 def ask(client: httpx.Client, token: str, question: str) -> str:
-    with client.stream("POST", "/api/chat", json={"message": question[:2000]},
+    with client.stream("POST", "/api/chat", json={"stream": True, "message": question[:2000]},
                        headers={"authorization": f"Bearer {token}"}) as response:
         body = "".join(response.iter_text())
     done = [block for block in body.split("\n\n") if block.startswith("event: done")]

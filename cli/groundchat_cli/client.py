@@ -25,7 +25,7 @@ def _token(user: str | None) -> tuple[str, str]:
 
 
 def stream_frames(client: httpx.Client, url: str, body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    with client.stream("POST", f"{url}/api/chat", json=body, timeout=300) as resp:
+    with client.stream("POST", f"{url}/api/chat", json=body, headers={"accept": "text/event-stream"}, timeout=300) as resp:
         if resp.status_code != 200:
             resp.read()
             raise RuntimeError(f"HTTP {resp.status_code}: {resp.text}")

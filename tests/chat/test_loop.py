@@ -46,16 +46,40 @@ async def collect(model, *, limits=None, commit=None, question="q?"):
 
 
 def types(frames):
-    return [f.type for f in frames]
+    """The frames' types, the step marks left out (test_each_model_step_is_marked_where_it_starts_and_ends has them)."""
+    return [f.type for f in frames if f.type != "step"]
+
+
+def steps(frames):
+    return [(f.phase, f.step, f.finish_reason) for f in frames if f.type == "step"]
 
 
 def done_reasons(frames):
     return [f.data["reason"] for f in frames if f.type == "done"]
 
 
-async def test_complete_answer_with_a_tool_round():
+async def test_each_model_step_is_marked_where_it_starts_and_ends():
     model = ScriptedModel([Step(tool_calls=[("echo", {"value": "x"})]), Step(text="The answer is 42.")])
     frames = await collect(model)
+    assert [f.type for f in frames] == ["start", "step", "tool-call", "tool-result", "step", "step", "text", "text", "step", "done"]
+    # The first step only called a tool: it still ends, after its tool ran, with the model's stop reason.
+    assert steps(frames) == [("start", 0, None), ("finish", 0, "tool_use"), ("start", 1, None), ("finish", 1, "end_turn")]
+
+
+async def test_a_step_that_fails_has_no_finish_and_a_capped_one_no_start():
+    failing = ScriptedModel([Step(tool_calls=[("echo", {"value": "x"})]), Step(text="half", raise_error=RuntimeError("x"))])
+    frames = await collect(failing)
+    assert steps(frames) == [("start", 0, None), ("finish", 0, "tool_use"), ("start", 1, None)]
+    assert types(frames)[-2:] == ["error", "done"]
+    capped = await collect(ScriptedModel([Step(tool_calls=[("echo", {"value": "x"})])], repeat_last=True),
+                           limits=LoopLimits(max_steps=2))
+    assert [p for p, _, _ in steps(capped)] == ["start", "finish", "start", "finish"]  # max-steps: each ran whole
+    assert done_reasons(capped) == ["max-steps"]
+
+
+async def test_complete_answer_with_a_tool_round():
+    model = ScriptedModel([Step(tool_calls=[("echo", {"value": "x"})]), Step(text="The answer is 42.")])
+    frames = [f for f in await collect(model) if f.type != "step"]
     assert types(frames) == ["start", "tool-call", "tool-result", "text", "text", "done"]
     assert frames[0].data == {"conversation_id": "c1", "run_id": "r1"}
     assert frames[2].data["result"] == {"answer": 42}

@@ -4,7 +4,8 @@
 //
 //   node ai_sdk_reader.mjs '{"sdk": "<npm prefix>", "api": "http://127.0.0.1:<port>/api/ai-sdk/chat",
 //                            "token": "<bearer or null>", "chatId": "<32 hex>", "questions": ["..."],
-//                            "lastOnly": <send only the last message, as the README configures it>}'
+//                            "lastOnly": <send only the last message, as the README configures it>,
+//                            "resume": <first resume the chat's answer in progress, as useChat({ resume: true }) does on mount>}'
 //
 // Output: {"turns": [{"status", "error", "chunks": [part types as parsed], "message": <UIMessage>}],
 //          "messages": [every UIMessage of the chat]}
@@ -65,6 +66,14 @@ const chat = new ReadingChat({
 });
 
 const turns = [];
+if (options.resume) {
+  // What useChat({ resume: true }) does when the page loads: GET <api>/<id>/stream.
+  noted.length = 0;
+  await chat.resumeStream();
+  const last = chat.messages[chat.messages.length - 1];
+  turns.push({ status: chat.status, error: chat.error ? chat.error.message : null, chunks: [...noted],
+               message: last && last.role === "assistant" ? last : null });
+}
 for (const question of options.questions) {
   noted.length = 0;
   await chat.sendMessage({ text: question });

@@ -17,9 +17,9 @@ READER = Path(__file__).with_name("ai_sdk_reader.mjs")
 READ_SECONDS = 120
 
 
-def require_ai_sdk() -> Path:
+def require_ai_sdk(major: str = ai_sdk.CURRENT_MAJOR) -> ai_sdk.AiSdk:
     try:
-        return ai_sdk.install()
+        return ai_sdk.install(major)
     except ai_sdk.AiSdkMissing as missing:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(f"CI reads our stream with the AI SDK's own parser: {missing}")
@@ -48,12 +48,13 @@ class Served:
             thread.join(5)
 
 
-def read_with_sdk(sdk: Path, url: str, token: str | None, chat_id: str, questions: list[str], last_only: bool = False) -> dict:
+def read_with_sdk(sdk: ai_sdk.AiSdk, url: str, token: str | None, chat_id: str, questions: list[str], last_only: bool = False,
+                  resume: bool = False) -> dict:
     """The chat the SDK built from our stream: one turn per question, as useChat sends them (the
     whole transcript each time, or with `last_only` only the last message, as the README has it)."""
-    options = {"sdk": str(sdk), "api": f"{url}/api/ai-sdk/chat", "token": token, "chatId": chat_id, "questions": questions,
-               "lastOnly": last_only}
-    done = subprocess.run(["node", str(READER), json.dumps(options)], capture_output=True, text=True, timeout=READ_SECONDS)
+    options = {"sdk": str(sdk.prefix), "api": f"{url}/api/ai-sdk/chat", "token": token, "chatId": chat_id, "questions": questions,
+               "lastOnly": last_only, "resume": resume}
+    done = subprocess.run([sdk.node, str(READER), json.dumps(options)], capture_output=True, text=True, timeout=READ_SECONDS)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -40,6 +40,10 @@ class AppEnv:
         return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url="http://test")
 
 
+# A question that wants the SSE stream asks for it: without, the chat answers one JSON document.
+ASKS_FOR_THE_STREAM = {"accept": "text/event-stream"}
+
+
 def parse_sse(text: str) -> list[tuple[str, dict]]:
     frames = []
     for block in text.strip().split("\n\n"):

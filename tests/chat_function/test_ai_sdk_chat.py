@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from chat_function.ai_sdk_stream import UIMessageParts
-from groundchat.exchange.frames import CitationsFrame, DoneFrame, ErrorFrame, StartFrame, TextFrame, ToolCallFrame, ToolResultFrame
+from groundchat.exchange.frames import CitationsFrame, DoneFrame, ErrorFrame, StartFrame, StepFrame, TextFrame, ToolCallFrame, ToolResultFrame
 from groundchat_testkit.scripted import ScriptedModel, Step
 
 PATH = "/api/ai-sdk/chat"
@@ -208,6 +208,24 @@ def test_frames_map_onto_the_sdks_parts_and_the_error_waits_until_after_the_cost
     assert out[16]["data"] == {"cost": "0.0012", "cost_text": "$0.0012", "run_id": "r" * 32}
     assert out[17] == {"type": "error", "errorText": "The model is busy: try again shortly."}
     assert out[18]["finishReason"] == "error" and out[18]["messageMetadata"]["done"] == "error"
+
+
+def test_each_model_step_is_a_start_step_finish_step_pair_and_a_stopped_answer_ends_with_abort():
+    parts = UIMessageParts()
+    frames = [
+        StartFrame(conversation_id=CHAT_ID, run_id="r" * 32),
+        StepFrame(phase="start", step=0),
+        ToolCallFrame(id="t1", name="search_docs", args={"query": "focus"}),
+        ToolResultFrame(id="t1", name="search_docs", result={"passages": []}),
+        StepFrame(phase="finish", step=0, finish_reason="tool_use"),  # a step that only called a tool still ends
+        StepFrame(phase="start", step=1),
+        TextFrame(text="Stopped here."),
+        StepFrame(phase="finish", step=1, finish_reason="end_turn"),
+        DoneFrame(reason="stopped", run_id="r" * 32),
+    ]
+    out = [p["type"] for f in frames for p in parts.parts(f)]
+    assert out == ["start", "start-step", "tool-input-available", "tool-output-available", "finish-step",
+                   "start-step", "text-start", "text-delta", "text-end", "finish-step", "data-cost", "abort", "finish"]
 
 
 @pytest.mark.parametrize("reason, finish", [("complete", "stop"), ("max-steps", "other"), ("spend-cap", "other"), ("error", "error")])

@@ -14,12 +14,14 @@ from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ
 from groundchat.auth.tokens import issue_dev_token
 from groundchat.tools.base import Tool
 from groundchat_testkit.scripted import ScriptedModel, Step
+from groundchat_testkit.ai_sdk import AI_VERSIONS
 from tests.chat_function.ai_sdk_support import Served, new_chat_id, parts_of, read_with_sdk, require_ai_sdk, text_of
 
 
-@pytest.fixture(scope="module")
-def sdk():
-    return require_ai_sdk()
+# The current major and the one before it: a front end on either reads the same stream.
+@pytest.fixture(scope="module", params=sorted(AI_VERSIONS, reverse=True), ids=lambda major: f"ai{major}")
+def sdk(request):
+    return require_ai_sdk(request.param)
 
 
 @pytest.fixture
@@ -117,6 +119,13 @@ def test_verified_refs_become_source_parts_an_unverified_one_never_and_a_failed_
     assert failed["errorText"].startswith("tool-failed: explain_rule could not run")
     assert "on fire" not in failed["errorText"]  # the exception's own words stay in the trace
     assert text_of(message) == "Focus must be visible [0a1b2c3d]; Tab moves it [1b2c3d4e]; and so says [deadbeef]."
+    # Two model steps, the first only calling tools: each a start-step ... finish-step pair, and the
+    # SDK marks where each starts in the message it builds.
+    assert [c for c in turn["chunks"] if c.endswith("-step")] == ["start-step", "finish-step", "start-step", "finish-step"]
+    kinds = [p["type"] for p in message["parts"]]
+    assert kinds.count("step-start") == 2
+    second = kinds.index("step-start", kinds.index("step-start") + 1)
+    assert kinds.index("tool-search_docs") < second < kinds.index("text")  # the tools in the first step, the words in the second
 
 
 def test_a_model_failure_reaches_the_sdk_as_its_error_after_the_text_and_the_cost(sdk, served, make_env):

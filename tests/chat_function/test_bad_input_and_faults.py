@@ -70,7 +70,7 @@ async def test_ids_of_any_length_are_404_before_any_store_call(make_env):
     env.services.dynamo.client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
     long_id = "a" * 3000
     async with env.client() as c:
-        chat = await c.post("/api/chat", json={"conversation_id": "x" * 64, "message": "q"}, headers=env.token("alice"))
+        chat = await c.post("/api/chat", json={"stream": True, "conversation_id": "x" * 64, "message": "q"}, headers=env.token("alice"))
         read = await c.get(f"/api/conversations/{long_id}", headers=env.token("alice"))
         share = await c.post(f"/api/conversations/{long_id}/share", headers=env.token("alice"))
         trace = await c.get(f"/api/traces/{long_id}", headers=env.token("alice"))
@@ -94,7 +94,7 @@ async def test_an_unknown_run_is_404_not_400(make_env):
 async def test_a_failure_between_the_claim_and_the_first_frame_releases_the_claim(make_env, monkeypatch):
     env = make_env(answer_model("first", "third"))
     async with env.client() as c:
-        first = parse_sse((await c.post("/api/chat", json={"message": "one"}, headers=env.token("alice"))).text)
+        first = parse_sse((await c.post("/api/chat", json={"stream": True, "message": "one"}, headers=env.token("alice"))).text)
         conversation_id = first[0][1]["conversation_id"]
         store = env.services.conversations
         real_read = store.read_history
@@ -103,9 +103,9 @@ async def test_a_failure_between_the_claim_and_the_first_frame_releases_the_clai
             raise RuntimeError("history unreadable")
 
         monkeypatch.setattr(store, "read_history", broken)
-        failed = await c.post("/api/chat", json={"conversation_id": conversation_id, "message": "two"}, headers=env.token("alice"))
+        failed = await c.post("/api/chat", json={"stream": True, "conversation_id": conversation_id, "message": "two"}, headers=env.token("alice"))
         monkeypatch.setattr(store, "read_history", real_read)
-        again = await c.post("/api/chat", json={"conversation_id": conversation_id, "message": "three"}, headers=env.token("alice"))
+        again = await c.post("/api/chat", json={"stream": True, "conversation_id": conversation_id, "message": "three"}, headers=env.token("alice"))
     assert (failed.status_code, failed.json()["error"]["code"]) == (500, "internal-error")
     assert "history unreadable" not in failed.text
     # Not 409 conversation-busy: the failed request let go of the conversation.
@@ -124,7 +124,7 @@ async def test_the_store_down_is_503_with_retry_after_on_every_route(make_env, s
     services = Services(settings=settings, dynamo=down, model_override=env.model)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(services)), base_url="http://t") as c:
         answers = [
-            await c.post("/api/chat", json={"message": "q"}, headers=env.token("alice")),
+            await c.post("/api/chat", json={"stream": True, "message": "q"}, headers=env.token("alice")),
             await c.get("/api/chat/budget", headers=env.token("alice")),
             await c.get("/api/conversations", headers=env.token("alice")),
         ]
@@ -145,7 +145,7 @@ async def test_the_store_failing_mid_answer_ends_with_a_store_unavailable_error_
 
     monkeypatch.setattr(env.services.conversations, "commit_exchange", commit_fails)
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "q"}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "q"}, headers=env.token("alice"))
     frames = parse_sse(r.text)
     error = next(data for kind, data in frames if kind == "error")
     assert error["code"] == "store-unavailable" and "dynamodb.internal" not in r.text

@@ -21,7 +21,7 @@ async def test_no_model_configured_is_503_and_says_how(dynamo, settings, monkeyp
     import httpx
 
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(services)), base_url="http://t") as c:
-        r = await c.post("/api/chat", json={"message": "hi"})
+        r = await c.post("/api/chat", json={"stream": True, "message": "hi"})
         status = (await c.get("/api/chat/status")).json()
     assert r.status_code == 503
     assert r.json()["error"]["code"] == "chat-not-configured"
@@ -32,8 +32,8 @@ async def test_no_model_configured_is_503_and_says_how(dynamo, settings, monkeyp
 async def test_no_caller_is_401_and_nothing_is_called(make_env):
     env = make_env(answer_model("x"))
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "Which context is best?"})
-        bad = await c.post("/api/chat", json={"message": "q"}, headers={"authorization": "Bearer not-a-token"})
+        r = await c.post("/api/chat", json={"stream": True, "message": "Which context is best?"})
+        bad = await c.post("/api/chat", json={"stream": True, "message": "q"}, headers={"authorization": "Bearer not-a-token"})
     assert r.status_code == 401 and r.json()["error"]["code"] == "unauthenticated"
     assert bad.status_code == 401
     assert env.model.calls == 0
@@ -42,7 +42,7 @@ async def test_no_caller_is_401_and_nothing_is_called(make_env):
 async def test_caller_without_chat_use_is_403(make_env):
     env = make_env(answer_model("x"), grants={"carol": ["runs.read"]})
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "q"}, headers=env.token("carol"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "q"}, headers=env.token("carol"))
     assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden"
     assert env.model.calls == 0
 
@@ -77,18 +77,18 @@ async def test_not_json_is_400(make_env):
 async def test_forged_fields_named_in_the_error(make_env):
     env = make_env(answer_model("x"))
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "q", "messages": []}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "q", "messages": []}, headers=env.token("alice"))
     assert "messages: not allowed" in r.json()["error"]["message"]
 
 
 async def test_someone_elses_or_unknown_conversation_is_the_same_404(make_env):
     env = make_env(answer_model("first answer", "never"))
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "hello"}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "hello"}, headers=env.token("alice"))
         conv = parse_sse(r.text)[0][1]["conversation_id"]
         calls = env.model.calls
-        foreign = await c.post("/api/chat", json={"message": "mine?", "conversation_id": conv}, headers=env.token("bob"))
-        unknown = await c.post("/api/chat", json={"message": "mine?", "conversation_id": "0" * 32}, headers=env.token("bob"))
+        foreign = await c.post("/api/chat", json={"stream": True, "message": "mine?", "conversation_id": conv}, headers=env.token("bob"))
+        unknown = await c.post("/api/chat", json={"stream": True, "message": "mine?", "conversation_id": "0" * 32}, headers=env.token("bob"))
         read = await c.get(f"/api/conversations/{conv}", headers=env.token("bob"))
     assert foreign.status_code == unknown.status_code == read.status_code == 404
     assert foreign.json() == unknown.json()
@@ -98,12 +98,12 @@ async def test_someone_elses_or_unknown_conversation_is_the_same_404(make_env):
 async def test_conversation_at_40_messages_is_409(make_env):
     env = make_env(answer_model("a", "never"))
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "hello"}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "hello"}, headers=env.token("alice"))
         conv = parse_sse(r.text)[0][1]["conversation_id"]
         env.services.conversations.conversations.update_item(
             Key={"conversation_id": conv}, UpdateExpression="SET message_count = :n", ExpressionAttributeValues={":n": 40})
         calls = env.model.calls
-        full = await c.post("/api/chat", json={"message": "more", "conversation_id": conv}, headers=env.token("alice"))
+        full = await c.post("/api/chat", json={"stream": True, "message": "more", "conversation_id": conv}, headers=env.token("alice"))
     assert full.status_code == 409
     assert full.json()["error"]["code"] == "conversation-full"
     assert "start a new conversation" in full.json()["error"]["message"]
@@ -114,13 +114,15 @@ async def test_answer_streams_frames_and_commits_the_exchange(make_env):
     model = ScriptedModel([Step(tool_calls=[("compare_contexts", {"context": "full"})]), Step(text="Full context: 3.5 per run.")])
     env = make_env(model)
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "Which context level is best?"}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "Which context level is best?"}, headers=env.token("alice"))
         assert r.headers["content-type"].startswith("text/event-stream")
         frames = parse_sse(r.text)
         conv = frames[0][1]["conversation_id"]
         stored = (await c.get(f"/api/conversations/{conv}", headers=env.token("alice"))).json()
         listed = (await c.get("/api/conversations", headers=env.token("alice"))).json()
-    assert [f[0] for f in frames] == ["start", "tool-call", "tool-result", "text", "text", "citations", "done"]
+    assert [f[0] for f in frames] == ["start", "step", "tool-call", "tool-result", "step", "step", "text", "text", "step",
+                                      "citations", "done"]
+    assert [f[1]["phase"] for f in frames if f[0] == "step"] == ["start", "finish", "start", "finish"]
     assert frames[-1][1]["reason"] == "complete"
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant", "tool", "assistant"]
     assert stored["conversation"]["message_count"] == 2
@@ -137,9 +139,9 @@ async def test_second_question_sends_exactly_the_stored_history(make_env):
     ])
     env = make_env(model)
     async with env.client() as c:
-        first = parse_sse((await c.post("/api/chat", json={"message": "Which context is best?"}, headers=env.token("alice"))).text)
+        first = parse_sse((await c.post("/api/chat", json={"stream": True, "message": "Which context is best?"}, headers=env.token("alice"))).text)
         conv = first[0][1]["conversation_id"]
-        second = parse_sse((await c.post("/api/chat", json={"message": "And what does it cost?", "conversation_id": conv},
+        second = parse_sse((await c.post("/api/chat", json={"stream": True, "message": "And what does it cost?", "conversation_id": conv},
                                          headers=env.token("alice"))).text)
     assert second[-1] == ("done", {"reason": "complete", "run_id": second[0][1]["run_id"], "cost": "0", "cost_text": "$0.00",
                                    "recall": {"search": False, "reason": "this account may not search its past conversations (recall.read)"},
@@ -165,10 +167,10 @@ async def test_model_raising_mid_answer_leaves_no_messages_and_a_failure_trace(m
     model = ScriptedModel([Step(text="ok"), Step(text="half an ans", raise_error=ConnectionError("reset by peer"))])
     env = make_env(model)
     async with env.client() as c:
-        first = parse_sse((await c.post("/api/chat", json={"message": "q1"}, headers=env.token("alice"))).text)
+        first = parse_sse((await c.post("/api/chat", json={"stream": True, "message": "q1"}, headers=env.token("alice"))).text)
         conv = first[0][1]["conversation_id"]
         before = await env.services.conversations.read_items(conv)
-        r = await c.post("/api/chat", json={"message": "q2", "conversation_id": conv}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "q2", "conversation_id": conv}, headers=env.token("alice"))
         frames = parse_sse(r.text)
         run_id = frames[0][1]["run_id"]
         trace = (await c.get(f"/api/traces/{run_id}", headers=env.token("alice"))).json()
@@ -186,7 +188,7 @@ async def test_model_raising_mid_answer_leaves_no_messages_and_a_failure_trace(m
     # The conversation is not left claimed: the next question is answered.
     env.model.steps.append(Step(text="recovered"))
     async with env.client() as c:
-        again = parse_sse((await c.post("/api/chat", json={"message": "q3", "conversation_id": conv}, headers=env.token("alice"))).text)
+        again = parse_sse((await c.post("/api/chat", json={"stream": True, "message": "q3", "conversation_id": conv}, headers=env.token("alice"))).text)
     assert again[-1][1]["reason"] == "complete"
 
 
@@ -202,14 +204,14 @@ async def test_two_answers_racing_on_one_conversation_one_gets_409(make_env):
 
     env = make_env(SlowModel([Step(text="first"), Step(text="second"), Step(text="third")]))
     async with env.client() as c:
-        first = parse_sse((await c.post("/api/chat", json={"message": "q1"}, headers=env.token("alice"))).text)
+        first = parse_sse((await c.post("/api/chat", json={"stream": True, "message": "q1"}, headers=env.token("alice"))).text)
         conv = first[0][1]["conversation_id"]
-        slow = asyncio.create_task(c.post("/api/chat", json={"message": "q2", "conversation_id": conv}, headers=env.token("alice")))
+        slow = asyncio.create_task(c.post("/api/chat", json={"stream": True, "message": "q2", "conversation_id": conv}, headers=env.token("alice")))
         for _ in range(200):
             await asyncio.sleep(0.01)
             if env.model.calls >= 1 and (await env.services.conversations.get(conv)).get("active_run"):
                 break
-        racing = await c.post("/api/chat", json={"message": "q2 again", "conversation_id": conv}, headers=env.token("alice"))
+        racing = await c.post("/api/chat", json={"stream": True, "message": "q2 again", "conversation_id": conv}, headers=env.token("alice"))
         release.set()
         done = await slow
     assert racing.status_code == 409
@@ -235,7 +237,7 @@ async def test_bedrock_without_aws_credentials_is_503_and_no_model_is_built(dyna
     monkeypatch.setattr(settings, "model", "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0")
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(services)), base_url="http://t") as c:
         status = (await c.get("/api/chat/status")).json()
-        r = await c.post("/api/chat", json={"message": "Which context is best?"})
+        r = await c.post("/api/chat", json={"stream": True, "message": "Which context is best?"})
     assert status["enabled"] is False
     assert "AWS" in status["how_to_fix"]
     assert r.status_code == 503 and r.json()["error"]["code"] == "chat-not-configured"
@@ -247,12 +249,12 @@ async def test_the_trace_and_the_done_frame_carry_the_recall_plan_of_a_question_
 
     env = make_env(answer_model("An answer.", "Another."), grants={"alice": [CHAT_USE, TRACES_READ, RECALL_READ]})
     async with env.client() as c:
-        frames = parse_sse((await c.post("/api/chat", json={"message": "Which context level is best?"},
+        frames = parse_sse((await c.post("/api/chat", json={"stream": True, "message": "Which context level is best?"},
                                          headers=env.token("alice"))).text)
         run_id = frames[0][1]["run_id"]
         trace = (await c.get(f"/api/traces/{run_id}", headers=env.token("alice"))).json()
         latest = (await c.get("/api/traces/latest", headers=env.token("alice"))).json()
-        opted_out = parse_sse((await c.post("/api/chat", json={"message": "don't use my history: which model is cheapest?"},
+        opted_out = parse_sse((await c.post("/api/chat", json={"stream": True, "message": "don't use my history: which model is cheapest?"},
                                             headers=env.token("alice"))).text)
         refused = (await c.get(f"/api/traces/{opted_out[0][1]['run_id']}", headers=env.token("alice"))).json()
     # Permitted, and nothing in the question looks back: not searched, and the trace says why.

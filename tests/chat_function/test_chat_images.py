@@ -14,8 +14,8 @@ from groundchat.attachments.storage import ImageStore
 from groundchat.models.bedrock import to_converse_request
 from groundchat_testkit.providers import assert_bedrock_request
 from groundchat_testkit.scripted import ScriptedModel, Step
+from tests.chat_function.conftest import ASKS_FOR_THE_STREAM, parse_sse
 from tests.attachments.images import bomb_png, picture
-from tests.chat_function.conftest import parse_sse
 
 SONNET = "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0"
 
@@ -41,7 +41,7 @@ async def test_an_image_reaches_the_model_as_an_image_block_and_is_stored_by_key
     env = make_env(model)
     screenshot = picture(1920, 1080)
     async with env.client() as c:
-        r = await c.post("/api/chat", headers=env.token("alice"),
+        r = await c.post("/api/chat", headers={**env.token("alice"), **ASKS_FOR_THE_STREAM},
                          **form(images=[("button.png", screenshot), ("menu.jpg", picture(400, 300, "JPEG"))], alts=["Submit button"]))
         assert r.status_code == 200, r.text
         frames = parse_sse(r.text)
@@ -50,7 +50,7 @@ async def test_an_image_reaches_the_model_as_an_image_block_and_is_stored_by_key
         shown = stored["messages"][0]["images"]
         thumb = await c.get(f"/api/conversations/{conv}/images/{shown[0]['sha256']}", headers=env.token("alice"))
         foreign = await c.get(f"/api/conversations/{conv}/images/{shown[0]['sha256']}", headers=env.token("bob"))
-        later = await c.post("/api/chat", json={"message": "And now?", "conversation_id": conv}, headers=env.token("alice"))
+        later = await c.post("/api/chat", json={"stream": True, "message": "And now?", "conversation_id": conv}, headers=env.token("alice"))
 
     assert frames[-1][0] == "done" and frames[-1][1]["reason"] == "complete"
     # What the model received: the question with both images, bytes included, stamped with its bound.
@@ -83,7 +83,7 @@ async def test_an_image_reaches_the_model_as_an_image_block_and_is_stored_by_key
 async def test_deleting_the_conversation_deletes_its_images(make_env, bucket):
     env = make_env(ScriptedModel([Step(text="An answer.")], model_id=SONNET))
     async with env.client() as c:
-        r = await c.post("/api/chat", headers=env.token("alice"), **form())
+        r = await c.post("/api/chat", headers={**env.token("alice"), **ASKS_FOR_THE_STREAM}, **form())
         conv = parse_sse(r.text)[0][1]["conversation_id"]
         assert len(stored_keys(bucket)) == 1
         deleted = await c.delete(f"/api/conversations/{conv}", headers=env.token("alice"))
@@ -108,7 +108,7 @@ def small_limits(settings, monkeypatch, **limits):
 async def test_a_bad_file_is_400_with_a_reason_before_any_model_call_storing_nothing(make_env, bucket, case, expected):
     env = make_env(ScriptedModel([Step(text="never")], model_id=SONNET))
     async with env.client() as c:
-        r = await c.post("/api/chat", headers=env.token("alice"), **form(**case))
+        r = await c.post("/api/chat", headers={**env.token("alice"), **ASKS_FOR_THE_STREAM}, **form(**case))
         listed = (await c.get("/api/conversations", headers=env.token("alice"))).json()
     assert r.status_code == 400, r.text
     assert expected in r.json()["error"]["message"]
@@ -132,7 +132,7 @@ async def test_the_limits_are_settings(make_env, bucket, settings, monkeypatch, 
     env = make_env(ScriptedModel([Step(text="never")], model_id=SONNET))
     data = picture(1200, 1000) if size is None else noise_png(*size)
     async with env.client() as c:
-        r = await c.post("/api/chat", headers=env.token("alice"), **form(images=[("a.png", data), ("b.png", data)]))
+        r = await c.post("/api/chat", headers={**env.token("alice"), **ASKS_FOR_THE_STREAM}, **form(images=[("a.png", data), ("b.png", data)]))
     assert r.status_code == 400 and expected in r.json()["error"]["message"], r.text
     assert env.model.calls == 0 and stored_keys(bucket) == []
 
@@ -140,8 +140,8 @@ async def test_the_limits_are_settings(make_env, bucket, settings, monkeypatch, 
 async def test_a_model_without_a_published_bound_refuses_images(make_env, bucket):
     env = make_env(ScriptedModel([Step(text="never")]))  # "scripted": priced, but no image bound
     async with env.client() as c:
-        r = await c.post("/api/chat", headers=env.token("alice"), **form())
-        words = await c.post("/api/chat", headers=env.token("alice"), json={"message": "In words, then?"})
+        r = await c.post("/api/chat", headers={**env.token("alice"), **ASKS_FOR_THE_STREAM}, **form())
+        words = await c.post("/api/chat", headers=env.token("alice"), json={"stream": True, "message": "In words, then?"})
     assert r.status_code == 400
     assert r.json()["error"] == {"code": "images-not-accepted", "message":
                                  "no published finite image token bound for scripted: ask in words, or configure a model that accepts images"}
@@ -170,10 +170,10 @@ async def test_the_checks_keep_their_order_for_a_question_with_images(make_env, 
     bad = form(images=[("x.png", b"not an image")])
     async with env.client() as c:
         anonymous = await c.post("/api/chat", **bad)
-        unknown = await c.post("/api/chat", headers=env.token("alice"), **form(conversation_id="0" * 32))
+        unknown = await c.post("/api/chat", headers={**env.token("alice"), **ASKS_FOR_THE_STREAM}, **form(conversation_id="0" * 32))
         broken = await c.post("/api/chat", headers={**env.token("alice"), "content-type": "multipart/form-data; boundary=xyz"},
                               content=b"--xyz\r\nContent-Disposition: form-data; name=\"message\"\r\n\r\nq")
-        huge = await c.post("/api/chat", headers=env.token("alice"), **form(images=[("a.png", b"0" * (9 * 1024 * 1024))]))
+        huge = await c.post("/api/chat", headers={**env.token("alice"), **ASKS_FOR_THE_STREAM}, **form(images=[("a.png", b"0" * (9 * 1024 * 1024))]))
     assert anonymous.status_code == 401  # no caller comes before a bad file
     assert unknown.status_code == 404  # a good image does not open someone else's conversation
     assert broken.status_code == 400 and broken.json()["error"]["code"] == "bad-request"
@@ -186,7 +186,7 @@ async def test_a_multipart_question_without_images_is_answered_like_json(make_en
     body = (b"--xyz\r\nContent-Disposition: form-data; name=\"message\"\r\n\r\nWhich context is best?\r\n--xyz--\r\n")
     async with env.client() as c:
         r = await c.post("/api/chat", content=body,
-                         headers={**env.token("alice"), "content-type": "multipart/form-data; boundary=xyz"})
+                         headers={**env.token("alice"), **ASKS_FOR_THE_STREAM, "content-type": "multipart/form-data; boundary=xyz"})
     assert r.status_code == 200 and parse_sse(r.text)[-1][1]["reason"] == "complete"
     assert env.model.requests[0].messages[-1].content == "Which context is best?"
     assert env.model.requests[0].messages[-1].images == [] and stored_keys(bucket) == []

@@ -37,7 +37,7 @@ def env(make_env, monkeypatch):
 
 
 async def ask(c, env, message: str, conversation_id: str | None = None) -> str:
-    body = {"message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
+    body = {"stream": True, "message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
     r = await c.post("/api/chat", json=body, headers=env.token("alice"))
     assert parse_sse(r.text)[-1][1]["reason"] == "complete"
     return parse_sse(r.text)[0][1]["conversation_id"]
@@ -103,7 +103,7 @@ async def test_an_expired_conversation_is_gone_for_every_reader_before_ttl_delet
         assert (await c.get("/api/conversations", headers=env.token("alice"))).json()["conversations"] == []
         assert (await c.get(f"/chat/shared/{cid}")).status_code == 404
         assert (await c.get("/api/shared")).json()["conversations"] == []
-        r = await c.post("/api/chat", json={"message": "more", "conversation_id": cid}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "more", "conversation_id": cid}, headers=env.token("alice"))
         assert r.status_code == 404
 
 

@@ -46,8 +46,8 @@ async def test_refusals_and_answers_are_recorded_as_metrics(make_env, monkeypatc
     monkeypatch.setattr(answer_module, "record_answer", lambda cost, tokens, **kw: answers.append((cost, tokens, kw)))
     env = make_env(ScriptedModel([Step(text="fine", input_tokens=120, output_tokens=30)]))
     async with env.client() as c:
-        await c.post("/api/chat", json={"message": "q"})
-        r = await c.post("/api/chat", json={"message": "q"}, headers=env.token("alice"))
+        await c.post("/api/chat", json={"stream": True, "message": "q"})
+        r = await c.post("/api/chat", json={"stream": True, "message": "q"}, headers=env.token("alice"))
     assert parse_sse(r.text)[-1][1]["reason"] == "complete"
     assert refusals == ["unauthenticated"]
     assert len(answers) == 1

@@ -28,7 +28,7 @@ def env(make_env):
 
 
 async def ask(c, env, user: str, message: str, conversation_id: str | None = None) -> str:
-    body = {"message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
+    body = {"stream": True, "message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
     r = await c.post("/api/chat", json=body, headers=env.token(user))
     assert r.status_code == 200, r.text
     frames = parse_sse(r.text)
@@ -66,7 +66,7 @@ async def test_the_owner_deletes_everything_but_the_money(env):
         assert [x["conversation_id"] for x in listed] == [other]
         # Asking on into it is the 404 of an unknown conversation; deleting it again is done already
         # for its owner (204) and still unknown to anyone else.
-        r = await c.post("/api/chat", json={"message": "more", "conversation_id": cid}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "more", "conversation_id": cid}, headers=env.token("alice"))
         assert r.status_code == 404
         assert (await c.delete(f"/api/conversations/{cid}", headers=env.token("alice"))).status_code == 204
         assert (await c.delete(f"/api/conversations/{cid}", headers=env.token("bob"))).status_code == 404

@@ -24,7 +24,7 @@ def test_disconnect_after_first_frame_then_the_whole_exchange_is_committed(make_
     try:
         conversation_id = None
         with httpx.Client(headers=env.token("alice"), timeout=10) as client:
-            with client.stream("POST", f"{url}/api/chat", json={"message": "Which context level is best?"}) as resp:
+            with client.stream("POST", f"{url}/api/chat", json={"stream": True, "message": "Which context level is best?"}) as resp:
                 assert resp.status_code == 200
                 for line in resp.iter_lines():
                     if line.startswith("data: "):

@@ -32,7 +32,7 @@ def gateway(*responses) -> OpenAICompatModel:
 
 async def ask_and_trace(env, question="Which context level is best?"):
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": question}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": question}, headers=env.token("alice"))
         trace = await c.get("/api/traces/latest", headers=env.token("alice"))
     return r, parse_sse(r.text) if r.status_code == 200 else [], trace
 

@@ -23,7 +23,7 @@ def env(make_env):
 
 
 async def answered(client, env, user="alice", conversation_id=None):
-    body = {"message": "Which context level is best?", **({"conversation_id": conversation_id} if conversation_id else {})}
+    body = {"stream": True, "message": "Which context level is best?", **({"conversation_id": conversation_id} if conversation_id else {})}
     frames = parse_sse((await client.post("/api/chat", json=body, headers=env.token(user))).text)
     start, done = frames[0][1], frames[-1][1]
     return start["conversation_id"], done

@@ -95,7 +95,7 @@ async def test_a_long_tool_call_survives_an_idle_timeout_proxy_only_with_the_hea
         started = time.monotonic()
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{proxy_port}", timeout=tool_seconds + 30) as client:
             try:
-                answer = await client.post("/api/chat", json={"message": "Which model had fewest violations?"},
+                answer = await client.post("/api/chat", json={"stream": True, "message": "Which model had fewest violations?"},
                                            headers=env.token("alice"))
                 body = answer.text
             except httpx.HTTPError as exc:  # the proxy cut the stream mid-body

@@ -64,7 +64,7 @@ async def test_sources_and_top_k_narrow_every_search_and_the_debug_record_says_s
     env = search_env(make_env, real_search, searching({"query": "obligations of service providers"}))
     r = await ask_json(env, sources=["eaa"], top_k=2)
     assert r.status_code == 200, r.text
-    (debug,) = r.json()["debug"]
+    (debug,) = r.json()["debug"]["searches"]
     assert debug["sources"] == ["eaa"] and debug["request"] == {"sources": ["eaa"], "top_k": 2}
     result = env.model.requests[1].messages[-1].content
     import json as _json
@@ -89,7 +89,7 @@ async def test_a_source_the_request_left_out_is_refused_to_the_model_and_costs_n
 async def test_a_leg_switched_off_does_not_run(make_env, real_search):
     env = search_env(make_env, real_search, searching({"query": "focus visible keyboard"}))
     r = await ask_json(env, include_vector=False)
-    (debug,) = r.json()["debug"]
+    (debug,) = r.json()["debug"]["searches"]
     assert "vector" not in debug["legs_ran"] and "bm25" in debug["legs_ran"]
     assert debug["switches"]["include_vector"] is False and debug["request"] == {"include_vector": False}
 
@@ -115,3 +115,11 @@ async def test_a_search_without_the_request_fields_is_charged_as_before(make_env
     assert not env.model.requests[1].messages[-1].is_error
     rows = rows_for_run_sync(env.services.dynamo.client, env.services.dynamo.name(USAGE), r.json()["run_id"])
     assert sorted(row.get("kind") for row in rows) == ["model-step", "model-step", "search"]
+
+
+async def test_a_corpus_id_names_the_sources_every_search_runs_over(make_env, real_search):
+    env = search_env(make_env, real_search, searching({"query": "obligations of service providers"}))
+    r = await ask_json(env, corpus_id="eaa")
+    assert r.status_code == 200, r.text
+    (debug,) = r.json()["debug"]["searches"]
+    assert debug["sources"] == ["eaa"] and debug["request"] == {"sources": ["eaa"]}

@@ -84,7 +84,7 @@ async def test_the_round_trip_signs_in_with_a_strict_secure_http_only_session(oi
         assert 290 <= who["expires_in"] <= 300 and who["refreshable"] is True
         assert "token" not in str(who).lower()  # the page never sees a token
         assert (await app_client.get("/api/conversations")).status_code == 200
-        asked = await app_client.post("/api/chat", json={"message": "Hello?"}, headers=SAME_ORIGIN)
+        asked = await app_client.post("/api/chat", json={"stream": True, "message": "Hello?"}, headers=SAME_ORIGIN)
         assert asked.status_code == 200
         assert "Hello from the scripted model." in "".join(d.get("text", "") for t, d in parse_sse(asked.text) if t == "text")
 
@@ -93,13 +93,13 @@ async def test_a_cookie_signed_change_from_elsewhere_is_refused_and_says_why(oid
     async with client(oidc_env) as app_client:
         await sign_in(app_client)
         for headers in ({"origin": "https://evil.test"}, {}, {"origin": "null"}):
-            refused = await app_client.post("/api/chat", json={"message": "Hello?"}, headers=headers)
+            refused = await app_client.post("/api/chat", json={"stream": True, "message": "Hello?"}, headers=headers)
             assert refused.status_code == 403, headers
             assert refused.json()["error"]["code"] == "cross-site"
         assert "another site (https://evil.test)" in (await app_client.post(
-            "/api/chat", json={"message": "Hi"}, headers={"origin": "https://evil.test"})).json()["error"]["message"]
+            "/api/chat", json={"stream": True, "message": "Hi"}, headers={"origin": "https://evil.test"})).json()["error"]["message"]
         # A client without Origin may send our header instead; reading never needs either.
-        assert (await app_client.post("/api/chat", json={"message": "Hi"}, headers={"x-groundchat-csrf": "1"})).status_code == 200
+        assert (await app_client.post("/api/chat", json={"stream": True, "message": "Hi"}, headers={"x-groundchat-csrf": "1"})).status_code == 200
         assert (await app_client.get("/api/conversations", headers={"origin": "https://evil.test"})).status_code == 200
         for route in ("/auth/refresh", "/auth/sign-out"):
             assert (await app_client.post(route, headers={"origin": "https://evil.test"})).status_code == 403
@@ -247,7 +247,7 @@ async def test_an_origin_that_is_not_an_origin_is_a_403_never_a_500(oidc_env):
     async with client(oidc_env) as app_client:
         await sign_in(app_client)
         for origin in ("https://chat.test:99999", "http://[::1", "https://", "chat.test"):
-            refused = await app_client.post("/api/chat", json={"message": "Hi"}, headers={"origin": origin})
+            refused = await app_client.post("/api/chat", json={"stream": True, "message": "Hi"}, headers={"origin": origin})
             assert refused.status_code == 403 and refused.json()["error"]["code"] == "cross-site", origin
             out = await app_client.post("/auth/sign-out", headers={"origin": origin, "accept": "application/json"})
             assert out.status_code == 403, origin
@@ -256,7 +256,7 @@ async def test_an_origin_that_is_not_an_origin_is_a_403_never_a_500(oidc_env):
 async def test_the_scheme_is_part_of_the_origin(oidc_env):
     async with client(oidc_env) as app_client:
         await sign_in(app_client)
-        refused = await app_client.post("/api/chat", json={"message": "Hi"}, headers={"origin": "http://chat.test"})
+        refused = await app_client.post("/api/chat", json={"stream": True, "message": "Hi"}, headers={"origin": "http://chat.test"})
         assert refused.status_code == 403 and refused.json()["error"]["code"] == "cross-site"
 
 

@@ -76,7 +76,7 @@ async def test_a_question_through_an_openai_compatible_gateway(dynamo, settings,
 
     headers = {"authorization": f"Bearer {issue_dev_token(settings, 'alice')}"}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(services)), base_url="http://t") as c:
-        r = await c.post("/api/chat", json={"message": "Which context level is best?"}, headers=headers)
+        r = await c.post("/api/chat", json={"stream": True, "message": "Which context level is best?"}, headers=headers)
     frames = parse_sse(r.text)
     assert [f[0] for f in frames] == ["start", "tool-call", "tool-result", "text", "text", "citations", "done"]
     assert frames[1][1] == {"id": "call_abc", "name": "compare_contexts", "args": {"context": "full"}}

@@ -43,7 +43,7 @@ def test_the_chat_route_declares_its_body_and_every_refusal(fuzzed):
     body = doc["requestBody"]["content"]["application/json"]["schema"]
     assert body["required"] == ["message"] and body["additionalProperties"] is False
     assert body["properties"]["message"]["maxLength"] == 2000
-    assert sorted(doc["responses"]) == ["200", "400", "401", "403", "404", "409", "413", "429", "500", "503"]
+    assert sorted(doc["responses"]) == ["200", "400", "401", "403", "404", "409", "413", "429", "500", "502", "503"]
     assert list(doc["responses"]["200"]["content"]) == ["text/event-stream", "application/json"]
     assert doc["responses"]["429"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}
 

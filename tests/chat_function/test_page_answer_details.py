@@ -72,7 +72,7 @@ def test_done_says_what_the_answer_cost_and_the_search_shows_its_debug_without_e
 
     async def go():
         async with env.client() as c:
-            return await c.post("/api/chat", json={"message": "Why contrast?"}, headers=env.token("alice"))
+            return await c.post("/api/chat", json={"stream": True, "message": "Why contrast?"}, headers=env.token("alice"))
 
     frames = parse_sse(asyncio.run(go()).text)
     done = frames[-1][1]

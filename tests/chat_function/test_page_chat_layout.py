@@ -104,7 +104,7 @@ def test_on_a_wide_screen_the_conversations_are_a_column(browser, served):
 
 
 def _share_one(env, url: str) -> str:
-    r = httpx.post(f"{url}/api/chat", json={"message": "Which context is best?"}, headers=env.token("alice"))
+    r = httpx.post(f"{url}/api/chat", json={"stream": True, "message": "Which context is best?"}, headers=env.token("alice"))
     conversation_id = r.text.split('"conversation_id": "')[1].split('"')[0]
     assert httpx.post(f"{url}/api/conversations/{conversation_id}/share", headers=env.token("alice")).status_code == 200
     return conversation_id

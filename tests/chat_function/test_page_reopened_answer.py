@@ -34,7 +34,7 @@ def test_the_conversation_api_returns_each_answers_cost_and_details(priced, make
 
     async def go():
         async with env.client() as c:
-            asked = await c.post("/api/chat", json={"message": "Why contrast?"}, headers=env.token("alice"))
+            asked = await c.post("/api/chat", json={"stream": True, "message": "Why contrast?"}, headers=env.token("alice"))
             cid = parse_sse(asked.text)[0][1]["conversation_id"]
             await c.post(f"/api/conversations/{cid}/share", headers=env.token("alice"))
             return asked, (await c.get(f"/api/conversations/{cid}", headers=env.token("alice"))).json(), \

@@ -85,7 +85,7 @@ def answered(text: str) -> ScriptedModel:
 
 async def ask(client: httpx.AsyncClient, body, headers=None) -> httpx.Response:
     return await client.post("/api/chat", content=body if isinstance(body, (bytes, str)) else json.dumps(body),
-                             headers={"content-type": "application/json", **(headers or {})})
+                             headers={"content-type": "application/json", "accept": "text/event-stream", **(headers or {})})
 
 
 def code(response: httpx.Response) -> str:

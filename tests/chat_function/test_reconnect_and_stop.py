@@ -78,7 +78,7 @@ class StreamReader:
 
     def _read(self, url, headers, body):
         event = None
-        with httpx.Client(headers=headers, timeout=30) as client, client.stream("POST", f"{url}/api/chat", json=body) as resp:
+        with httpx.Client(headers=headers, timeout=30) as client, client.stream("POST", f"{url}/api/chat", json={"stream": True, **body}) as resp:
             for line in resp.iter_lines():
                 if line.startswith("event: "):
                     event = line[7:]
@@ -145,7 +145,7 @@ def test_nothing_on_record_is_a_204_for_the_owner_and_a_404_for_anyone_else(make
             assert (await client.get("/api/conversations/" + "a" * 32 + "/answer", headers=env.token("alice"))).status_code == 404
             assert (await client.get("/api/conversations/not-an-id/answer", headers=env.token("alice"))).status_code == 404
             assert (await client.get("/api/conversations/" + "a" * 32 + "/answer")).status_code == 401
-            r = await client.post("/api/chat", json={"message": QUESTION}, headers=env.token("alice"))
+            r = await client.post("/api/chat", json={"stream": True, "message": QUESTION}, headers=env.token("alice"))
             conversation_id = r.text.split('"conversation_id": "')[1].split('"')[0]
             # What a conversation stored before answers were recorded looks like: no record at all.
             await env.services.answers.delete(conversation_id)
@@ -208,7 +208,7 @@ def test_a_stop_on_an_existing_conversation_keeps_the_earlier_answers_and_nothin
     url = served(env.app)
     model.release(0)
     with httpx.Client(base_url=url, headers=env.token("alice"), timeout=30) as page:
-        first = page.post("/api/chat", json={"message": QUESTION}).text
+        first = page.post("/api/chat", json={"stream": True, "message": QUESTION}).text
         conversation_id = first.split('"conversation_id": "')[1].split('"')[0]
         before = page.get(f"/api/conversations/{conversation_id}").json()["messages"]
         model.release(1)
@@ -220,5 +220,5 @@ def test_a_stop_on_an_existing_conversation_keeps_the_earlier_answers_and_nothin
         after = page.get(f"/api/conversations/{conversation_id}").json()["messages"]
         # The claim is free again: the next question is answered, not a 409.
         model.release(2)
-        assert "Cedar-mini" in page.post("/api/chat", json={"message": "And cedar-mini?", "conversation_id": conversation_id}).text
+        assert "Cedar-mini" in page.post("/api/chat", json={"stream": True, "message": "And cedar-mini?", "conversation_id": conversation_id}).text
     assert after == before

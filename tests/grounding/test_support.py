@@ -232,7 +232,7 @@ async def test_the_trace_counts_the_weak_citations(make_env, local_model):
     env = make_env(ScriptedModel([Step(tool_calls=[("search_docs", {"query": "focus"})]), Step(text=ANSWER)]),
                    grants={"alice": [CHAT_USE, DOCS_READ, TRACES_READ]}, tools=[SEARCH])
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "q"}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "q"}, headers=env.token("alice"))
         trace = (await c.get("/api/traces/latest", headers=env.token("alice"))).json()
     assert parse_sse(r.text)[-1][1]["reason"] == "complete"
     assert trace["checks"] == {"verified_refs": 2, "unverified_refs": 0, "unverified_numbers": 0,

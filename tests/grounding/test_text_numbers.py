@@ -103,7 +103,7 @@ async def test_the_trace_counts_what_the_checks_found(make_env):
 
     env = make_env(ScriptedModel([Step(tool_calls=[("compare_contexts", {})]), Step(text="It had 9.99 violations [deadbeef].")]))
     async with env.client() as c:
-        r = await c.post("/api/chat", json={"message": "q"}, headers=env.token("alice"))
+        r = await c.post("/api/chat", json={"stream": True, "message": "q"}, headers=env.token("alice"))
         trace = (await c.get("/api/traces/latest", headers=env.token("alice"))).json()
     assert parse_sse(r.text)[-1][1]["reason"] == "complete"
     assert trace["checks"] == {"verified_refs": 0, "unverified_refs": 1, "unverified_numbers": 1,

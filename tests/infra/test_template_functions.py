@@ -76,7 +76,9 @@ def test_the_streaming_route(resources):
         "ResponseTransferMode": "RESPONSE_STREAM", "TimeoutInMillis": 900000}}
     assert resources["ChatFunction"]["Properties"]["Events"]["AiSdkChatStream"]["Properties"] == {
         **stream["Properties"], "Path": "/api/ai-sdk/chat"}  # the AI SDK's stream, streamed the same way
-    streams = ("ChatStream", "AiSdkChatStream")
+    assert resources["ChatFunction"]["Properties"]["Events"]["AiSdkChatResume"]["Properties"] == {
+        **stream["Properties"], "Path": "/api/ai-sdk/chat/{id}/stream", "Method": "GET"}  # useChat's resume, streamed too
+    streams = ("ChatStream", "AiSdkChatStream", "AiSdkChatResume")
     others = [e for f in FUNCTIONS_WITH_EVENTS for name, e in resources[f]["Properties"]["Events"].items() if name not in streams]
     assert all("ResponseTransferMode" not in e["Properties"] for e in others)
 

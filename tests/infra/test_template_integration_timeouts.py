@@ -27,7 +27,7 @@ def test_each_integration_timeout_is_one_api_gateway_accepts(resources):
             checked += 1
         elif timeout is not None:
             assert MIN_MS <= timeout <= BUFFERED_DEFAULT_MAX_MS, (logical, name, timeout)
-    assert checked == 2  # /api/chat and /api/ai-sdk/chat are the streaming routes
+    assert checked == 3  # /api/chat, /api/ai-sdk/chat and its resume route are the streaming routes
 
 
 def test_the_streaming_function_outlasts_its_integration(resources):

@@ -67,7 +67,8 @@ def _integration(translated, path: str, method: str) -> dict:
     return body["paths"][path][method]["x-amazon-apigateway-integration"]
 
 
-STREAMED = (("/api/chat", "post"), ("/api/ai-sdk/chat", "post"))  # our frames, and the AI SDK's parts
+STREAMED = (("/api/chat", "post"), ("/api/ai-sdk/chat", "post"),  # our frames, and the AI SDK's parts
+            ("/api/ai-sdk/chat/{id}/stream", "get"))  # the AI SDK's resume
 
 
 @pytest.mark.parametrize("path, method", STREAMED)

@@ -59,7 +59,7 @@ def streaming_function():
 def test_a_streamed_answer_reaches_the_client_before_it_ends(template, streaming_function):
     api = RestApiStandIn(template, {"ChatFunction": streaming_function}).start()
     try:
-        with httpx.stream("POST", api.stage_url + "/api/chat?x=1", json={"message": "hi"}, timeout=30) as r:
+        with httpx.stream("POST", api.stage_url + "/api/chat?x=1", json={"stream": True, "message": "hi"}, timeout=30) as r:
             lines = r.iter_lines()
             first = next(lines)
             before_end = not streaming_function.finished.is_set()

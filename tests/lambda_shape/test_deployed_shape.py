@@ -48,7 +48,7 @@ def client(stack):
 
 def test_an_answer_streams_its_frames_through_the_adapter_and_commits_once(client, stack):
     with client.stream("POST", "/api/chat", headers=token(),
-                       json={"message": "What does the axe rule color-contrast check?"}) as response:
+                       json={"stream": True, "message": "What does the axe rule color-contrast check?"}) as response:
         assert response.status_code == 200, stack["chat"].log()
         assert response.headers["content-type"].startswith("text/event-stream")
         assert response.headers.get("transfer-encoding") == "chunked"
@@ -70,7 +70,7 @@ def test_the_chat_cold_start_is_the_emulators_init_phase(stack):
 
 
 def test_a_refusal_is_plain_json_with_its_status(client):
-    r = client.post("/api/chat", json={"message": "hi"})
+    r = client.post("/api/chat", json={"stream": True, "message": "hi"})
     assert r.status_code == 401
     assert r.headers["content-type"] == "application/json"
     assert r.json()["error"]["code"] == "unauthenticated"
@@ -117,7 +117,7 @@ def test_an_unknown_route_is_api_gateways_own_answer(stack):
 
 
 def test_a_shared_conversation_and_its_list_through_mangum(client, stack):
-    with client.stream("POST", "/api/chat", headers=token(), json={"message": "Which rules are broken most?"}) as asked:
+    with client.stream("POST", "/api/chat", headers=token(), json={"stream": True, "message": "Which rules are broken most?"}) as asked:
         conversation_id = frames(asked.iter_lines())[0][1]["conversation_id"]
     shared = client.post(f"/api/conversations/{conversation_id}/share", headers=token())
     assert shared.status_code == 200, shared.text
@@ -155,12 +155,13 @@ def test_what_ran_is_what_the_template_says(template, stack):
     assert env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] == str(own["MemorySize"])
     streaming = [r for r in stack["api"].routes if r.streaming]
     # Our SSE answer and the AI SDK's UI message stream; every other route is buffered.
-    assert sorted((r.method, r.resource) for r in streaming) == [("POST", "/api/ai-sdk/chat"), ("POST", "/api/chat")]
+    assert sorted((r.method, r.resource) for r in streaming) == [("GET", "/api/ai-sdk/chat/{id}/stream"), ("POST", "/api/ai-sdk/chat"),
+                                                                  ("POST", "/api/chat")]
 
 
 def test_reload_rating_and_stop_routes_through_the_adapter(client, stack):
     """The routes around an answer, as API Gateway routes them to the packaged chat function."""
-    with client.stream("POST", "/api/chat", headers=token(), json={"message": "What does the axe rule color-contrast check?"}) as r:
+    with client.stream("POST", "/api/chat", headers=token(), json={"stream": True, "message": "What does the axe rule color-contrast check?"}) as r:
         got = frames(r.iter_lines())
     conversation_id, done = got[0][1]["conversation_id"], got[-1][1]
     answer = client.get(f"/api/conversations/{conversation_id}/answer", headers=token())

@@ -109,16 +109,16 @@ def test_a_cookie_signed_question_passes_the_csrf_check_only_from_this_origin(st
     api, jar = stack["api"], signed_in["jar"]
     question = {"message": "What does the axe rule color-contrast check?"}
     with httpx.Client(base_url=api.stage_url, timeout=120, headers={"cookie": jar}) as client:
-        with client.stream("POST", "/api/chat", json=question, headers={"origin": api.url}) as asked:
+        with client.stream("POST", "/api/chat", json={"stream": True, **question}, headers={"origin": api.url}) as asked:
             assert asked.status_code == 200, asked.read()
             got = frames(asked.iter_lines())
         assert [t for t, _ in got].count("done") == 1 and got[-1][1]["reason"] == "complete"
         for headers in ({"origin": "http://evil.test"}, {}):
-            refused = client.post("/api/chat", json=question, headers=headers)
+            refused = client.post("/api/chat", json={"stream": True, **question}, headers=headers)
             assert refused.status_code == 403, headers
             assert refused.json()["error"]["code"] == "cross-site"
         # A client that sends no Origin may send the app's header instead.
-        with client.stream("POST", "/api/chat", json=question, headers={"x-groundchat-csrf": "1"}) as asked:
+        with client.stream("POST", "/api/chat", json={"stream": True, **question}, headers={"x-groundchat-csrf": "1"}) as asked:
             assert asked.status_code == 200
 
 

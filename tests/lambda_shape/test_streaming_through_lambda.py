@@ -111,7 +111,7 @@ def test_the_first_text_frame_arrives_while_the_model_still_holds_its_last_part(
     release.clear()
     with httpx.Client(timeout=120) as client:
         with client.stream("POST", stack["api"].stage_url + "/api/chat", headers=token(),
-                           json={"message": "Say something in two parts."}) as response:
+                           json={"stream": True, "message": "Say something in two parts."}) as response:
             assert response.status_code == 200, stack["chat"].log()
             lines = response.iter_lines()
             seen = []
@@ -131,7 +131,7 @@ def test_the_first_text_frame_arrives_while_the_model_still_holds_its_last_part(
 def test_the_answer_completes_and_commits_once_through_the_emulator(stack, gateway):
     gateway["release"].set()
     with httpx.Client(base_url=stack["api"].stage_url, timeout=120) as client:
-        with client.stream("POST", "/api/chat", headers=token(), json={"message": "Say something in two parts."}) as r:
+        with client.stream("POST", "/api/chat", headers=token(), json={"stream": True, "message": "Say something in two parts."}) as r:
             got = frames(r.iter_lines())
         assert [t for t, _ in got].count("done") == 1 and got[-1][1]["reason"] == "complete"
         assert "".join(d["text"] for t, d in got if t == "text") == "The first part. The last part."
@@ -170,7 +170,7 @@ def test_a_question_with_an_image_goes_in_and_comes_back_out_as_the_same_pixels(
     upload, pixels = _noise_png()
     assert b"\0" in upload and any(b > 0x7F for b in upload)
     with httpx.Client(base_url=stack["api"].stage_url, timeout=120) as client:
-        with client.stream("POST", "/api/chat", headers=token(), data={"message": "What is in this picture?"},
+        with client.stream("POST", "/api/chat", headers={**token(), "accept": "text/event-stream"}, data={"message": "What is in this picture?"},
                            files={"image": ("noise.png", upload, "image/png")}) as asked:
             assert asked.status_code == 200, asked.read()
             got = frames(asked.iter_lines())
@@ -196,7 +196,7 @@ def test_a_question_with_an_image_goes_in_and_comes_back_out_as_the_same_pixels(
 
 def test_the_store_down_is_a_503_json_through_the_adapter(stack):
     stack["db"].stop()  # the last test of this module: nothing after it needs the store
-    r = httpx.post(stack["api"].stage_url + "/api/chat", headers=token(), json={"message": "Anyone there?"}, timeout=120)
+    r = httpx.post(stack["api"].stage_url + "/api/chat", headers=token(), json={"stream": True, "message": "Anyone there?"}, timeout=120)
     assert r.status_code == 503, r.text
     assert r.headers["content-type"].startswith("application/json")
     assert r.json()["error"]["code"]

@@ -97,7 +97,7 @@ def _frames(lines) -> list[tuple[str, dict]]:
 def test_answer_streams_as_chunked_sse(adapter_target, token):
     with httpx.Client(timeout=60) as client:
         with client.stream("POST", f"{adapter_target}/api/chat", headers=token,
-                           json={"message": "What does the axe rule color-contrast check?"}) as response:
+                           json={"stream": True, "message": "What does the axe rule color-contrast check?"}) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
             # Streamed, not buffered: no length known up front, the body comes in chunks.
@@ -114,7 +114,7 @@ def test_answer_streams_as_chunked_sse(adapter_target, token):
 def test_client_that_leaves_mid_stream_still_gets_its_exchange_committed(adapter_target, token):
     with httpx.Client(timeout=60) as client:
         with client.stream("POST", f"{adapter_target}/api/chat", headers=token,
-                           json={"message": "Which rules are broken most?"}) as response:
+                           json={"stream": True, "message": "Which rules are broken most?"}) as response:
             lines = response.iter_lines()
             first = _frames([next(lines), next(lines)])
         # Leaving the `with` closed the connection after the first frame.
@@ -134,7 +134,7 @@ def test_client_that_leaves_mid_stream_still_gets_its_exchange_committed(adapter
 
 
 def test_refusals_are_plain_buffered_json(adapter_target):
-    r = httpx.post(f"{adapter_target}/api/chat", json={"message": "hi"}, timeout=10)
+    r = httpx.post(f"{adapter_target}/api/chat", json={"stream": True, "message": "hi"}, timeout=10)
     assert r.status_code == 401
     assert r.headers["content-type"] == "application/json"
     assert r.json()["error"]["code"] == "unauthenticated"

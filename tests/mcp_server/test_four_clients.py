@@ -21,7 +21,7 @@ async def test_sse_json_ai_sdk_and_mcp_give_the_same_tools_refs_and_cost(serve):
     served = await started(serve())
     headers = served.headers("ana")
     async with httpx.AsyncClient(base_url=served.url, headers=headers, timeout=60) as client:
-        frames = parse_sse((await client.post("/api/chat", json={"message": QUESTION})).text)
+        frames = parse_sse((await client.post("/api/chat", json={"message": QUESTION, "stream": True})).text)
         answer = (await client.post("/api/chat", json={"message": QUESTION, "stream": False})).json()
 
     sse_calls = [(d["name"], d["args"]) for kind, d in frames if kind == "tool-call"]

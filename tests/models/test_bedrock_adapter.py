@@ -104,7 +104,8 @@ async def test_two_tool_round_through_the_loop():
     )
     exchange, frames = await rec.ask(model_on(replay), "How does claude 4 do?")
 
-    assert [f.type for f in frames] == ["start", "text", "tool-call", "tool-result", "tool-call", "tool-result", "text", "done"]
+    assert [f.type for f in frames] == ["start", "step", "text", "tool-call", "tool-result", "tool-call", "tool-result", "step",
+                                        "step", "text", "step", "done"]
     calls = [f.data for f in frames if f.type == "tool-call"]
     assert calls == [
         {"id": "tooluse_a1", "name": "lookup", "args": {"q": "claude 4"}},
@@ -201,8 +202,8 @@ async def test_max_tokens_with_no_content_is_content_missing_with_finish_reason_
 async def test_content_missing_reaches_the_reader_as_an_error_frame():
     replay = rec.BedrockReplay([rec.message_start(), rec.message_stop("max_tokens"), rec.metadata(1500, 3000)])
     exchange, frames = await rec.ask(model_on(replay), "Think hard")
-    assert [f.type for f in frames] == ["start", "error", "done"]
-    assert frames[1].data["code"] == "content_missing"
+    assert [f.type for f in frames] == ["start", "step", "error", "done"]  # a failed step has no finish
+    assert frames[2].data["code"] == "content_missing"
     assert exchange.failure["finish_reason"] == "max_tokens"
     assert exchange.failure["usage"]["output_tokens"] == 3000
 

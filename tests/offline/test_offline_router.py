@@ -179,8 +179,8 @@ def test_a_question_on_how_to_fix_something_is_still_answered():
 async def test_the_answerer_refuses_off_topic_in_words_and_calls_nothing():
     registry = ToolRegistry([], None)
     frames = [f async for f in run_exchange(await kept_run(OfflineAnswerer(), registry, question="a recipe for banana bread"))]
-    assert [f.type for f in frames] == ["start", "text", "done"]
-    assert frames[1].data["text"] == REFUSAL + "\n\n" + DISCLAIMER
+    assert [f.type for f in frames] == ["start", "step", "text", "step", "done"]
+    assert frames[2].data["text"] == REFUSAL + "\n\n" + DISCLAIMER
     assert frames[-1].data["reason"] == "complete"
 
 
@@ -501,8 +501,8 @@ def test_words_of_a_change_in_a_question_that_reads_are_not_refused(question, to
 async def test_the_answerer_refuses_a_change_in_one_sentence_calls_nothing_and_draws_nothing():
     registry = ToolRegistry([], None)
     frames = [f async for f in run_exchange(await kept_run(OfflineAnswerer(), registry, question="remove cedar-mini's failed runs"))]
-    assert [f.type for f in frames] == ["start", "text", "done"]
-    assert frames[1].data["text"] == CHANGE_REFUSAL + "\n\n" + DISCLAIMER
+    assert [f.type for f in frames] == ["start", "step", "text", "step", "done"]
+    assert frames[2].data["text"] == CHANGE_REFUSAL + "\n\n" + DISCLAIMER
 
 
 @pytest.mark.parametrize(("question", "calls"), [

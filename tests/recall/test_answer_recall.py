@@ -24,7 +24,7 @@ def env(make_env, tmp_path):
 
 async def ask(c, env, user, message, *steps, conversation_id=None):
     env.model.steps.extend(steps)
-    body = {"message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
+    body = {"stream": True, "message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
     r = await c.post("/api/chat", json=body, headers=env.token(user))
     assert r.status_code == 200, r.text
     return parse_sse(r.text)

@@ -262,7 +262,7 @@ def env(make_env, monkeypatch):
 async def ask(c, env, message, *steps, conversation_id=None):
     env.model.steps.extend(steps or [Step(text=f"An answer to: {message}")])
     body = {"message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
-    r = await c.post("/api/chat", json=body, headers=env.token("alice"))
+    r = await c.post("/api/chat", json={"stream": True, **body}, headers=env.token("alice"))
     frames = parse_sse(r.text)
     assert frames[-1][1]["reason"] == "complete", r.text
     return frames

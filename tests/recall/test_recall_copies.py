@@ -33,7 +33,7 @@ def env(make_env, tmp_path):
 
 async def ask(c, env, message, *steps):
     env.model.steps.extend(steps)
-    r = await c.post("/api/chat", json={"message": message}, headers=env.token("alice"))
+    r = await c.post("/api/chat", json={"stream": True, "message": message}, headers=env.token("alice"))
     assert r.status_code == 200, r.text
     frames = parse_sse(r.text)
     assert frames[-1][1]["reason"] == "complete", frames[-1]

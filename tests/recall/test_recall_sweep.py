@@ -48,7 +48,7 @@ def env(make_env, monkeypatch, settings):
 
 async def ask(c, env, message: str, conversation_id: str | None = None) -> str:
     env.model.steps.append(Step(text=f"An answer to: {message}"))
-    body = {"message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
+    body = {"stream": True, "message": message, **({"conversation_id": conversation_id} if conversation_id else {})}
     r = await c.post("/api/chat", json=body, headers=env.token("alice"))
     assert parse_sse(r.text)[-1][1]["reason"] == "complete", r.text
     return parse_sse(r.text)[0][1]["conversation_id"]

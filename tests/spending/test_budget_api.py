@@ -65,7 +65,7 @@ def first_step_worst_case(client, user: str = "alice") -> Decimal:
 def test_an_answer_is_charged_and_the_budget_route_shows_it(api, dynamo):
     model = ScriptedModel([Step(tool_calls=[("lookup", {})], input_tokens=300, output_tokens=40), Step(text="It is 42.", input_tokens=350, output_tokens=30)], model_id="scripted")
     client = api(model)
-    r = client.post("/api/chat", json={"message": QUESTION}, headers=client.auth_for("alice"))
+    r = client.post("/api/chat", json={"stream": True, "message": QUESTION}, headers=client.auth_for("alice"))
     assert r.status_code == 200
     assert sse(r.text)[-1][1]["reason"] == "complete"
     charged = sum(row["charged"] for row in usage_rows(dynamo))
@@ -81,7 +81,7 @@ def test_an_answer_is_charged_and_the_budget_route_shows_it(api, dynamo):
 def test_a_first_step_that_could_pass_a_cap_is_429_before_any_model_call(api, dynamo):
     model = ScriptedModel([Step(text="never")], model_id="scripted")
     client = api(model, chat="0.004", period="month")
-    r = client.post("/api/chat", json={"message": QUESTION}, headers=client.auth_for("alice"))
+    r = client.post("/api/chat", json={"stream": True, "message": QUESTION}, headers=client.auth_for("alice"))
     assert r.status_code == 429
     err = r.json()["error"]
     assert err["code"] == "spend-cap" and err["scope"] == "chat"
@@ -97,9 +97,9 @@ def test_the_429_comes_after_the_409(api, dynamo):
     client.services.conversations.conversations.put_item(
         Item={"conversation_id": "f" * 32, "owner": "alice", "message_count": 40, "created_at": "2026-11-01T00:00:00Z", "title": "t", "version": 1}
     )
-    full = client.post("/api/chat", json={"conversation_id": "f" * 32, "message": QUESTION}, headers=client.auth_for("alice"))
+    full = client.post("/api/chat", json={"stream": True, "conversation_id": "f" * 32, "message": QUESTION}, headers=client.auth_for("alice"))
     assert full.status_code == 409
-    fresh = client.post("/api/chat", json={"message": QUESTION}, headers=client.auth_for("alice"))
+    fresh = client.post("/api/chat", json={"stream": True, "message": QUESTION}, headers=client.auth_for("alice"))
     assert fresh.status_code == 429
     assert model.calls == 0
 
@@ -107,11 +107,11 @@ def test_the_429_comes_after_the_409(api, dynamo):
 def test_a_refused_request_leaves_its_conversation_free(api, dynamo):
     model = ScriptedModel([Step(text="First answer.", input_tokens=100, output_tokens=20)], model_id="scripted")
     client = api(model)
-    first = client.post("/api/chat", json={"message": QUESTION}, headers=client.auth_for("alice"))
+    first = client.post("/api/chat", json={"stream": True, "message": QUESTION}, headers=client.auth_for("alice"))
     conversation_id = sse(first.text)[0][1]["conversation_id"]
     # Now the cap cannot hold another step: refused, and the conversation is not left claimed.
     client.services.settings.user_budget_usd = Decimal("0.0002")
-    refused = client.post("/api/chat", json={"conversation_id": conversation_id, "message": QUESTION}, headers=client.auth_for("alice"))
+    refused = client.post("/api/chat", json={"stream": True, "conversation_id": conversation_id, "message": QUESTION}, headers=client.auth_for("alice"))
     assert refused.status_code == 429 and refused.json()["error"]["scope"] == "user"
     item = client.services.conversations.conversations.get_item(Key={"conversation_id": conversation_id})["Item"]
     assert "active_run" not in item
@@ -122,7 +122,7 @@ def test_a_question_the_caps_hold_no_answer_for_is_a_429_before_any_call(api, dy
     client = api(model)
     cap = first_step_worst_case(client) + Decimal("0.001")  # the first step fits; the answering step does not
     client.services.settings.user_budget_usd = cap
-    r = client.post("/api/chat", json={"message": QUESTION}, headers=client.auth_for("alice"))
+    r = client.post("/api/chat", json={"stream": True, "message": QUESTION}, headers=client.auth_for("alice"))
     assert r.status_code == 429 and r.json()["error"]["code"] == "spend-cap" and r.json()["error"]["scope"] == "user"
     assert model.calls == 0
     mine = counter(dynamo, bc.user_scope("alice"))

@@ -40,7 +40,7 @@ async def test_a_step_without_usage_is_charged_its_full_reservation_and_ends_the
     assert result["done"] == "unmeasurable-cost"
     assert model.calls == 1  # the tool call it asked for is not run and no second step starts
     # The answer's after-answer checks still run on what was said (nothing was): citations, then done.
-    assert [f.type for f in result["frames"]] == ["start", "limit", "citations", "done"]
+    assert [f.type for f in result["frames"]] == ["start", "step", "limit", "step", "citations", "done"]
     [row] = usage_rows(dynamo)
     assert row["measured"] is False
     assert row["charged"] == row["reserved"] == worst_case

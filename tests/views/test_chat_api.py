@@ -26,7 +26,7 @@ async def test_the_view_streams_and_is_shared_with_the_answer(sample, settings):
     add_share_routes(app, sample)
     auth = {"authorization": f"Bearer {issue_dev_token(settings, 'alice')}"}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-        r = await client.post("/api/chat", json={"message": "Which context level is best?"}, headers=auth)
+        r = await client.post("/api/chat", json={"stream": True, "message": "Which context level is best?"}, headers=auth)
         frames = events(r.text)
         views = [data for kind, data in frames if kind == "view"]
         assert [kind for kind, _ in frames][-1] == "done" and frames[-1][1]["reason"] == "complete"

@@ -6,7 +6,8 @@ from groundchat.offline.answerer import DISCLAIMER, OfflineAnswerer
 async def test_which_context_is_best_gets_a_grounded_view_and_the_same_text(ask):
     answer = await ask(OfflineAnswerer(), "Which context level is best?")
     assert [f.type for f in answer.frames] == [
-        "start", "tool-call", "tool-result", "tool-call", "tool-result", "view", "text", "done"]
+        "start", "step", "tool-call", "tool-result", "step", "step", "tool-call", "tool-result", "view", "step",
+        "step", "text", "step", "done"]
     by_context = answer.results("compare_contexts")[0]["result"]["by_context"]
     view = answer.of("view")[0]
     table, form = view["parts"]

@@ -20,7 +20,7 @@ from groundchat.ids import is_conversation_id
 from groundchat.json_shapes import Jsonable
 
 if TYPE_CHECKING:
-    from groundchat.chat.answer import ChatBody
+    from groundchat.chat.question_body import ChatBody
     from groundchat.json_shapes import JsonObject
 
 # The SDK posts the whole transcript every time, tool outputs included (each up to our tool result
@@ -59,7 +59,7 @@ class LastMessage(BaseModel):
 def parse_ai_sdk_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatBody | Refusal:
     """The transport's body as our question (`{conversation_id, message}`), or 400 saying what is
     wrong; the question then meets every check `parse_body` makes."""
-    from groundchat.chat.answer import parse_body, read_json  # with the answer use case, on the first question
+    from groundchat.chat.question_body import parse_body, read_json  # with the answer use case, on the first question
 
     raw = read_json(body, "a chat request")
     if isinstance(raw, Refusal):

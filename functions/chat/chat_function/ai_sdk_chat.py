@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
+from chat_function.ai_sdk_resume import add_ai_sdk_resume_route
 from chat_function.ai_sdk_body import MAX_AI_SDK_BODY_BYTES, TransportBody, parse_ai_sdk_body, submitted_message_key
 from chat_function.ai_sdk_stream import UIMessageStream
 from chat_function.callers import caller_or_none, services_of, visit_of
@@ -74,3 +75,5 @@ def add_ai_sdk_chat_route(app: FastAPI, max_question_chars: int) -> None:
             return keep_visitor_session(refused, outcome.visitor_session)
         stream = UIMessageStream(outcome.frames, services.settings.sse_heartbeat_seconds)
         return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]
+
+    add_ai_sdk_resume_route(app, PATH)  # useChat({ resume: true }) after a reload

@@ -6,11 +6,11 @@ the SDK's own (`uiMessageChunkSchema` in the `ai` package); tests/chat_function/
 reads this stream with the SDK's own parser. What has no part of its own (a view, the cost, the
 history and limit notes, the citation check) goes out as a typed `data-*` part.
 
-Two choices the SDK's reader forces:
-- an `error` part ends its reading (the chat's status becomes "error"), so ours is held back and
-  sent after the cost, just before `finish`: a reader that stops there has had everything else;
-- our frames do not say where one model step ends when a step made only tool calls, so no
-  `start-step` / `finish-step` parts are sent rather than step marks that could be wrong.
+An `error` part ends the SDK's reading (the chat's status becomes "error"), so ours is held back
+and sent after the cost, just before `finish`: a reader that stops there has had everything else.
+Each model step is a `start-step` ... `finish-step` pair (the core's `step` frames, which say where a
+step that only called tools ends); an answer its reader stopped ends with `abort`, the part the SDK
+reads as a stop, after the cost.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from groundchat.exchange.frames import (
     ErrorFrame,
     Frame,
     StartFrame,
+    StepFrame,
     TextFrame,
     ToolCallFrame,
     ToolResultFrame,
@@ -62,6 +63,8 @@ class UIMessageParts:
         if isinstance(frame, StartFrame):
             out.append({"type": "start", "messageId": frame.run_id,
                         "messageMetadata": {"conversation_id": frame.conversation_id, "run_id": frame.run_id}})
+        elif isinstance(frame, StepFrame):
+            out.append({"type": "start-step"} if frame.phase == "start" else {"type": "finish-step"})
         elif isinstance(frame, ToolCallFrame):
             out.append({"type": "tool-input-available", "toolCallId": frame.id, "toolName": frame.name, "input": frame.args})
         elif isinstance(frame, ToolResultFrame):
@@ -76,6 +79,8 @@ class UIMessageParts:
             out.append({"type": "data-cost", "data": {"cost": frame.cost, "cost_text": frame.cost_text, "run_id": frame.run_id}})
             if self._held_error is not None:
                 out.append(self._held_error)
+            if frame.reason == "stopped":  # the reader pressed Stop: the SDK's own word for it
+                out.append({"type": "abort"})
             out.append({"type": "finish", "finishReason": FINISH_REASONS.get(frame.reason, "other"),
                         "messageMetadata": {"done": frame.reason, "recall": frame.recall}})
         elif frame.type in DATA_FRAMES:

@@ -60,7 +60,8 @@ def create_app(services: Services | None = None) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST", "DELETE"],
                            # MCP's own headers too: a browser-based MCP host sends them to /mcp.
                            allow_headers=["authorization", "content-type", "accept", "mcp-protocol-version",
-                                          "mcp-session-id", "last-event-id", "traceparent", "tracestate"],
+                                          "mcp-session-id", "mcp-method", "mcp-name", "last-event-id", "traceparent",
+                                          "tracestate"],
                            expose_headers=["mcp-session-id", "www-authenticate"], max_age=600)
     app.add_middleware(JoinCallerTrace)  # outermost: every route runs in the caller's trace
 
@@ -139,7 +140,8 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
             return keep_visitor_session(refused, outcome.visitor_session)
         if wants_json(request, body):
             answered = await json_answer(outcome.frames)
-            return keep_visitor_session(JSONResponse(answered.model_dump(mode="json")), outcome.visitor_session)
+            return keep_visitor_session(JSONResponse(answered.model_dump(mode="json"), status_code=answered.status_code),
+                                        outcome.visitor_session)
         stream = ExchangeStream(outcome.frames, services_of(request).settings.sse_heartbeat_seconds)
         return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]
 
@@ -220,10 +222,14 @@ async def _set_shared(services: Services, conversation_id: str, caller: Caller, 
 
 
 def _trace_routes(app: FastAPI) -> None:
-    @app.get("/api/traces/latest", responses=refusals(401, 403, 404, *ALWAYS))
     async def latest_trace(request: Request, caller: Caller = may_read_traces) -> Response:
+        """The caller's latest run."""
         trace = await services_of(request).traces.latest(caller.id)
         return JSONResponse(trace) if trace else error(404, "not-found", "No runs yet.")
+
+    app.get("/api/traces/latest", responses=refusals(401, 403, 404, *ALWAYS))(latest_trace)
+    # Seed 002 names it without the /api prefix: the same route, for its clients as written.
+    app.get("/traces/latest", responses=refusals(401, 403, 404, *ALWAYS), operation_id="latest_trace_seed_002")(latest_trace)
 
     @app.get("/api/traces/{run_id}", responses=refusals(401, 403, 404, *ALWAYS))
     async def trace(run_id: str, request: Request, caller: Caller = may_read_traces) -> Response:

@@ -1,5 +1,5 @@
-"""One JSON answer instead of the SSE stream, for scripts and other services: `{"stream": false}`
-in the body, or `Accept: application/json` without `text/event-stream`.
+"""One JSON answer instead of the SSE stream, for scripts and other services: the default, as in
+every chat API; a request asks for the stream with `"stream": true` or `Accept: text/event-stream`.
 
 The same use case answers it (every check in the same order, the same commit): the frames are
 drained here, to the end, in a task of their own, so a client that closes early loses nothing, and
@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from groundchat.json_shapes import Jsonable
+from groundchat.models.failures import HINTS, http_status
+from groundchat.store.availability import STORE_UNAVAILABLE, STORE_UNAVAILABLE_HINT
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -26,6 +28,26 @@ if TYPE_CHECKING:
 class TokensUsed(BaseModel):
     input: int
     output: int
+
+
+class ChatDebugInfo(BaseModel):
+    """How the answer was found: whether the caller's past conversations were searched and why
+    (always), and each search's debug record (legs, fusion, weights, graph counters)."""
+
+    recall_plan: dict[str, Jsonable] | None
+    searches: list[dict[str, Jsonable]]
+
+
+class AnswerFailure(BaseModel):
+    """A generation that failed: the reader's words, and what an operator or a script needs to act."""
+
+    code: str
+    message: str
+    run_id: str
+    failure_kind: str  # the failure's class (models/failures.py), or the loop's own code
+    gateway_reason: str | None  # the provider's or gateway's reason, sanitised
+    operator_hint: str | None
+    status: int  # the HTTP status the answer was given
 
 
 class ChatResponse(BaseModel):
@@ -44,23 +66,28 @@ class ChatResponse(BaseModel):
     tokens_used: TokensUsed
     cost: str
     cost_text: str
-    debug: list[dict[str, Jsonable]]
+    debug: ChatDebugInfo
     view: dict[str, Jsonable] | None = None
     limit: dict[str, Jsonable] | None = None
-    error: dict[str, Jsonable] | None = None
+    error: AnswerFailure | None = None
+
+    @property
+    def status_code(self) -> int:
+        """200 for an answer; a failed generation's own status, so no client reads it as a success."""
+        return self.error.status if self.error else 200
 
 
 def wants_json(request: Request, body: object) -> bool:
-    """`"stream": false` in a JSON body, or an Accept header that asks for JSON and not for SSE."""
+    """JSON unless the client asks for the stream: `"stream"` in the body decides when it is
+    there (true or false), else an Accept header naming `text/event-stream`."""
     if isinstance(body, (bytes, str)):
         try:
             body = json.loads(body)
         except ValueError:
             body = None
-    if isinstance(body, dict) and body.get("stream") is False:
-        return True
-    accept = request.headers.get("accept", "")
-    return "application/json" in accept and "text/event-stream" not in accept
+    if isinstance(body, dict) and isinstance(body.get("stream"), bool):
+        return not body["stream"]
+    return "text/event-stream" not in request.headers.get("accept", "").lower()
 
 
 async def json_answer(frames: AsyncIterator[Frame]) -> ChatResponse:
@@ -78,10 +105,22 @@ async def json_answer(frames: AsyncIterator[Frame]) -> ChatResponse:
         tool_calls=_tool_calls(by_type),
         tokens_used=TokensUsed(input=done["input_tokens"], output=done["output_tokens"]),
         cost=done["cost"], cost_text=done["cost_text"],
-        debug=[f["debug"] for f in by_type.get("tool-result", []) if f.get("debug")],
+        debug=ChatDebugInfo(recall_plan=done.get("recall"),
+                            searches=[f["debug"] for f in by_type.get("tool-result", []) if f.get("debug")]),
         view=(by_type.get("view") or [{}])[-1].get("view"),
-        limit=(by_type.get("limit") or [None])[-1], error=(by_type.get("error") or [None])[-1],
+        limit=(by_type.get("limit") or [None])[-1], error=_failure((by_type.get("error") or [None])[-1]),
     )
+
+
+def _failure(frame: dict | None) -> AnswerFailure | None:
+    if frame is None:
+        return None
+    kind = str(frame["code"])
+    unavailable = kind == STORE_UNAVAILABLE
+    return AnswerFailure(code=kind, message=frame["message"], run_id=frame["run_id"], failure_kind=kind,
+                         gateway_reason=frame.get("reason"),
+                         operator_hint=STORE_UNAVAILABLE_HINT if unavailable else HINTS.get(kind),
+                         status=503 if unavailable else http_status(kind))
 
 
 def _tool_calls(by_type: dict[str, list[dict]]) -> list[dict[str, Jsonable]]:

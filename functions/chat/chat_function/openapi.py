@@ -14,6 +14,7 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
         404: "no such thing (or not yours)", 409: "the conversation is full or busy", 413: "the body is too large",
         422: "the Idempotency-Key was sent before with another question",
         429: "a spending cap could be passed", 500: "an unexpected failure (typed)",
+        502: "the JSON answer's generation failed at the model provider or gateway (its `error` says how)",
         503: "the chat is not configured, or the store cannot be reached (Retry-After)",
     }
     return {status: {"model": ErrorBody, "description": words[status]} for status in statuses}
@@ -29,7 +30,7 @@ def chat_request(max_question_chars: int, max_top_k: int) -> dict[str, Any]:
     image, and a fuzzer would take every refused file for a valid request refused."""
     # Imported here, not at the top: the answer use case's modules (~25 ms) load with the first
     # question or the first OpenAPI document, not at every cold start (see document_chat_request).
-    from groundchat.chat.answer import ChatBody
+    from groundchat.chat.question_body import CORPUS_IDS, ChatBody
 
     schema = ChatBody.model_json_schema()
     schema["properties"]["message"].update({"minLength": 1, "maxLength": max_question_chars, "pattern": r"\S"})
@@ -37,6 +38,12 @@ def chat_request(max_question_chars: int, max_top_k: int) -> dict[str, Any]:
                                                "description": "a conversation of yours, as the start frame named it"}
     schema["properties"]["top_k"] = {"anyOf": [{"type": "integer", "minimum": 1, "maximum": max_top_k}, {"type": "null"}],
                                      "description": "excerpts per search, at most this deployment's ceiling"}
+    schema["properties"]["corpus_id"] = {"anyOf": [{"enum": list(CORPUS_IDS)}, {"type": "null"}],
+                                         "description": "the corpus searched: one source's id, or \"all\""}
+    schema["properties"]["web_enabled"] = {"const": False, "default": False,
+                                           "description": "there is no web search here: true is refused (400)"}
+    schema["properties"]["stream"]["description"] = ("true: the SSE stream; false or left out: one JSON answer "
+                                                     "(left out, `Accept: text/event-stream` asks for the stream)")
     # A search needs BM25 or the vector leg: switching both off is refused (400).
     schema["not"] = {"required": ["include_vector", "include_sparse"],
                      "properties": {"include_vector": {"const": False}, "include_sparse": {"const": False}}}
@@ -69,15 +76,24 @@ def document_chat_request(app: Any, max_question_chars: int, max_top_k: int) -> 
     app.openapi = openapi
 
 
+def _failed_answer_or_refusal(status: int) -> dict[str, Any]:
+    refusal = {"$ref": "#/components/schemas/ErrorBody"}
+    answer = {"$ref": "#/components/schemas/ChatResponse"}
+    return {"description": refusals(status)[status]["description"] + "; or a JSON answer whose generation failed",
+            "content": {"application/json": {"schema": answer if status == 502 else {"anyOf": [refusal, answer]}}}}
+
+
 CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"description": "the answer as server-sent events, each a frame: its type as the event, its payload as JSON "
-                         "data; or, with `\"stream\": false` (or `Accept: application/json`), one JSON answer",
+    200: {"description": "one JSON answer; or, asked with `\"stream\": true` or `Accept: text/event-stream`, the answer "
+                         "as server-sent events, each a frame: its type as the event, its payload as JSON data",
           "content": {"text/event-stream": {"schema": {
               "type": "object",
               "required": ["event", "data"],
               "properties": {"event": {"enum": list(get_args(FrameType))}, "data": {"type": "string"}},
           }}, "application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}}}},
     **refusals(400, 401, 403, 404, 409, 413, 422, 429, *ALWAYS),
+    # A JSON answer whose generation failed carries the failure's own status (500, 502, 503), with the ChatResponse.
+    **{status: _failed_answer_or_refusal(status) for status in (500, 502, 503)},
 }
 HTML = {200: {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}
 # An image of a conversation, as it was sent to the model (our own encoding of the upload).

@@ -11,12 +11,9 @@ the trace and the metrics; the claim and any unused reservation are released on 
 """
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, AsyncIterator, Callable
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from groundchat.attachments.history_images import history_for_model
 from groundchat.attachments.question import prepare_question_images
@@ -32,11 +29,11 @@ from groundchat.chat.summarise import Summariser
 from groundchat.exchange.frames import DoneFrame, Frame
 from groundchat.exchange.refusal import IssuedSession, Refusal
 from groundchat.grounding.citations import citation_check
-from groundchat.corpus.chunk import SOURCES
 from groundchat.models.messages import ImageRef, Message, ModelRequest
+from groundchat.chat.question_body import ChatBody, parse_body
 from groundchat.public.gate import Visit
 from groundchat.recall.hooks import RecallAccess
-from groundchat.tools.search_preferences import SearchPreferences, Source
+from groundchat.tools.search_preferences import SearchPreferences
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.step_guard import SpendCapReached
@@ -50,27 +47,6 @@ from groundchat.tools.recall_tool import GatedRegistry
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
-
-
-class ChatBody(BaseModel):
-    """Exactly what a client may send: a question for a conversation, and what its searches may
-    use (tools/search_preferences.py: they only narrow). Nothing else."""
-
-    model_config = ConfigDict(extra="forbid")
-    conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
-    message: str
-    # False: one JSON answer instead of the SSE stream (chat_function/json_answer.py).
-    stream: bool = True
-    sources: list[Source] | None = Field(default=None, min_length=1, max_length=len(SOURCES))
-    top_k: int | None = Field(default=None, ge=1)
-    include_vector: bool = True
-    include_sparse: bool = True
-    include_graph: bool = True
-
-    def search_preferences(self) -> SearchPreferences:
-        return SearchPreferences(sources=tuple(dict.fromkeys(self.sources)) if self.sources else None, top_k=self.top_k,
-                                 include_vector=self.include_vector, include_sparse=self.include_sparse,
-                                 include_graph=self.include_graph)
 
 
 @dataclass
@@ -252,55 +228,6 @@ async def _caller_problem(services: Services, caller: Caller | None) -> Refusal 
     return None
 
 
-def read_json(body: bytes | str | JsonObject, what: str) -> object | Refusal:
-    """The body's JSON value (a dict passes as it is), or 400 saying why it has none: not UTF-8,
-    nested deeper than `what` can be, or not JSON."""
-    try:
-        return body if isinstance(body, dict) else json.loads(body or b"null")
-    except UnicodeDecodeError:
-        return Refusal(400, "bad-request", "the body is not valid UTF-8")
-    except RecursionError:
-        return Refusal(400, "bad-request", f"the body is nested deeper than {what} can be")
-    except json.JSONDecodeError:
-        return Refusal(400, "bad-request", "the body is not JSON")
-
-
-def parse_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatBody | Refusal:
-    """The request body as a question, or 400 with what is wrong: never an exception. The body
-    holds two flat strings, so anything nested is refused as such, however deep."""
-    raw = read_json(body, "a question")
-    if isinstance(raw, Refusal):
-        return raw
-    try:
-        parsed = ChatBody.model_validate(raw)
-    except ValidationError as exc:
-        return Refusal(400, "bad-request", _validation_problem(exc))
-    if not _is_text(parsed.message) or not _is_text(parsed.conversation_id or ""):
-        return Refusal(400, "bad-request", "the body holds a lone surrogate (\\ud800-\\udfff): it is not text")
-    if not parsed.message.strip():
-        return Refusal(400, "bad-request", "message is empty")
-    if len(parsed.message) > max_question_chars:
-        return Refusal(400, "bad-request", f"message is over {max_question_chars} characters")
-    if not parsed.include_vector and not parsed.include_sparse:
-        return Refusal(400, "bad-request", "include_vector and include_sparse: a search needs one of them; both are off")
-    return parsed
-
-
-def _is_text(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _validation_problem(exc: ValidationError) -> str:
-    problems = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "body"
-        what = "not allowed (send only conversation_id and message)" if err["type"] == "extra_forbidden" else err["msg"]
-        problems.append(f"{where}: {what}")
-    return "; ".join(problems)
 
 
 async def _with_recall_plan(plan: JsonObject, frames: AsyncIterator[Frame]) -> AsyncIterator[Frame]:

@@ -18,6 +18,7 @@ from groundchat.exchange.frames import (
     Frame,
     LimitFrame,
     StartFrame,
+    StepFrame,
     TextFrame,
     ToolCallFrame,
     ToolResultFrame,
@@ -88,27 +89,29 @@ async def run_exchange(run: AnswerRun) -> AsyncIterator[Frame]:
             outcome = _StepOutcome()
             async for frame in _model_step(step, request, run.model, guard, ex, outcome, trace):
                 yield frame
-            if outcome.capped:
+            if outcome.capped:  # refused before its call: no step started
                 reason = "spend-cap"
                 break
+            ends = True
             if outcome.usage is None and guard.requires_usage:
                 reason = "unmeasurable-cost"
                 yield _unmeasured(ex, outcome)
-                break
-            if outcome.over_bound:
+            elif outcome.over_bound:
                 reason = "spend-cap"
                 yield _stopped_after(ex, outcome, "chat", OVER_BOUND_MESSAGE)
-                break
-            if not outcome.calls:
+            elif not outcome.calls:
                 reason = "complete"
-                break
-            if await run.stop_requested():  # the tools this step asked for never run
+            elif await run.stop_requested():  # the tools this step asked for never run
                 reason = "stopped"
+            else:
+                ends = False
+                for call in outcome.calls:
+                    yield ToolCallFrame(id=call.id, name=call.name, args=call.args)
+                    async for frame in _run_tool(call, run.registry, run.ctx, ex, limits, trace):
+                        yield frame
+            yield StepFrame(phase="finish", step=step, finish_reason=outcome.stop or None)
+            if ends:
                 break
-            for call in outcome.calls:
-                yield ToolCallFrame(id=call.id, name=call.name, args=call.args)
-                async for frame in _run_tool(call, run.registry, run.ctx, ex, limits, trace):
-                    yield frame
         if reason in COMMITTED_REASONS:
             ex.done_reason = reason  # the commit stores how the answer ended (chat.answer_record)
             for check in run.checks:
@@ -181,6 +184,7 @@ async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard:
         spans.end(None, None, "", None, type(exc).__qualname__)
         raise
     answer_spans.spent(held, getattr(reservation, "amount", None))
+    yield StepFrame(phase="start", step=step)
     text_parts: list[str] = []
     started = time.perf_counter()
     spans.calling()

@@ -37,6 +37,18 @@ class TextFrame(_Frame):
     text: str
 
 
+class StepFrame(_Frame):
+    """Where one model step starts (its call is about to be made) and where it ends (after the tools
+    it asked for ran, or after its words when it asked for none), so a client can tell the steps
+    of an answer apart even when a step only called tools. A step that fails ends in `error`, not here."""
+
+    type: Literal["step"] = "step"
+    phase: Literal["start", "finish"]
+    step: int  # 0 for the first model call of the answer
+    # `finish` only: the provider's stop reason ("end_turn", "tool_use", "stop", "max_tokens", ...).
+    finish_reason: str | None = None
+
+
 class ToolCallFrame(_Frame):
     type: Literal["tool-call"] = "tool-call"
     id: str
@@ -164,9 +176,9 @@ class DoneFrame(_Frame):
 
 Frame = Annotated[
     Union[
-        StartFrame, TextFrame, ToolCallFrame, ToolResultFrame, ViewFrame, CitationsFrame,
+        StartFrame, StepFrame, TextFrame, ToolCallFrame, ToolResultFrame, ViewFrame, CitationsFrame,
         HistoryFrame, LimitFrame, ErrorFrame, DoneFrame,
     ],
     Field(discriminator="type"),
 ]
-FrameType = Literal["start", "text", "tool-call", "tool-result", "view", "citations", "history", "limit", "error", "done"]
+FrameType = Literal["start", "step", "text", "tool-call", "tool-result", "view", "citations", "history", "limit", "error", "done"]

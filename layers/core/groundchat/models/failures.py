@@ -40,6 +40,20 @@ READER_MESSAGES: dict[str, str] = {
     "internal": "Something went wrong while answering.",
 }
 
+# The HTTP status of an answer that failed, where its client gets one status for the whole answer
+# (the JSON answer): the provider or gateway failing us is a bad gateway (502), a provider that
+# cannot be reached or whose own spending limit is spent is unavailable for now (503), ours is 500.
+HTTP_STATUSES: dict[str, int] = {
+    "spend_limit": 503, "auth": 502, "upstream_unreachable": 503, "gateway_unreachable": 502,
+    "gateway": 502, "content_missing": 502, "internal": 500,
+}
+
+
+def http_status(failure_kind: str) -> int:
+    """The status for a failure's class (or another failure code of the answer: 500)."""
+    return HTTP_STATUSES.get(failure_kind, 500)
+
+
 # The reason kept in a trace, and the upstream body inside it, are bounded excerpts.
 MAX_REASON_CHARS = 2000
 # What the reader's error card shows of it: the reason's opening, already sanitised.

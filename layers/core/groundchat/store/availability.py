@@ -13,6 +13,7 @@ from botocore.exceptions import (
 
 STORE_UNAVAILABLE = "store-unavailable"
 STORE_UNAVAILABLE_MESSAGE = "The conversation store cannot be reached right now; nothing was lost. Try again in a few seconds."
+STORE_UNAVAILABLE_HINT = "DynamoDB could not be reached or asked us to come back later: check its endpoint, throttling and the table's capacity."
 RETRY_AFTER_SECONDS = 5
 
 _UNREACHABLE = (EndpointConnectionError, ConnectionClosedError, ConnectTimeoutError, ReadTimeoutError)
