@@ -41,6 +41,10 @@ class Settings(BaseSettings):
     # other room (store/budget_shards.py), so concurrent steps write different items; 1 is one
     # counter. The bound is what one rebase transaction can write.
     budget_shards: int = Field(default=1, ge=1, le=64)
+    # What one model step may be charged beyond its reservation when its provider reports more
+    # than the step could cost; anything reported past it is recorded as disputed, not charged
+    # (spending/overrun.py). Concurrent steps pass a cap together by at most this much.
+    step_overrun_usd: Decimal = Field(default=Decimal("0.05"), ge=0)
 
     # State: DynamoDB. Empty endpoint means AWS; locally the stack points it at moto's server.
     dynamodb_endpoint: str = ""
