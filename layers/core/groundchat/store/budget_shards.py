@@ -181,8 +181,9 @@ def block_op(table: str, scope: str, period: str, why: str) -> TransactAction:
 
 
 def unblock_shard_op(table: str, scope: str, period: str) -> TransactAction:
+    """Lift the block, and the pool's one overdraft with it (spending/overrun.py)."""
     return {"Update": {"TableName": table, "Key": key(scope, period), "ConditionExpression": f"attribute_exists({BLOCKED})",
-                       "UpdateExpression": f"REMOVE {BLOCKED}"}}
+                       "UpdateExpression": f"REMOVE {BLOCKED}, overdrawn"}}
 
 
 def reset_shard_op(table: str, shard: Shard, period: str) -> TransactAction:
