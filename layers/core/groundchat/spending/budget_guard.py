@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable
 
 from groundchat.models.messages import ModelRequest, UsageEvent
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp
+from groundchat.spending.over_bound import settle_over_bound
 from groundchat.spending.pooled_hold import hold_within_caps
 from groundchat.spending.settlement import ALREADY, LATE, PENDING, Settlement, settle_sync
 from groundchat.spending.search_charge import SearchCharge
@@ -160,9 +161,8 @@ class BudgetGuard:
         ours, provider, charged = self._step_charge(reservation, usage)
         if charged > reservation.amount:
             # More than the step could cost: the rules of spending/overrun.py.
-            from groundchat.spending.over_bound import settle_over_bound
-
-            return await settle_over_bound(self, reservation, usage, ours, provider, charged, failed)
+            return await settle_over_bound(self, reservation, usage, ours, provider, charged, failed,
+                                           block=OVER_BOUND_BLOCK, settle_attempts=SETTLE_ATTEMPTS)
         row_args = self.row_args(reservation, usage, ours, provider, charged, failed)
         budget = self.dynamo.name(BUDGET)
 

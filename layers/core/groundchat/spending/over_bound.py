@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from groundchat.money import money_text
 from groundchat.observability import record_count, record_disputed
@@ -16,9 +16,12 @@ from groundchat.store.tables import BUDGET
 from groundchat.store.transactions import TransactionBusy, TransactionRefused
 
 if TYPE_CHECKING:
+    from groundchat.config import Settings
     from groundchat.json_shapes import JsonObject
     from groundchat.models.messages import UsageEvent
-    from groundchat.spending.budget_guard import BudgetGuard, Reservation
+    from groundchat.spending.settlement import Settlement
+    from groundchat.store.dynamo import Dynamo
+    from groundchat.store.items import TransactAction
 
 log = logging.getLogger("groundchat.spending")
 
@@ -27,10 +30,30 @@ log = logging.getLogger("groundchat.spending")
 PLAN_ATTEMPTS = 4
 
 
-async def settle_over_bound(guard: BudgetGuard, reservation: Reservation, usage: UsageEvent | None, ours: Decimal,
-                            provider: Decimal | None, reported: Decimal, failed: bool) -> JsonObject:
-    from groundchat.spending.budget_guard import OVER_BOUND_BLOCK, SETTLE_ATTEMPTS
+class Guard(Protocol):
+    """What of the budget guard (budget_guard.py) a settlement over the bound uses."""
 
+    settings: Settings
+    dynamo: Dynamo
+    caller_id: str
+    run_id: str
+    model_id: str
+    public: bool
+
+    def row_args(self, reservation: Any, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
+                 charged: Decimal, failed: bool, **more: object) -> dict: ...
+
+    def settlement(self, reservation: Any, row_args: dict,
+                   counter_ops: Callable[[Decimal], list[TransactAction]]) -> Settlement: ...
+
+    async def charge_summary(self, reservation: Any, outcome: str, row_args: dict) -> JsonObject: ...
+
+
+async def settle_over_bound(guard: Guard, reservation: Any, usage: UsageEvent | None, ours: Decimal,
+                            provider: Decimal | None, reported: Decimal, failed: bool, *, block: str,
+                            settle_attempts: int) -> JsonObject:
+    """`reservation`: the guard's (its amount and the counters it holds); `block`: why the chat's
+    pool is blocked; `settle_attempts`: how long the last plan keeps trying before it is recorded."""
     settings, dynamo = guard.settings, guard.dynamo
     bound = Decimal(settings.step_overrun_usd)
     count = max(1, int(getattr(settings, "budget_shards", 1)))
@@ -43,11 +66,11 @@ async def settle_over_bound(guard: BudgetGuard, reservation: Reservation, usage:
                                   disputed=plan.disputed, overdraft=plan.how == OVERDRAFT)
 
         def ops(released: Decimal, plan: Overrun = plan) -> list:
-            return counter_ops(budget, counters, caps, plan, released=released, block=OVER_BOUND_BLOCK, count=count)
+            return counter_ops(budget, counters, caps, plan, released=released, block=block, count=count)
 
         settlement = guard.settlement(reservation, row_args, ops)
         if plan.how == DISPUTE:
-            outcome = await dynamo.run(settle_sync, dynamo.client, budget, settlement, SETTLE_ATTEMPTS)
+            outcome = await dynamo.run(settle_sync, dynamo.client, budget, settlement, settle_attempts)
         else:
             try:
                 outcome = await dynamo.run(apply_sync, dynamo.client, settlement, PLAN_ATTEMPTS)
@@ -58,10 +81,10 @@ async def settle_over_bound(guard: BudgetGuard, reservation: Reservation, usage:
     raise AssertionError("the dispute plan is always tried last")  # pragma: no cover
 
 
-def _alarm(guard: BudgetGuard, reported: Decimal, reserved: Decimal, plan: Overrun) -> None:
+def _alarm(guard: Guard, reported: Decimal, reserved: Decimal, plan: Overrun) -> None:
     """The rule (README "The rules of the caps"): charged as reported up to the reservation and the
     bound, the rest disputed; the answer ends, and the chat's pool is blocked until an operator looks."""
-    log.error("step reported %s against a reservation of %s (run %s, model %s): charged %s (%s), disputed %s; "
+    log.error("step cost %s exceeded its bound %s (run %s, model %s): charged %s (%s), disputed %s; "
               "the chat's spending is blocked", money_text(reported), money_text(reserved), guard.run_id, guard.model_id,
               money_text(plan.charged), plan.how, money_text(plan.disputed))
     record_count("SpendOverBound", model=guard.model_id)
