@@ -1,34 +1,67 @@
 """`groundchat budget status|reset|unblock|sweep`: the operator's view of the spending caps.
 
+The caps, the period and the shard count are the server's, as the chat published them in the
+store it runs on (spending/server_settings.py), never this shell's GROUNDCHAT_* defaults: a
+command on a store no chat has started on says so and does nothing.
 The main CLI calls `add_budget_commands(subparsers)`; every command sets `func(args) -> int`.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import sys
 from typing import Any, Callable
 
 
-def _dynamo(args: argparse.Namespace) -> tuple[Any, Any]:
-    from groundchat_cli.stack_address import use_running_stack
-    from groundchat.store.dynamo import Dynamo
+class NotServed(Exception):
+    """No server's settings to act on: the message is the one line the command prints."""
 
-    # Beside `groundchat serve`, the operator means the running stack's DynamoDB.
+
+def _dynamo(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The store (beside `groundchat serve`, the running stack's DynamoDB) and the settings to act
+    with: this command's, with the server's spending settings in place of its own."""
+    from groundchat_cli.stack_address import use_running_stack
+    from groundchat.spending.server_settings import NoServerSettings, read_sync
+    from groundchat.store.dynamo import Dynamo
+    from groundchat.store.tables import BUDGET
+
     settings = use_running_stack(getattr(args, "endpoint", None))
+    dynamo = Dynamo(settings)
+    try:
+        server = read_sync(dynamo.client, dynamo.name(BUDGET))
+    except NoServerSettings as exc:
+        raise NotServed(str(exc)) from None
+    args.server_settings = server
+    settings = server.applied_to(settings)
     return Dynamo(settings), settings
 
 
+def served(command: Callable[..., int]) -> Callable[..., int]:
+    """A command that needs the server's settings: without them, it says why and does nothing."""
+    @functools.wraps(command)
+    def run(args: argparse.Namespace, *more: Any, **options: Any) -> int:
+        try:
+            return command(args, *more, **options)
+        except NotServed as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+
+    return run
+
+
+@served
 def cmd_status(args: argparse.Namespace) -> int:
     from groundchat.spending.operator import budget_status
 
     dynamo, settings = _dynamo(args)
     status = asyncio.run(budget_status(dynamo, settings, args.user))
-    print(json.dumps(status, indent=2))
+    print(json.dumps({**status, "server": args.server_settings.public()}, indent=2))
     return 0
 
 
+@served
 def cmd_reset(args: argparse.Namespace, confirm: Callable[[str], str] = input) -> int:
     from groundchat.spending.operator import parse_scope, reset_budget
     from groundchat.store.budget_counters import period_key
@@ -55,6 +88,7 @@ def cmd_reset(args: argparse.Namespace, confirm: Callable[[str], str] = input) -
     return 0
 
 
+@served
 def cmd_unblock(args: argparse.Namespace) -> int:
     from groundchat.spending.operator import unblock_budget
 

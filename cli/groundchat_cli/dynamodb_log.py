@@ -9,10 +9,12 @@ write refused by its condition (a spending cap, a claimed conversation) is never
 
 At start the log is replayed into moto through the same request handler, before the server listens;
 when it holds well over one write per live item it is compacted (the table definitions as logged,
-then one PutItem per live item), so starting stays proportional to the state, not to its history.
+then the live items, a batch of them a record), so starting stays proportional to the state, not
+to its history. While the server runs it is compacted off the request path (log_compaction.py).
 One record a line:
 
     {"op": "PutItem", "region": "eu-west-1", "account": "123456789012", "body": {...the request...}}
+    {"op": "LoadItems", ..., "body": {"TableName": "...", "Items": [...]}}   (a compaction's items)
 """
 from __future__ import annotations
 
@@ -36,10 +38,12 @@ READS = frozenset({
 # Writes whose effect compaction folds into one PutItem per live item; every other logged request
 # (CreateTable, UpdateTimeToLive, DeleteTable, tags…) is kept as it was, in order.
 ITEM_WRITES = frozenset({
-    "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems",
+    LOAD_ITEMS := "LoadItems", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems",
     "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
 })
 TARGET_PREFIX = "DynamoDB_20120810."
+# Items a compaction record carries: a few hundred KiB a line.
+ITEMS_PER_RECORD = 500
 
 
 class LogCorrupt(Exception):
@@ -60,16 +64,18 @@ class WriteLog:
         if created:  # the new file's name is on disk too, not only its bytes
             fsync_dir(self.path.parent)
         self.broken: str | None = None  # set after a failed write: later writes are refused
+        self.closed = False
         self.appended = 0
+        # One compaction at a time (log_compaction.py); requests never wait for it.
+        self.compaction = threading.Lock()
         # Writes since the last compaction that deleted an item or rewrote a message's words: the
         # log still holds what they removed until it is compacted (`compact_live`).
         self.forgotten = 0
 
     def append(self, op: str, region: str, account: str, body: Any) -> None:
-        record = {"op": op, "region": region, "account": account, "body": body}
-        line = json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+        line = encode({"op": op, "region": region, "account": account, "body": body})
         try:
-            self._file.write(line.encode("utf-8"))
+            self._file.write(line)
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError as exc:
@@ -79,13 +85,20 @@ class WriteLog:
         if forgets(op, body):
             self.forgotten += 1
 
+    def offset(self) -> int:
+        """Where the next record will start: every byte before it is a whole record, on disk.
+        Called under REQUEST_LOCK, so no record is being written."""
+        return self._file.tell()
+
     def reopen(self) -> None:
         """After the file was replaced (a compaction), append to the new one."""
         self._file.close()
         self._file = open(self.path, "ab")
 
     def close(self) -> None:
-        self._file.close()
+        with REQUEST_LOCK:  # never in the middle of a request's append or a compaction's swap
+            self.closed = True
+            self._file.close()
 
 
 def forgets(op: str, body: Any) -> bool:
@@ -104,19 +117,8 @@ def forgets(op: str, body: Any) -> bool:
 
 
 # The lock that serialises moto's requests (`moto_store.make_moto_faithful`): held by every request,
-# and by a compaction, so no write lands between the snapshot and the new file.
+# and by a compaction only while it notes where the log ends and while it swaps the files.
 REQUEST_LOCK = threading.RLock()
-
-
-def compact_live(log: WriteLog) -> int:
-    """Rewrite the open log as a snapshot of what moto holds now, while the server runs: what a
-    deleted item said is then nowhere on disk. Returns the records the new log holds."""
-    with REQUEST_LOCK:
-        compacted = snapshot(read_records(log.path))
-        write_atomically(log.path, compacted)
-        log.reopen()
-        log.forgotten = 0
-        return len(compacted)
 
 
 # The log moto's request handler appends to. moto's backends are one per process, so is this.
@@ -165,12 +167,20 @@ def record(handler: Any, result: Any) -> None:
 # ---- reading, replaying, compacting ---------------------------------------------------------
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
+def read_records(path: Path, upto: int | None = None) -> list[dict[str, Any]]:
     """Every record in the log. A last line cut short (the process died while writing it, so its
-    request never answered) is dropped and cut from the file; a bad line before the end is an error."""
+    request never answered) is dropped and cut from the file; a bad line before the end is an error.
+    With `upto` (an `offset()` of the open log), only the records before it, and the file is
+    left as it is: the server may be appending past it."""
     path = Path(path)
     if not path.exists():
         return []
+    if upto is not None:
+        with open(path, "rb") as f:
+            data = f.read(upto)
+        if len(data) != upto or (data and not data.endswith(b"\n")):
+            raise LogCorrupt(f"{path}: the first {upto} bytes are not whole records")
+        return [json.loads(line) for line in data.splitlines()]
     data = path.read_bytes()
     records: list[dict[str, Any]] = []
     offset = 0
@@ -230,36 +240,54 @@ def reset_moto_dynamodb() -> None:
 def replay(records: list[dict[str, Any]]) -> Replay:
     summary = Replay(records=len(records))
     for rec in records:
+        if rec["op"] == LOAD_ITEMS:
+            summary.failed += load_items(rec["body"], rec["region"], rec["account"])
+            continue
         status, _ = call(rec["op"], rec["body"], rec["region"], rec["account"])
         if status != 200:
             summary.failed += 1
     return summary
 
 
-def _pages(op: str, body: dict[str, Any], region: str, account: str, key: str, cursor: tuple[str, str]) -> Iterator[Any]:
-    body = dict(body)
-    while True:
-        status, out = call(op, body, region, account)
-        if status != 200:
-            raise RuntimeError(f"{op} failed while compacting the local state: {out}")
-        yield from out.get(key, [])
-        if not out.get(cursor[0]):
-            return
-        body[cursor[1]] = out[cursor[0]]
+def _backend(region: str, account: str) -> Any:
+    from moto.dynamodb.models import dynamodb_backends
+
+    return dynamodb_backends[account][region]
+
+
+def load_items(body: dict[str, Any], region: str, account: str) -> int:
+    """A compaction's items put back as they were, straight into the table: they were already
+    checked once, and parsing each as a request took most of a restart. How many failed."""
+    table = _backend(region, account).tables.get(body.get("TableName"))
+    if table is None:
+        return 1
+    for attrs in body.get("Items", []):
+        table.put_item(attrs)
+    return 0
 
 
 def snapshot(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The log, compacted: table-level records in order, then one PutItem per item moto now holds."""
+    """The log, compacted: table-level records in order, then every item moto now holds, in
+    batches (`LoadItems`), read from moto's tables as they are (no request, no response to build)."""
     kept = [r for r in records if r["op"] not in ITEM_WRITES]
     places = list(dict.fromkeys((r["region"], r["account"]) for r in records))
-    puts = []
+    loads = []
     for region, account in places:
-        for table in _pages("ListTables", {}, region, account, "TableNames", ("LastEvaluatedTableName", "ExclusiveStartTableName")):
-            scan = {"TableName": table, "ConsistentRead": True}
-            for item in _pages("Scan", scan, region, account, "Items", ("LastEvaluatedKey", "ExclusiveStartKey")):
-                puts.append({"op": "PutItem", "region": region, "account": account,
-                             "body": {"TableName": table, "Item": item}})
-    return kept + puts
+        for name, table in sorted(_backend(region, account).tables.items()):
+            items = [item.to_json()["Attributes"] for item in _every_item(table)]
+            for start in range(0, len(items), ITEMS_PER_RECORD):
+                loads.append({"op": LOAD_ITEMS, "region": region, "account": account,
+                              "body": {"TableName": name, "Items": items[start:start + ITEMS_PER_RECORD]}})
+    return kept + loads
+
+
+def _every_item(table: Any) -> Iterator[Any]:
+    for kept in table.items.values():
+        yield from (kept.values() if table.range_key_attr else (kept,))
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    return (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def write_atomically(path: Path, records: list[dict[str, Any]]) -> None:
@@ -267,7 +295,7 @@ def write_atomically(path: Path, records: list[dict[str, Any]]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         for rec in records:
-            f.write((json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8"))
+            f.write(encode(rec))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -284,12 +312,8 @@ def fsync_dir(path: Path) -> None:
 
 def live_items(records: list[dict[str, Any]]) -> int:
     """How many items moto holds now, over every table the log touched."""
-    total = 0
-    for region, account in dict.fromkeys((r["region"], r["account"]) for r in records):
-        for table in _pages("ListTables", {}, region, account, "TableNames", ("LastEvaluatedTableName", "ExclusiveStartTableName")):
-            status, out = call("DescribeTable", {"TableName": table}, region, account)
-            total += out.get("Table", {}).get("ItemCount", 0) if status == 200 else 0
-    return total
+    places = dict.fromkeys((r["region"], r["account"]) for r in records)
+    return sum(len(list(_every_item(table))) for region, account in places for table in _backend(region, account).tables.values())
 
 
 def worth_compacting(records: list[dict[str, Any]]) -> bool:

@@ -20,7 +20,8 @@ def make_moto_faithful():
       read back (it parses numbers without a point as int). DynamoDB normalises numbers; so do we.
 
     Under the same lock, each successful write is appended to the state log when one is active
-    (`dynamodb_log`), before its response is returned.
+    (`dynamodb_log`), before its response is returned. Nothing else holds it for long: the log's
+    compaction builds its snapshot with the lock free (`log_compaction`).
 
     Idempotent; returns the original request handler, to undo the first."""
     from decimal import Decimal
@@ -135,18 +136,22 @@ class LocalDynamo:
             self._lock.close()
             self._lock = None
             raise StackError(f"{self.log_path} is in use by another `groundchat serve`") from None
+        from groundchat_cli.log_compaction import discard_leftovers
+
+        discard_leftovers(self.log_path)  # a compaction cut short by a kill: the log is still whole
         if self.reset:
             self.log_path.unlink(missing_ok=True)
 
     def forget_deleted(self) -> int | None:
         """After a sweep: when writes since the last compaction deleted items or rewrote a
         message's words, compact the log now, so a deleted conversation's words are not left on
-        disk in its earlier records. The number of records it now holds, or None (nothing to do)."""
-        from groundchat_cli import dynamodb_log
+        disk in its earlier records. Requests go on meanwhile (log_compaction.py); this returns
+        once the new log is in place: the number of records it holds, or None (nothing to do)."""
+        from groundchat_cli.log_compaction import compact_live
 
         if self._log is None or not self._log.forgotten:
             return None
-        return dynamodb_log.compact_live(self._log)
+        return compact_live(self._log)
 
     def stop(self) -> None:
         from groundchat_cli import dynamodb_log

@@ -2,6 +2,8 @@
 have, the streaming route, and policies that name what each function touches."""
 from __future__ import annotations
 
+import json
+
 import importlib
 import os
 import re
@@ -216,6 +218,8 @@ def test_aws_values_replace_the_local_defaults(template):
     parameters = template["Parameters"]
     assert parameters["BudgetUsd"]["Default"] == str(defaults.budget_usd)
     assert parameters["UserBudgetUsd"]["Default"] == str(defaults.user_budget_usd)
+    assert chat["GROUNDCHAT_STEP_OVERRUN_USD"] == {"Ref": "StepOverrunUsd"}
+    assert parameters["StepOverrunUsd"]["Default"] == str(defaults.step_overrun_usd)
     assert parameters["RetentionDays"]["Default"] == defaults.retention_days
 
 
@@ -225,6 +229,25 @@ def test_metrics_namespace_matches_the_cap_alarm(template, resources):
     assert alarm["Namespace"] == namespace
     assert alarm["MetricName"] == "CapRefusals"
     assert alarm["Dimensions"] == [{"Name": "service", "Value": template["Globals"]["Function"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"]}]
+
+
+def test_a_disputed_step_alarms_on_the_metric_the_guard_emits(template, resources, capsys, monkeypatch):
+    from decimal import Decimal
+
+    from groundchat.observability import record_disputed
+
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    alarm = resources["SpendDisputedAlarm"]["Properties"]
+    assert alarm["Namespace"] == variables["POWERTOOLS_METRICS_NAMESPACE"]
+    assert alarm["Dimensions"] == [{"Name": "service", "Value": variables["POWERTOOLS_SERVICE_NAME"]}]
+    assert alarm["Threshold"] == 1 and alarm["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", variables["POWERTOOLS_METRICS_NAMESPACE"]["Fn::Sub"].replace("${Stage}", "prod"))
+    record_disputed(Decimal("0.34"))
+    [line] = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith('{"_aws"')]
+    assert alarm["MetricName"] in [m["Name"] for m in line["_aws"]["CloudWatchMetrics"][0]["Metrics"]]
+    assert line["service"] == variables["POWERTOOLS_SERVICE_NAME"]
+    assert line[alarm["MetricName"]] == [1.0] and line["DisputedUSD"] == [0.34]
 
 
 # ------------------------------------------------------------------ policies

@@ -298,8 +298,9 @@ async def test_a_search_past_the_cap_is_refused_and_not_charged(dynamo, budget_s
 
 
 async def test_a_step_charged_over_its_bound_is_counted_flagged_and_blocks_all_spending(dynamo, budget_settings, caplog):
-    """The rule for a provider that reports more than a step could cost: charged in full (never
-    counted low), flagged on its usage row, and the chat's spending blocked until an operator looks."""
+    """The rule for a provider that reports more than a step could cost: charged as reported up to
+    its reservation and the operator's bound (here within it), flagged on its usage row, and the
+    chat's spending blocked until an operator looks."""
     from groundchat.spending.operator import unblock_budget
 
     settings = budget_settings()
@@ -307,7 +308,7 @@ async def test_a_step_charged_over_its_bound_is_counted_flagged_and_blocks_all_s
     held = await guard.reserve(await first_request(registry(), "ann", "q", 3000), 0)
     with caplog.at_level(logging.WARNING, logger="groundchat.spending"):
         charge = await guard.settle(held, UsageEvent(input_tokens=100, output_tokens=20, provider_cost=Decimal("0.05")))
-    assert charge["charged"] == "0.05" and charge["over_bound"] is True  # never counted low, even past the bound
+    assert charge["charged"] == "0.05" and charge["over_bound"] is True and "disputed" not in charge
     assert "exceeded its bound" in caplog.text
     chat = counter(dynamo, bc.CHAT_SCOPE)
     assert chat.spent == Decimal("0.05") and chat.blocked

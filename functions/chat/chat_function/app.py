@@ -25,6 +25,7 @@ from chat_function.uploads import read_question
 from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, document_chat_request, refusals
 from chat_function.server_errors import TypedServerErrors
 from chat_function.slash_redirect import RelativeSlashRedirect
+from chat_function.spending_settings import publish_at_start
 from chat_function.signin import add_sign_in_routes
 from chat_function.streaming import ExchangeStream
 from chat_function.snapstart import add_after_restore_route
@@ -50,6 +51,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     app = FastAPI(title="groundchat", docs_url=None, redoc_url=None)
     app.state.services = services or build_services()
     refuse_to_start_with_a_hole(app.state.services.settings)  # public mode without a guard never serves
+    publish_at_start(app)  # the caps operators' commands act on are the server's
     app.add_middleware(TypedServerErrors)
     # Starlette's own redirect is absolute and loses an API stage (chat_function/slash_redirect.py).
     app.router.redirect_slashes = False

@@ -53,6 +53,13 @@ class Settings(BaseSettings):
     """how many counters (1 to 64) hold the chat's total and the visitors' ceiling, lending each other
     room, so that answers at once write different items; raise it past about 50 answers a second
     (docs/engineering/capacity.md)"""
+    # What one model step may be charged beyond its reservation when its provider reports more
+    # than the step could cost; anything reported past it is recorded as disputed, not charged
+    # (spending/overrun.py). Concurrent steps pass a cap together by at most this much.
+    step_overrun_usd: Decimal = Field(default=Decimal("0.05"), ge=0)
+    """the most one model step is charged beyond its reservation when its provider reports more than the
+    step could cost; the rest is recorded as disputed and alarms, and answers running at once pass a
+    cap together by at most this much"""
 
     # State: DynamoDB. Empty endpoint means AWS; locally the stack points it at moto's server.
     dynamodb_endpoint: str = ""

@@ -149,6 +149,12 @@ def record_count(name: str, **dimensions: str) -> None:
     _emit([(name, MetricUnit.Count, 1)], dimensions)
 
 
+def record_disputed(amount: Decimal) -> None:
+    """A step's provider reported more than the step may be charged: the USD left uncharged and
+    disputed (spending/overrun.py); the template alarms on the count."""
+    _emit([("SpendDisputed", MetricUnit.Count, 1), ("DisputedUSD", MetricUnit.NoUnit, float(amount))])
+
+
 def record_released_reservations(count: int, amount: Decimal | float | int) -> None:
     """One sweep of expired reservations: how many were released and the USD they gave back.
 

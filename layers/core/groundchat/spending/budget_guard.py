@@ -7,7 +7,8 @@ releases the reservation and writes the usage row, or, when the budget stays too
 records that transaction for the sweep (spending/settlement.py): what was spent is always counted. A step can therefore
 only start when its worst case fits under both caps beside everything already spent and held, and
 the sum of what is charged can never pass a cap while each step costs at most its reservation
-(the token estimate is built so that it does).
+(the token estimate is built so that it does). A provider that reports more is charged by the
+rules of spending/overrun.py: at most one bound past the caps, however many steps at once.
 """
 from __future__ import annotations
 
@@ -22,15 +23,14 @@ from groundchat import telemetry
 from groundchat.models.messages import ModelRequest, UsageEvent
 from groundchat.telemetry import attributes as attr
 from groundchat.spending.caps import caps_for, refuse_oversized, timestamp
+from groundchat.spending.over_bound import settle_over_bound
 from groundchat.spending.pooled_hold import hold_within_caps
 from groundchat.spending.settlement import ALREADY, LATE, PENDING, Settlement, settle_sync
 from groundchat.spending.search_charge import SearchCharge
 from groundchat.money import money_text
-from groundchat.observability import record_count
 from groundchat.spending.prices import ModelPrice, charged_cost, price_for, step_cost, worst_case_step_cost
 from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat.store import budget_counters as bc
-from groundchat.store import budget_shards as bs
 from groundchat.store.leases import LEASE_SECONDS
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
@@ -164,10 +164,24 @@ class BudgetGuard:
             return {"charged": "0"}
         self._open.pop(reservation.id, None)
         ours, provider, charged = self._step_charge(reservation, usage)
-        over_bound = charged > reservation.amount
-        if over_bound:
-            self._alarm_over_bound(charged, reservation.amount)
-        row_args = dict(
+        if charged > reservation.amount:
+            # More than the step could cost: the rules of spending/overrun.py.
+            return await settle_over_bound(self, reservation, usage, ours, provider, charged, failed,
+                                           block=OVER_BOUND_BLOCK, settle_attempts=SETTLE_ATTEMPTS)
+        row_args = self.row_args(reservation, usage, ours, provider, charged, failed)
+        budget = self.dynamo.name(BUDGET)
+
+        def settles(released: Decimal) -> list[TransactAction]:
+            return [bc.settle_op(budget, scope, period, charged, released) for scope, period in reservation.counters]
+
+        outcome = await self.dynamo.run(settle_sync, self.dynamo.client, budget,
+                                        self.settlement(reservation, row_args, settles), SETTLE_ATTEMPTS)
+        return await self.charge_summary(reservation, outcome, row_args)
+
+    def row_args(self, reservation: Reservation, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
+                 charged: Decimal, failed: bool, **more: object) -> dict:
+        """The usage row's fields for this step (store/usage.py `usage_item`)."""
+        return dict(
             run_id=self.run_id,
             entry=us.entry_key(reservation.created_at, reservation.id),
             created_at=reservation.created_at,
@@ -188,64 +202,43 @@ class BudgetGuard:
             cache_read_tokens=usage.cache_read_tokens if usage else None,
             cache_write_tokens=usage.cache_write_tokens if usage else None,
             failed=failed,
-            over_bound=over_bound,
+            **more,
         )
-        budget = self.dynamo.name(BUDGET)
-        outcome = await self.dynamo.run(settle_sync, self.dynamo.client, budget,
-                                        self._settlement(reservation, charged, row_args, over_bound), SETTLE_ATTEMPTS)
+
+    async def charge_summary(self, reservation: Reservation, outcome: str, row_args: dict) -> JsonObject:
+        """What the loop and the trace are told a settled step was charged."""
         if outcome == ALREADY:
             return await self._already_settled(row_args["entry"], reservation)
         if outcome == LATE:
             # The sweep released the reservation first (the step outlived its expiry): the money
             # was still spent, so it was charged without releasing anything a second time.
             log.warning("reservation %s was swept before its step settled (run %s)", reservation.id, self.run_id)
+        provider = row_args["provider_cost"]
+        disputed = row_args.get("disputed")
         return {
-            "charged": money_text(charged),
-            "our_cost": money_text(ours),
+            "charged": money_text(row_args["charged"]),
+            "our_cost": money_text(row_args["our_cost"]),
             "provider_cost": money_text(provider) if provider is not None else None,
             "reserved": money_text(reservation.amount),
-            "measured": usage is not None,
+            "measured": row_args["measured"],
             "reservation_id": reservation.id,
             **({"reservation_expired": True} if outcome == LATE else {}),
             **({"settlement": "pending"} if outcome == PENDING else {}),
-            **({"over_bound": True} if over_bound else {}),
+            **({"over_bound": True} if row_args.get("over_bound") else {}),
+            **({"disputed": money_text(disputed)} if disputed else {}),
         }
 
-    def _settlement(self, reservation: Reservation, charged: Decimal, row_args: dict, over_bound: bool) -> Settlement:
-        """The step's two settlement transactions (spending/settlement.py), the usage row last in each."""
+    def settlement(self, reservation: Reservation, row_args: dict,
+                   counter_ops: Callable[[Decimal], list[TransactAction]]) -> Settlement:
+        """The step's two settlement transactions (spending/settlement.py), the usage row last in
+        each; `counter_ops(released)` writes the counters (released: what the reservation gives back)."""
         budget, usage_table = self.dynamo.name(BUDGET), self.dynamo.name(USAGE)
-        block = OVER_BOUND_BLOCK if over_bound else None
-        # A step charged over its bound blocks the chat's pool, every shard of it (`_alarm_over_bound`).
-        blocks = self._block_chat_shards(reservation) if over_bound else []
-
-        def settles(released: Decimal) -> list[TransactAction]:
-            return [bc.settle_op(budget, scope, period, charged, released, block=block if bc.pool_of(scope) == bc.CHAT_SCOPE else None)
-                    for scope, period in reservation.counters]
-
         return Settlement(
             reservation.id, self.run_id,
-            normal=[bc.close_reservation_op(budget, reservation.id), *settles(reservation.amount), *blocks,
+            normal=[bc.close_reservation_op(budget, reservation.id), *counter_ops(reservation.amount),
                     us.put_usage_op(usage_table, us.usage_item(**row_args))],
-            late=[*settles(Decimal(0)), *blocks, us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True))],
+            late=[*counter_ops(Decimal(0)), us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True))],
         )
-
-    def _block_chat_shards(self, reservation: Reservation) -> list[TransactAction]:
-        budget = self.dynamo.name(BUDGET)
-        held = {scope for scope, _ in reservation.counters}
-        period = next(p for scope, p in reservation.counters if bc.pool_of(scope) == bc.CHAT_SCOPE)
-        count = max(1, int(getattr(self.settings, "budget_shards", 1)))
-        return [bs.block_op(budget, bs.shard_scope(bc.CHAT_SCOPE, i), period, OVER_BOUND_BLOCK)
-                for i in range(count) if bs.shard_scope(bc.CHAT_SCOPE, i) not in held]
-
-    def _alarm_over_bound(self, charged: Decimal, bound: Decimal) -> None:
-        """The rule (README "The rules of the caps"): a step's bound is its reservation, the most
-        it could cost with the output tokens we allowed. A report above it is charged in full (a
-        cost is never counted low), flagged on its usage row, alarmed here, ends this answer, and
-        blocks the chat's counter: no step or search of anyone holds anything more until an
-        operator has looked. So a lying provider passes a cap only by the steps already running."""
-        log.error("step cost %s exceeded its bound %s (run %s, model %s): the chat's spending is blocked",
-                  money_text(charged), money_text(bound), self.run_id, self.model_id)
-        record_count("SpendOverBound", model=self.model_id)
 
     # --- searches ----------------------------------------------------------------------------
 

@@ -121,7 +121,9 @@ def split(amount: Decimal, count: int) -> list[Decimal]:
 def rebase_ops(table: str, pool: str, period: str, shards: list[Shard], cap: Decimal, count: int) -> list[TransactAction]:
     """Set every shard for (cap, count): the cap less all that is committed, split over the first
     `count`; each write conditional on its shard being as read (see the module's docstring)."""
-    left = cap - sum((s.committed or Decimal(0) for s in shards), Decimal(0))
+    # A pool committed past its cap (a step charged beyond its reservation) has no room left,
+    # never a negative one that a later loan or hold would read as a debt to others.
+    left = max(Decimal(0), cap - sum((s.committed or Decimal(0) for s in shards), Decimal(0)))
     rooms = split(left, count)
     ops: list[TransactAction] = []
     for shard in shards:
@@ -179,8 +181,9 @@ def block_op(table: str, scope: str, period: str, why: str) -> TransactAction:
 
 
 def unblock_shard_op(table: str, scope: str, period: str) -> TransactAction:
+    """Lift the block, and the pool's one overdraft with it (spending/overrun.py)."""
     return {"Update": {"TableName": table, "Key": key(scope, period), "ConditionExpression": f"attribute_exists({BLOCKED})",
-                       "UpdateExpression": f"REMOVE {BLOCKED}"}}
+                       "UpdateExpression": f"REMOVE {BLOCKED}, overdrawn"}}
 
 
 def reset_shard_op(table: str, shard: Shard, period: str) -> TransactAction:

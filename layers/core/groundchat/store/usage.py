@@ -55,6 +55,8 @@ def usage_item(
     failed: bool = False,
     reservation_expired: bool = False,
     over_bound: bool = False,
+    disputed: Decimal | None = None,
+    overdraft: bool = False,
 ) -> Item:
     item: Item = {
         "run_id": {"S": run_id},
@@ -80,6 +82,13 @@ def usage_item(
         # Charged more than the step could cost (its reservation): counted all the same, and the
         # chat's spending blocked until an operator looks (spending/budget_guard.py).
         item["over_bound"] = {"BOOL": True}
+    if disputed:
+        # Reported beyond what the step may be charged (its reservation and the operator's bound,
+        # or the reservation alone when the caps had no room): recorded, never charged.
+        item["disputed"] = n(disputed)
+    if overdraft:
+        # This step's overrun passed the caps: the one a pool allows until an operator unblocks it.
+        item["overdraft"] = {"BOOL": True}
     if provider_cost is not None:
         item["provider_cost"] = n(provider_cost)
     for name, value in (
