@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, AsyncIterator, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
 from groundchat.attachments.history_images import history_for_model
 from groundchat.attachments.question import prepare_question_images
@@ -60,13 +60,14 @@ class ChatBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
     message: str
-    # False: one JSON answer instead of the SSE stream (chat_function/json_answer.py).
-    stream: bool = True
+    # False: one JSON answer instead of the SSE stream (chat_function/json_answer.py). Strict, as
+    # every switch and count here: "false" is not false (it would stream) and true is not 1.
+    stream: StrictBool = True
     sources: list[Source] | None = Field(default=None, min_length=1, max_length=len(SOURCES))
-    top_k: int | None = Field(default=None, ge=1)
-    include_vector: bool = True
-    include_sparse: bool = True
-    include_graph: bool = True
+    top_k: StrictInt | None = Field(default=None, ge=1)
+    include_vector: StrictBool = True
+    include_sparse: StrictBool = True
+    include_graph: StrictBool = True
 
     def search_preferences(self) -> SearchPreferences:
         return SearchPreferences(sources=tuple(dict.fromkeys(self.sources)) if self.sources else None, top_k=self.top_k,
