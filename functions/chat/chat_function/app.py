@@ -130,12 +130,12 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         if isinstance(outcome, Refusal):
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
             refused.headers.update(outcome.headers)
-            return keep_visitor_session(refused, outcome.visitor_session)
+            return keep_visitor_session(refused, outcome.visitor_session, request)
         if wants_json(request, body):
             answered = await json_answer(outcome.frames)
-            return keep_visitor_session(JSONResponse(answered.model_dump(mode="json")), outcome.visitor_session)
+            return keep_visitor_session(JSONResponse(answered.model_dump(mode="json")), outcome.visitor_session, request)
         stream = ExchangeStream(outcome.frames, services_of(request).settings.sse_heartbeat_seconds)
-        return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]
+        return keep_visitor_session(stream, outcome.visitor_session, request)  # type: ignore[return-value]
 
     @app.get("/api/chat/budget", responses=refusals(401, *ALWAYS))
     async def budget(request: Request, caller: Caller = Depends(signed_in)) -> Response:

@@ -9,13 +9,13 @@ cold start.
 """
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.routing import Route
 
+from chat_function.addresses import public_base
 from chat_function.callers import Refused, caller_or_none, services_of
 from chat_function.errors import error
 from groundchat.auth.callers import SIGN_IN_MESSAGE
@@ -81,19 +81,3 @@ def _server(request: Request) -> Server:
 def _caller_of(ctx: ServerRequestContext) -> Caller:
     # The SDK hands each handler the HTTP request it came in; the endpoint put the caller there.
     return ctx.request.scope["state"][CALLER_STATE]
-
-
-def public_base(request: Request) -> str:
-    """This app's address as the host reached it. Behind API Gateway the app never sees the stage
-    (or a custom domain's base path); the request context the Lambda Web Adapter forwards (and
-    overwrites, so a client cannot choose it) has the full path the host asked for."""
-    base = f"{request.url.scheme}://{request.url.netloc}"
-    try:
-        context = json.loads(request.headers.get("x-amzn-request-context") or "{}")
-    except ValueError:
-        context = {}
-    full = context.get("path") if isinstance(context, dict) else None
-    path = request.url.path
-    if isinstance(full, str) and full.endswith(path) and len(full) > len(path):
-        return base + full[: -len(path)].rstrip("/")
-    return base
