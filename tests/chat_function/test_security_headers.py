@@ -27,7 +27,7 @@ def assert_secured(response) -> None:
     policy = policy_of(response)
     assert policy["script-src"] == "'self'", where  # no inline script, no eval, no other site
     assert policy["frame-ancestors"] == "'none'" and policy["object-src"] == "'none'" and policy["base-uri"] == "'none'", where
-    assert policy["default-src"] == "'none'" and policy["connect-src"] == "'self'", where
+    assert policy["default-src"] == "'none'" and policy["connect-src"] == "'self' blob:", where
     assert "unsafe-eval" not in response.headers["content-security-policy"], where
     denied = response.headers["permissions-policy"].split(", ")
     assert {"camera=()", "microphone=()", "geolocation=()", "payment=()"} <= set(denied), where
@@ -85,7 +85,7 @@ def test_public_mode_lets_the_human_check_serve_its_script_and_frame_and_nothing
     policy = dict(part.strip().split(" ", 1) for part in security_headers(settings)["content-security-policy"].split(";"))
     assert policy["script-src"] == "'self' https://challenges.example"
     assert policy["frame-src"] == "https://challenges.example"
-    assert policy["connect-src"] == "'self'" and policy["frame-ancestors"] == "'none'"
+    assert policy["connect-src"] == "'self' blob:" and policy["frame-ancestors"] == "'none'"
     private = security_headers(SimpleNamespace(mode="private", turnstile_script_url=settings.turnstile_script_url))
     assert "challenges.example" not in private["content-security-policy"]
 

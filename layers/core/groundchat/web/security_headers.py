@@ -4,7 +4,8 @@ web framework). The policy itself is data (data/security_headers.json).
 
 - Content-Security-Policy: scripts only from this site's own files (no inline script, no eval),
   nothing may frame a page (`frame-ancestors 'none'`: a shared page's id is its only secret), and
-  requests only to this site. Inline styles stay allowed: the pages carry their style sheets inline
+  requests only to this site (and to a page's own `blob:` images, which it may read back: a blob
+  URL names data the page holds, on no other site). Inline styles stay allowed: the pages carry their style sheets inline
   and the human check's widget adds one, and a style runs no code. `form-action` is left out on
   purpose: the sign-in form's answer redirects to the identity provider, which Chromium checks
   against `form-action` too. In public mode the human check's origin (from its script's address)
