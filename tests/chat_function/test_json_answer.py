@@ -110,11 +110,11 @@ async def test_asking_beyond_the_ceilings_is_a_400_that_says_which(make_env):
 @pytest.mark.parametrize("field, value, says", [
     ("top_k", True, "top_k: Input should be a valid integer"),
     ("top_k", "3", "top_k: Input should be a valid integer"),
-    ("top_k", 2.0, "top_k: Input should be a valid integer"),
+    ("top_k", 2.5, "top_k: Input should be a valid integer, got a number with a fractional part"),
     ("stream", "false", "stream: Input should be a valid boolean"),
     ("stream", 0, "stream: Input should be a valid boolean"),
     ("include_graph", "no", "include_graph: Input should be a valid boolean"),
-], ids=["top_k-true", "top_k-text", "top_k-float", "stream-text", "stream-zero", "switch-text"])
+], ids=["top_k-true", "top_k-text", "top_k-fraction", "stream-text", "stream-zero", "switch-text"])
 async def test_a_count_or_switch_of_another_type_is_a_400_not_a_guess(make_env, field, value, says):
     """Strict: `true` is not 1 and "false" is not false (it would have streamed)."""
     env = make_env(two_steps())

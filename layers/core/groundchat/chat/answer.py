@@ -17,7 +17,8 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, AsyncIterator, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from groundchat.attachments.history_images import history_for_model
 from groundchat.attachments.question import prepare_question_images
@@ -64,10 +65,18 @@ class ChatBody(BaseModel):
     # every switch and count here: "false" is not false (it would stream) and true is not 1.
     stream: StrictBool = True
     sources: list[Source] | None = Field(default=None, min_length=1, max_length=len(SOURCES))
-    top_k: StrictInt | None = Field(default=None, ge=1)
+    top_k: int | None = Field(default=None, ge=1)
     include_vector: StrictBool = True
     include_sparse: StrictBool = True
     include_graph: StrictBool = True
+
+    @field_validator("top_k", mode="before")
+    @classmethod
+    def _a_count_is_a_json_number(cls, value: object) -> object:
+        # JSON's integer (3, or 3.0 as JSON Schema allows), never a boolean or a string of digits.
+        if isinstance(value, (bool, str)):
+            raise PydanticCustomError("int_type", "Input should be a valid integer")
+        return value
 
     def search_preferences(self) -> SearchPreferences:
         return SearchPreferences(sources=tuple(dict.fromkeys(self.sources)) if self.sources else None, top_k=self.top_k,
