@@ -100,7 +100,7 @@ def _chromium() -> str:
 
 
 def _wait_answers(page, n: int) -> None:
-    page.wait_for_function(f"document.querySelectorAll('.msg.assistant[data-done]').length >= {n}", timeout=120_000)
+    page.wait_for_function(f"() => document.querySelectorAll('.msg.assistant[data-done]').length >= {n}", timeout=120_000)
 
 
 def _settled(page) -> None:

@@ -36,19 +36,21 @@ def _ratings(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from groundchat.store.feedback import export_row
+    from groundchat_cli.terminal_safe import json_line, visible
 
     rows = [export_row(item) for item in _ratings(args)]
     out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
     try:
         if args.format == "jsonl":
             for row in rows:
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                out.write(json_line(row) + "\n")
         else:
             writer = csv.DictWriter(out, fieldnames=["at", "conversation_id", "seq", "run_id", "audience", "person",
                                                      "rating", "reasons", "text"])
             writer.writeheader()
             for row in rows:
-                writer.writerow({**row, "reasons": ";".join(row["reasons"]), "text": _inert(str(row["text"]))})
+                writer.writerow({**{k: visible(v) if isinstance(v, str) else v for k, v in row.items()},
+                                 "reasons": visible(";".join(row["reasons"])), "text": _inert(visible(str(row["text"])))})
     finally:
         if args.output:
             out.close()

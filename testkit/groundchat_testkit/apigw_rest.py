@@ -84,6 +84,19 @@ def stage_of(template: dict[str, Any], parameters: dict[str, str]) -> str:
     return str(stage)
 
 
+def gateway_response_headers(template: dict[str, Any]) -> dict[str, list[tuple[str, str]]]:
+    """The headers of the API's own answers by kind ("DEFAULT_4XX", "DEFAULT_5XX"), as API Gateway
+    sends them: a static value is written in single quotes, which it strips."""
+    apis = [r for r in template["Resources"].values() if r.get("Type") == "AWS::Serverless::Api"]
+    responses = apis[0]["Properties"].get("GatewayResponses") or {}
+    out: dict[str, list[tuple[str, str]]] = {}
+    for kind, response in responses.items():
+        headers = (response.get("ResponseParameters") or {}).get("Headers") or {}
+        out[kind] = [(name, value[1:-1] if value[:1] == value[-1:] == "'" and len(value) > 1 else value)
+                     for name, value in headers.items()]
+    return out
+
+
 def is_binary(content_type: str, binary_types: list[str]) -> bool:
     kind = content_type.split(";")[0].strip().lower()
     return any(kind == t or (t.endswith("/*") and kind.startswith(t[:-1])) or t == "*/*" for t in binary_types)
@@ -156,6 +169,7 @@ class RestApiStandIn:
                  parameters: dict[str, str] | None = None) -> None:
         self.routes = [r for r in routes_from_template(template) if r.function in functions]
         self.binary_types = binary_media_types(template)
+        self.own_headers = gateway_response_headers(template)
         self.stage = stage_of(template, parameters or {})
         self.functions = functions
         # The emulator runs one invocation at a time, as one Lambda execution environment does.
@@ -209,7 +223,7 @@ class RestApiStandIn:
         found = match(self.routes, request.command, path)
         if found is None:
             # API Gateway's answer for a path or method it has no resource for.
-            return self._send(request, 403, [("content-type", "application/json")],
+            return self._send(request, 403, [("content-type", "application/json"), *self.own_headers.get("DEFAULT_4XX", [])],
                               b'{"message":"Missing Authentication Token"}')
         route, params = found
         event = proxy_event(method=request.command, path=path, query=split.query, headers=list(request.headers.items()),
@@ -231,7 +245,8 @@ class RestApiStandIn:
                     log.warning("%s %s: the emulator of %s answered %s %r; its last lines:\n%s", request.command, path,
                                 route.function, answer.status, answer.read()[:300],
                                 "\n".join(function.output[-20:]))
-                    return self._send(request, 502, [("content-type", "application/json")],
+                    return self._send(request, 502, [("content-type", "application/json"),
+                                                     *self.own_headers.get("DEFAULT_5XX", [])],
                                       b'{"message": "Internal server error"}')
                 if route.streaming:
                     return self._stream(request, answer)
@@ -259,7 +274,8 @@ class RestApiStandIn:
 
     def _buffered(self, request, result: dict[str, Any]) -> None:
         if not isinstance(result, dict) or "statusCode" not in result:
-            return self._send(request, 502, [("content-type", "application/json")], b'{"message": "Internal server error"}')
+            return self._send(request, 502, [("content-type", "application/json"), *self.own_headers.get("DEFAULT_5XX", [])],
+                              b'{"message": "Internal server error"}')
         headers: list[tuple[str, str]] = []
         multi = result.get("multiValueHeaders") or {}
         for name, values in multi.items():

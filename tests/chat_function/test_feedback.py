@@ -140,3 +140,24 @@ async def test_a_wrong_number_or_citation_counts_toward_the_daily_alarm(env, cap
     alarm = [m for m in metrics(loud) if "FeedbackWrongNumberOrCitation" in m]
     # The alarm's metric, with the one dimension the template's alarm names.
     assert len(alarm) == 1 and alarm[0]["service"] == "groundchat" and alarm[0]["FeedbackWrongNumberOrCitation"] == [1.0]
+
+
+async def test_the_export_shows_a_readers_control_characters_instead_of_sending_them_to_the_terminal(env, capsys, monkeypatch):
+    words = "fine\x1b]0;pwned\x07 \x1b[2J\x00 \u202egnp.exe \u2066x\u2069 \x9b31m\rok\nline two\tend 👩\u200d💻"
+    async with env.client() as c:
+        cid, _ = await answered(c, env)
+        assert (await rate(c, env, "alice", cid, 3, rating="down", reasons=["other"], text=words)).status_code == 200
+    monkeypatch.setattr("groundchat_cli.stack_address.use_running_stack", lambda endpoint=None: env.settings)
+    args = _parse(["feedback", "export", "--format", "csv", "--days", "1"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    (row,) = list(csv.DictReader(io.StringIO(out)))
+    assert row["text"] == ("fine<U+001B>]0;pwned<U+0007> <U+001B>[2J<U+0000> <U+202E>gnp.exe <U+2066>x<U+2069> "
+                           "<U+009B>31m<U+000D>ok\nline two\tend 👩\u200d💻")
+    assert not any(ch in out for ch in "\x1b\x07\x00\x9b\u202e\u2066")
+    # JSONL keeps the words exactly for a parser, and escaped for a terminal.
+    args = _parse(["feedback", "export", "--days", "1"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["text"] == words.strip()
+    assert not any(ch in out for ch in "\x1b\x07\x00\x9b\u202e\u2066") and "\\u202e" in out

@@ -2,6 +2,8 @@
 the same order, the same commit, the verified sources, tokens and cost, each search's debug record."""
 from __future__ import annotations
 
+import pytest
+
 from groundchat_testkit.scripted import ScriptedModel, Step
 
 
@@ -102,6 +104,26 @@ async def test_asking_beyond_the_ceilings_is_a_400_that_says_which(make_env):
         r = await ask_json(env, **body)
         assert r.status_code == 400, (body, r.text)
         assert says in r.json()["error"]["message"], (body, r.json())
+    assert env.model.calls == 0
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("top_k", True, "top_k: Input should be a valid integer"),
+    ("top_k", "3", "top_k: Input should be a valid integer"),
+    ("top_k", 2.5, "top_k: Input should be a valid integer, got a number with a fractional part"),
+    ("stream", "false", "stream: Input should be a valid boolean"),
+    ("stream", 0, "stream: Input should be a valid boolean"),
+    ("include_graph", "no", "include_graph: Input should be a valid boolean"),
+], ids=["top_k-true", "top_k-text", "top_k-fraction", "stream-text", "stream-zero", "switch-text"])
+async def test_a_count_or_switch_of_another_type_is_a_400_not_a_guess(make_env, field, value, says):
+    """Strict: `true` is not 1 and "false" is not false (it would have streamed)."""
+    env = make_env(two_steps())
+    async with env.client() as c:
+        r = await c.post("/api/chat", json={"message": "What must an online shop do?", field: value},
+                         headers={**env.token("alice"), "accept": "application/json"})
+    assert r.status_code == 400, r.text
+    assert r.headers["content-type"].startswith("application/json")
+    assert r.json()["error"] == {"code": "bad-request", "message": says}
     assert env.model.calls == 0
 
 

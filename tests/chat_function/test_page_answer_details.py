@@ -130,5 +130,5 @@ def test_the_answer_shows_its_cost_and_its_details_and_a_trace_link_for_trace_re
     other.wait_for_timeout(300)
     assert other.locator(".trace-link").count() == 0
     other.goto(f"{url}{trace_address}")
-    other.wait_for_function("document.getElementById('message').textContent.length > 0")
+    other.wait_for_function("() => document.getElementById('message').textContent.length > 0")
     assert other.inner_text("#message") == "Your account may not read traces (it needs the traces.read permission)."

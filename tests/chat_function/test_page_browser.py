@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from groundchat_testkit.scripted import ScriptedModel, Step
+from tests.chat_function.page_support import inject_axe
 from tests.chat_function.test_disconnect import serve_in_thread
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -31,7 +32,7 @@ def ask(page, question: str, answers: int = 1, timeout: int = 20_000) -> None:
     """Ask in the page and wait until `answers` answers in the transcript have completed."""
     page.fill("#question", question)
     page.click("#ask button[type=submit]")
-    page.wait_for_function(f"document.querySelectorAll(\".msg.assistant[data-done='complete']\").length === {answers}", timeout=timeout)
+    page.wait_for_function(f"() => document.querySelectorAll(\".msg.assistant[data-done='complete']\").length === {answers}", timeout=timeout)
 
 
 @pytest.fixture
@@ -96,7 +97,7 @@ def test_the_form_is_disabled_and_says_why_when_the_chat_is_not_configured(brows
     try:
         page = browser.new_page()
         page.goto(f"{url}/chat")
-        page.wait_for_function("document.getElementById('status').textContent.length > 0", timeout=10_000)
+        page.wait_for_function("() => document.getElementById('status').textContent.length > 0", timeout=10_000)
         assert "disabled" in page.inner_text("#status")
         assert "GROUNDCHAT_OPENAI" in page.inner_text("#status")
         assert page.is_disabled("#question") and page.is_disabled("#ask button[type=submit]")
@@ -164,7 +165,7 @@ def test_our_own_pages_pass_axe(browser, served, dynamo, corpus_dir):
         if address is not None:
             page.goto(f"{url}{address}")
             page.wait_for_load_state("networkidle")
-        page.add_script_tag(content=axe)
+        inject_axe(page, axe)
         result = page.evaluate("async () => await axe.run()")
         found[address or "/chat"] = [(v["id"], [n["target"] for n in v["nodes"]]) for v in result["violations"]]
     assert found == {page: [] for page in found}
@@ -183,15 +184,15 @@ def test_share_a_conversation_and_reopen_it_from_the_list(browser, served):
     page.click("#new")
     assert page.inner_text("#transcript") == ""
     ask(page, "Second question?")
-    page.wait_for_function("document.querySelectorAll('#past li').length === 2", timeout=5_000)
+    page.wait_for_function("() => document.querySelectorAll('#past li').length === 2", timeout=5_000)
     assert "shared" in page.inner_text("#past")
     page.click("#past li .entry button:has-text('First question?')")
-    page.wait_for_function("document.getElementById('transcript').innerText.includes('First answer.')", timeout=5_000)
+    page.wait_for_function("() => document.getElementById('transcript').innerText.includes('First answer.')", timeout=5_000)
     assert "Second answer." not in page.inner_text("#transcript")
     assert page.is_visible("#unshare")
     reader = browser.new_page()  # someone without a token reads the shared link
     reader.goto(f"{url}{shared_link}")
-    reader.wait_for_function("document.getElementById('transcript').innerText.includes('First answer.')", timeout=5_000)
+    reader.wait_for_function("() => document.getElementById('transcript').innerText.includes('First answer.')", timeout=5_000)
     page.click("#unshare")
     page.wait_for_selector("#share:not([hidden])", timeout=5_000)
     assert reader.goto(f"{url}{shared_link}").status == 404

@@ -54,7 +54,7 @@ def _two_conversations(page, url, env) -> None:
     page.wait_for_selector("#share-box:not([hidden])")
     page.click("#new")
     ask(page, "And the second?")
-    page.wait_for_function("document.querySelectorAll('#past li').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#past li').length === 2")
 
 
 def test_on_a_narrow_screen_the_conversations_are_a_drawer(browser, served):
@@ -86,7 +86,7 @@ def test_on_a_narrow_screen_the_conversations_are_a_drawer(browser, served):
     # Opening a conversation from the drawer closes it.
     toggle.click()
     page.click(f"#past li .entry button:has-text('{LONG[:30]}')")
-    page.wait_for_function("document.getElementById('transcript').innerText.includes('Answer A.')")
+    page.wait_for_function("() => document.getElementById('transcript').innerText.includes('Answer A.')")
     assert not page.is_visible("#past-panel") and toggle.get_attribute("aria-expanded") == "false"
     assert page.evaluate("document.activeElement.id") == "past-toggle"
     # The close button does the same as Escape.
@@ -122,7 +122,7 @@ def test_who_may_not_ask_reads_shared_conversations_and_who_may_gets_examples(br
     # carol is signed in without chat.use: no examples to click, the shared ones to read instead.
     carol = browser.new_page()
     sign_in(carol, url, env, "carol")
-    carol.wait_for_function("document.getElementById('start-heading').textContent === 'Read what others asked'")
+    carol.wait_for_function("() => document.getElementById('start-heading').textContent === 'Read what others asked'")
     assert not carol.is_visible(".examples") and carol.is_visible("#start-note")
     assert "chat.use" in carol.inner_text("#start-note")
     carol.click("#shared-examples a")
@@ -149,7 +149,7 @@ def test_sharing_shows_the_link_and_copies_it(browser, served):
     assert shown.startswith(url + "/chat/shared/") and page.get_attribute("#share-link", "href") == shown[len(url):]
     assert page.evaluate("document.activeElement.id") == "copy-link"  # the next thing to do, focused
     page.click("#copy-link")
-    page.wait_for_function("document.getElementById('share-status').textContent.startsWith('The link is copied')")
+    page.wait_for_function("() => document.getElementById('share-status').textContent.startsWith('The link is copied')")
     assert page.evaluate("navigator.clipboard.readText()") == shown
     reader = browser.new_page()
     reader.goto(shown)

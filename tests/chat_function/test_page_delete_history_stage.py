@@ -20,7 +20,7 @@ def test_delete_from_the_list_and_the_open_conversation_with_a_confirmation(brow
     ask(page, "First question")
     page.click("#new")
     ask(page, "Second question")
-    page.wait_for_function("document.querySelectorAll('#past li').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#past li').length === 2")
 
     # From the list, by keyboard: the dialog opens on "Keep it"; Escape keeps it.
     page.focus("#past li:has-text('First question') button.small")
@@ -35,7 +35,7 @@ def test_delete_from_the_list_and_the_open_conversation_with_a_confirmation(brow
     page.keyboard.press("Enter")
     page.keyboard.press("Shift+Tab")  # to "Delete it"
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelectorAll('#past li').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('#past li').length === 1")
     assert "Deleted “First question”." in page.inner_text("#share-status")
     assert page.inner_text(".msg.user .question") == "Second question"  # the open one stays
 
@@ -45,7 +45,7 @@ def test_delete_from_the_list_and_the_open_conversation_with_a_confirmation(brow
         body='{"error": {"code": "conversation-busy", "message": "busy"}}') if route.request.method == "DELETE" else route.continue_())
     page.click("#delete")
     page.click("#confirm-delete-yes")
-    page.wait_for_function("document.getElementById('share-status').textContent.includes('still running')")
+    page.wait_for_function("() => document.getElementById('share-status').textContent.includes('still running')")
     assert page.inner_text("#share-status") == "An answer is still running; try again when it ends."
     assert page.locator("#past li").count() == 1 and page.locator(".msg").count() == 2
     page.unroute("**/api/conversations/*")
@@ -53,7 +53,7 @@ def test_delete_from_the_list_and_the_open_conversation_with_a_confirmation(brow
     # The open conversation: deleted, the transcript cleared, the list empty, the server agrees.
     page.click("#delete")
     page.click("#confirm-delete-yes")
-    page.wait_for_function("document.querySelectorAll('#past li').length === 0")
+    page.wait_for_function("() => document.querySelectorAll('#past li').length === 0")
     assert page.locator(".msg").count() == 0 and page.is_visible("#start")
     import httpx
 

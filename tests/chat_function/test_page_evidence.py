@@ -277,7 +277,7 @@ def test_the_run_list_filters_counts_and_asks_to_sign_in(browser, served, lines)
         page.select_option(f"#f-{name}", one[name])
     page.click("#filters button[type=submit]")
     page.wait_for_url(f"**/chat/runs?model={one['model']}&context={one['context']}&task={one['task']}&label={one['label']}")
-    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('message').textContent.length > 0")
     assert page.inner_text("#message") == "1 run"
     assert page.locator("#rows tr").count() == 1 and page.locator("#pages").is_hidden()
     # A filter submitted without script (empty fields) is the same address once the page reads it.

@@ -30,7 +30,7 @@ def test_sign_in_ask_open_the_details_and_share_with_the_keyboard_alone(browser,
     page = context.new_page()
     page.goto(f"{url}/chat")
     page.wait_for_selector("#dev-sign-in:not([hidden])")
-    page.wait_for_function("document.getElementById('dev-user').value === 'dev'")
+    page.wait_for_function("() => document.getElementById('dev-user').value === 'dev'")
 
     stops = tab_to(page, "#dev-sign-in-button")
     assert stops[0]["text"] == "Skip to the question"  # the first stop skips the header
@@ -64,7 +64,7 @@ def test_sign_in_ask_open_the_details_and_share_with_the_keyboard_alone(browser,
     assert page.evaluate("document.activeElement.id") == "copy-link"
     assert_focus_visible(page)
     page.keyboard.press("Enter")
-    page.wait_for_function("document.getElementById('share-status').textContent.startsWith('The link is copied')")
+    page.wait_for_function("() => document.getElementById('share-status').textContent.startsWith('The link is copied')")
     assert page.evaluate("navigator.clipboard.readText()") == page.inner_text("#share-link")
     # Back up with Shift+Tab: the way back shows its focus too.
     tab_to(page, "#question", shift=True)

@@ -13,6 +13,7 @@ import pytest
 from groundchat_testkit.oidc_provider import StubOidcProvider
 from groundchat_testkit.scripted import ScriptedModel, Step
 from tests.chat_function.test_page_browser import CHROMIUM, _axe_source, ask, browser, served  # noqa: F401
+from tests.chat_function.page_support import inject_axe
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it when run as root)")]
@@ -167,7 +168,7 @@ def test_the_sign_in_parts_pass_axe_at_both_widths(browser, oidc_app, corpus_dir
                 page.get_by_role("link", name="Sign in again").click()
                 page.wait_for_selector("#signed-in:not([hidden])", timeout=10_000)
             page.wait_for_load_state("networkidle")
-            page.add_script_tag(content=axe)
+            inject_axe(page, axe)
             result = page.evaluate("async () => await axe.run()")
             found[(name, width)] = [(v["id"], [n["target"] for n in v["nodes"]]) for v in result["violations"]]
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), (name, width)

@@ -82,7 +82,7 @@ def test_a_reopened_answer_shows_its_cost_and_details_as_it_did_live(priced, bro
         answer.locator(".answer-details .search-debug").wait_for()
         return answer.locator(".answer-cost").inner_text(), answer.locator(".answer-details-body").inner_text()
 
-    page.wait_for_function("document.querySelectorAll('.msg.assistant .trace-link a').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('.msg.assistant .trace-link a').length === 2")
     live = [shown(page.locator(".msg.assistant").nth(i)) for i in range(2)]
     conversation = httpx.get(f"{url}/api/conversations", headers=env.token("alice")).json()["conversations"][0]["conversation_id"]
 
@@ -90,7 +90,7 @@ def test_a_reopened_answer_shows_its_cost_and_details_as_it_did_live(priced, bro
     page.wait_for_selector(".msg.assistant .answer-cost")
     answers = page.locator(".msg.assistant")
     assert answers.count() == 2 and page.locator(".msg.assistant[data-done]").count() == 0
-    page.wait_for_function("document.querySelectorAll('.msg.assistant .trace-link a').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('.msg.assistant .trace-link a').length === 2")
     reopened = [shown(answers.nth(i)) for i in range(2)]
     assert reopened == live
     cost, details = reopened[0]

@@ -45,13 +45,13 @@ def test_pages_of_runs_say_where_they_are_and_walk_both_ways(browser, site, line
     assert shown_ids(page) == expected[:20]
     assert page.locator("#pages a").all_inner_texts() == ["Next page: older runs"]
     page.click("#pages a[rel=next]")
-    page.wait_for_function("document.getElementById('message').textContent.startsWith('Runs 21')")
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('Runs 21')")
     assert page.inner_text("#message") == f"Runs 21–{min(40, len(expected))} of {len(expected)}"
     assert shown_ids(page) == expected[20:40]
     assert "context=none" in page.url and "page=" in page.url  # the filter stays on every page
     assert page.input_value("#f-context") == "none"
     page.click("#pages a[rel=prev]")
-    page.wait_for_function("document.getElementById('message').textContent.startsWith('Runs 1–')")
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('Runs 1–')")
     assert shown_ids(page) == expected[:20] and page.locator("#pages a[rel=prev]").count() == 0
     one = lines[0]
     page.goto(f"{url}{RUN_LINKS.run_list(model=one['model'], context=one['context'], task=one['task'], label=one['label'])}")
@@ -78,7 +78,7 @@ def test_the_filter_fields_build_the_addresses_the_actions_and_links_build(brows
     page.select_option("#f-rule", "color-contrast")
     page.click("#filters button[type=submit]")
     page.wait_for_url("**rule=color-contrast")
-    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('message').textContent.length > 0")
     assert page.url[len(url):] == RUN_LINKS.run_list(**values, rule="color-contrast")
     assert shown_ids(page) == newest_first(lines, **values, rule="color-contrast")
 
@@ -101,7 +101,7 @@ def test_an_outcome_is_a_filter_shown_like_the_others_and_removed_like_them(brow
     page.select_option("#f-model", "birch-pro")
     page.click("#filters button[type=submit]")
     page.wait_for_url("**model=birch-pro**")
-    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('message').textContent.length > 0")
     assert page.url[len(url):] == RUN_LINKS.run_list(model="birch-pro", outcome="timeout")
     assert shown_ids(page) == newest_first(lines, model="birch-pro", outcome="timeout")
     assert page.inner_text("#filter") == "Filter: model = birch-pro, outcome = timeout"
@@ -109,12 +109,12 @@ def test_an_outcome_is_a_filter_shown_like_the_others_and_removed_like_them(brow
     page.select_option("#f-outcome", "")
     page.click("#filters button[type=submit]")
     page.wait_for_url(f"**{RUN_LINKS.run_list(model='birch-pro')}")
-    page.wait_for_function("document.getElementById('message').textContent.startsWith('Runs 1–')")
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('Runs 1–')")
     assert page.inner_text("#filter") == "Filter: model = birch-pro"
     assert page.inner_text("#message") == f"Runs 1–20 of {len(newest_first(lines, model='birch-pro'))}"
     # A bad value is said as a bad model is.
     page.goto(f"{url}/chat/runs?outcome=crashed")
-    page.wait_for_function("document.getElementById('message').className === 'error'")
+    page.wait_for_function("() => document.getElementById('message').className === 'error'")
     assert page.inner_text("#message") == "invalid filter: outcome: Input should be 'completed', 'failed' or 'timeout'"
     assert page.locator("#rows tr").count() == 0
 

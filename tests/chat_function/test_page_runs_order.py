@@ -89,7 +89,7 @@ def test_the_page_orders_by_most_violations_and_its_field_builds_the_address(bro
     assert page.inner_text("#message") == f"Runs 1–20 of {len(expected)}"
     assert page.locator("#pages a").all_inner_texts() == ["Next page: fewer violations"]
     page.click("#pages a[rel=next]")
-    page.wait_for_function("document.getElementById('message').textContent.startsWith('Runs 21')")
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('Runs 21')")
     assert [row.split("\t")[0] for row in page.locator("#rows tr").all_inner_texts()] == expected[20:40]
     assert "order=most_violations" in page.url
     # The field behaves like the filters: chosen with another field, it builds the address.
@@ -97,7 +97,7 @@ def test_the_page_orders_by_most_violations_and_its_field_builds_the_address(bro
     page.select_option("#f-order", "fewest_violations")
     page.click("#filters button[type=submit]")
     page.wait_for_url("**order=fewest_violations")
-    page.wait_for_function("document.getElementById('message').textContent.startsWith('Runs 1–')")
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('Runs 1–')")
     assert page.url[len(url):] == "/chat/runs?context=none&order=fewest_violations"
     shown = [row.split("\t")[0] for row in page.locator("#rows tr").all_inner_texts()]
     assert shown == by_violations(lines, "fewest_violations", context="none")[:20]

@@ -25,8 +25,8 @@ def test_reload_stop_and_feedback_in_the_page(browser, served, corpus_dir):
     sign_in(page, url, env, "alice")
     page.fill("#question", "Which context level is best?")
     page.click("#ask button[type=submit]")
-    page.wait_for_function("document.querySelector('#ask button[type=submit]').textContent === 'Stop'")
-    page.wait_for_function("location.search.includes('conversation=')")  # the start frame named it
+    page.wait_for_function("() => document.querySelector('#ask button[type=submit]').textContent === 'Stop'")
+    page.wait_for_function("() => location.search.includes('conversation=')")  # the start frame named it
 
     # Reload mid-answer (the tool is still running): the page says so and waits for the store.
     page.reload()
@@ -38,7 +38,7 @@ def test_reload_stop_and_feedback_in_the_page(browser, served, corpus_dir):
     page.wait_for_selector(".msg.assistant .body:has-text('Full context is best')", timeout=20_000)
     assert page.locator(".still-answering").count() == 0
     assert model.calls == 2  # the reload asked again nobody: the answer committed on its own
-    page.wait_for_function("document.querySelector('#ask button[type=submit]').textContent === 'Ask'")
+    page.wait_for_function("() => document.querySelector('#ask button[type=submit]').textContent === 'Ask'")
 
     # 👎 with a reason, by keyboard: the toggle opens the reasons and moves the focus to the first.
     down = page.locator(".feedback-down")
@@ -71,11 +71,11 @@ def test_reload_stop_and_feedback_in_the_page(browser, served, corpus_dir):
     model.release(2)
     page.fill("#question", "And for cedar-mini?")
     page.click("#ask button[type=submit]")
-    page.wait_for_function("document.querySelector('#ask button[type=submit]').textContent === 'Stop'")
+    page.wait_for_function("() => document.querySelector('#ask button[type=submit]').textContent === 'Stop'")
     page.wait_for_selector(".msg.assistant >> nth=1")
-    page.wait_for_function("location.search.includes('conversation=')")
+    page.wait_for_function("() => location.search.includes('conversation=')")
     page.click("#ask button[type=submit]")  # Stop (the question box is empty: no validation in the way)
-    page.wait_for_function("document.querySelector('#ask button[type=submit]').textContent === 'Stopping…'")
+    page.wait_for_function("() => document.querySelector('#ask button[type=submit]').textContent === 'Stopping…'")
     gate.set()
     page.wait_for_selector(".msg.assistant[data-done=stopped]", timeout=20_000)
     assert "Nothing of this answer was kept" in page.inner_text(".msg.assistant[data-done=stopped]")

@@ -102,8 +102,8 @@ async def test_a_visitor_passes_the_check_once_then_asks_on_the_session(public):
         assert first.status_code == 200
         cookie = first.headers["set-cookie"]
         assert cookie.startswith(f"{COOKIE_NAME}=") and "HttpOnly" in cookie and "Secure" in cookie
-        # No Path: the browser scopes it to the question's directory, /api (or /<stage>/api).
-        assert "SameSite=strict" in cookie and "Path=" not in cookie and "Max-Age=1800" in cookie
+        # Path /api (or /<stage>/api): the stop and reconnect routes of the visitor's answer get it.
+        assert "SameSite=strict" in cookie and "Path=/api;" in cookie and "Max-Age=1800" in cookie
         frames = parse_sse(first.text)
         conversation = frames[0][1]["conversation_id"]
         assert frames[-1][0] == "done" and frames[-1][1]["reason"] == "complete"
@@ -114,6 +114,26 @@ async def test_a_visitor_passes_the_check_once_then_asks_on_the_session(public):
     stored = await env.services.conversations.get(conversation)
     assert stored["owner"].startswith("visitor:") and int(stored["message_count"]) == 4
     assert [m.content for m in env.model.requests[1].messages if m.role == "user"] == ["Which context is best?", "And its cost?"]
+
+
+@pytest.mark.parametrize("context, path", [(None, "/api"), ('{"stage": "prod", "path": "/prod/api/ai-sdk/chat"}', "/prod/api")],
+                         ids=["at-the-root", "behind-a-stage"])
+async def test_the_ai_sdk_route_sets_the_visitor_cookie_for_the_whole_api_as_the_chat_route_does(public, context, path):
+    env = public(answered("Full context is best."))
+    chat_id = uuid.uuid4().hex
+    body = {"id": chat_id, "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Which context?"}]}]}
+    extra = {"x-amzn-request-context": context} if context else {}
+    async with env.client() as client:
+        first = await client.post("/api/ai-sdk/chat", json=body, headers={**token(), **extra})
+        assert first.status_code == 200, first.text
+        cookie = first.headers["set-cookie"]
+        assert cookie.startswith(f"{COOKIE_NAME}=") and f"Path={path};" in cookie
+        if context is None:
+            # The browser's rule (a cookie goes to paths under its Path): the reconnect and the stop get it.
+            for route in (f"/api/conversations/{chat_id}/answer", f"/api/conversations/{chat_id}/stop"):
+                sent = await (client.get(route) if route.endswith("answer") else client.post(route))
+                assert f"{COOKIE_NAME}=" in sent.request.headers.get("cookie", ""), route
+                assert sent.status_code != 401, (route, sent.text)
 
 
 async def test_no_check_and_no_session_is_401_and_a_session_sends_no_token_to_the_verifier(public):

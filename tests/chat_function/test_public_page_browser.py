@@ -51,7 +51,7 @@ def ask(page, question: str, answers: int = 1) -> str:
     """Ask as a visitor and wait for the `answers`-th answer to end; its text."""
     page.fill("#question", question)
     page.click("#ask button[type=submit]")
-    page.wait_for_function(f"document.querySelectorAll('.msg.assistant[data-done]').length === {answers}", timeout=20_000)
+    page.wait_for_function(f"() => document.querySelectorAll('.msg.assistant[data-done]').length === {answers}", timeout=20_000)
     return page.locator(".msg.assistant").nth(answers - 1).inner_text()
 
 
@@ -61,7 +61,7 @@ def test_a_visitor_asks_through_the_widget_and_the_session_carries_the_next_ques
     page = browser.new_page()
     page.goto(f"{url}/chat")
     page.wait_for_selector("#human-check:not([hidden]) .stub-turnstile", timeout=10_000)
-    page.wait_for_function("document.querySelector('#human-check').textContent.includes('verified as human')", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#human-check').textContent.includes('verified as human')", timeout=10_000)
     assert "Full context is best." in ask(page, "Which context level is best?")
     assert "It is also the cheapest per run." in ask(page, "And what does it cost?", answers=2)
     # One human check for both questions; the second rode on the session, in the same conversation.
@@ -79,7 +79,7 @@ def test_when_the_widget_fails_the_question_is_not_sent_and_the_page_says_why(br
     url = public_site(model, widget="fails")
     page = browser.new_page()
     page.goto(f"{url}/chat")
-    page.wait_for_function("document.querySelector('#human-check').textContent.includes('failed')", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#human-check').textContent.includes('failed')", timeout=10_000)
     said = ask(page, "Which context level is best?")
     assert "Your question was not sent: the human check failed (stub-fails)" in said
     assert model.calls == 0 and stub.checks == []
@@ -89,7 +89,7 @@ def test_when_the_widgets_script_does_not_load_the_page_says_so(browser, public_
     url = public_site(ScriptedModel([Step(text="never")]), widget="missing")
     page = browser.new_page()
     page.goto(f"{url}/chat")
-    page.wait_for_function("document.querySelector('#human-check').textContent.includes('could not load')", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#human-check').textContent.includes('could not load')", timeout=10_000)
     assert "the human check's script did not load" in ask(page, "Hello?")
 
 
@@ -98,13 +98,13 @@ def test_a_verifier_outage_and_a_rejection_are_told_apart(browser, public_site, 
     url = public_site(model, answer="down")
     page = browser.new_page()
     page.goto(f"{url}/chat")
-    page.wait_for_function("document.querySelector('#human-check').textContent.includes('verified as human')", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#human-check').textContent.includes('verified as human')", timeout=10_000)
     assert "The human check cannot be reached, so nothing was asked" in ask(page, "First try?")
     stub.answer = "no"
-    page.wait_for_function("document.querySelector('#human-check').textContent.includes('verified as human')", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#human-check').textContent.includes('verified as human')", timeout=10_000)
     assert "The human check did not pass: try it again." in ask(page, "Second try?", answers=2)
     stub.answer = "yes"
-    page.wait_for_function("document.querySelector('#human-check').textContent.includes('verified as human')", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#human-check').textContent.includes('verified as human')", timeout=10_000)
     assert "Now it works." in ask(page, "Third try?", answers=3)
     # Each try spent its own token: three checks, three different tokens; one model call.
     assert len({c["token"] for c in stub.checks}) == 3 and model.calls == 1

@@ -14,6 +14,10 @@ def test_code_only_build_lays_out_layer_and_functions(tmp_path):
     assert not list(layer.rglob("__pycache__"))
     assert (functions["chat"] / "chat_function" / "static" / "chat.html").exists()
     assert (functions["share"] / "share_function" / "static" / "shared.html").exists()
+    # The pages' own scripts (the policy runs no inline script) travel with their pages.
+    assert all((functions["chat"] / "chat_function" / "static" / name).exists() for name in ("chat.js", "runs.js", "trace.js"))
+    assert (functions["share"] / "share_function" / "static" / "shared.js").exists()
+    assert (layer / "python" / "groundchat" / "data" / "security_headers.json").exists()
     # A function's artifact holds its own package only: none imports another function.
     assert sorted(p.name for p in functions["share"].iterdir()) == ["share_function"]
     assert sorted(p.name for p in functions["chat"].iterdir()) == ["chat_function", "run.sh"]

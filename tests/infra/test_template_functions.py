@@ -137,7 +137,7 @@ def test_every_share_route_is_routed_to_the_share_function(resources):
     share_routes = _app_routes(create_share_app(MagicMock())) - {("GET", f"/static/{name}") for name in ASSETS}
     assert share_routes == _routes(resources, "ShareFunction")
     assert share_routes == {("GET", "/chat/shared/{}"), ("GET", "/api/shared/{}"), ("GET", "/api/shared"),
-                            ("GET", "/api/shared/{}/images/{}")}
+                            ("GET", "/api/shared/{}/images/{}"), ("GET", "/static/shared.js")}
 
 
 def test_ingest_runs_on_a_schedule(resources):
@@ -406,6 +406,27 @@ def test_api_is_regional_throttled_and_without_cors_wildcard(resources):
     assert api["MethodSettings"][0]["ThrottlingBurstLimit"] == {"Ref": "ThrottleBurstLimit"}
     assert "Cors" not in api
     assert "'*'" not in TEMPLATE.read_text(encoding="utf-8")
+
+
+def test_what_api_gateway_answers_itself_carries_the_apps_security_headers(resources):
+    """A throttled request, a body too large, a function that failed: API Gateway's own answers
+    carry the headers the apps set, in its static-value form (single quotes it strips)."""
+    from types import SimpleNamespace
+
+    from groundchat.web.security_headers import security_headers
+
+    app = security_headers(SimpleNamespace(mode="private"))
+    responses = resources["Api"]["Properties"]["GatewayResponses"]
+    assert set(responses) == {"DEFAULT_4XX", "DEFAULT_5XX"}
+    for kind, response in responses.items():
+        headers = {name.lower(): value for name, value in response["ResponseParameters"]["Headers"].items()}
+        assert all(value[0] == value[-1] == "'" for value in headers.values()), kind
+        sent = {name: value[1:-1] for name, value in headers.items()}
+        assert set(sent) == set(app), kind
+        for name in set(app) - {"content-security-policy"}:
+            assert sent[name] == app[name], (kind, name)
+        # The body is API Gateway's JSON error: it may load, run and frame nothing.
+        assert sent["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'; sandbox"
 
 
 def test_the_domain_runs_the_release_the_local_node_is_tested_on(resources):

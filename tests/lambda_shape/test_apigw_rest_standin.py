@@ -87,3 +87,36 @@ def test_routes_stage_and_binary_types_come_from_the_template(template):
     assert stage_of(template, {}) == template["Parameters"]["Stage"]["Default"]
     assert stage_of(template, {"Stage": "prod"}) == "prod"
     assert "multipart/form-data" in binary_media_types(template) and "image/png" in binary_media_types(template)
+
+
+def test_the_gateways_own_answers_carry_the_templates_security_headers(template):
+    """What API Gateway answers itself (no route: 403; a function that failed: 502) carries the
+    template's gateway-response headers, the policy a JSON error needs: nothing may load or frame it."""
+    class Failing(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers["content-length"]))
+            self.send_response(500)
+            self.send_header("content-length", "2")
+            self.end_headers()
+            self.wfile.write(b"no")
+
+        def log_message(self, *args):
+            pass
+
+    server = serve_in_thread(Failing)
+    function = SimpleNamespace(port=server.server_port, config=SimpleNamespace(timeout=30), output=["boom"])
+    api = RestApiStandIn(template, {"ShareFunction": function}).start()
+    try:
+        unrouted = httpx.get(f"{api.stage_url}/no/such/route")
+        failed = httpx.get(f"{api.stage_url}/chat/shared/{'a' * 32}")
+    finally:
+        api.stop()
+        server.shutdown()
+    assert (unrouted.status_code, failed.status_code) == (403, 502)
+    for answer in (unrouted, failed):
+        assert answer.headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'; sandbox"
+        assert answer.headers["x-content-type-options"] == "nosniff" and answer.headers["x-frame-options"] == "DENY"
+        assert answer.headers["referrer-policy"] == "strict-origin-when-cross-origin"
+        assert "camera=()" in answer.headers["permissions-policy"]

@@ -110,6 +110,26 @@ def test_the_stage_prefix_holds_on_the_page_and_its_redirect(client, stack):
     assert target.path == f"/{stack['api'].stage}/chat"
 
 
+def test_every_page_and_its_scripts_carry_the_security_headers_through_both_functions(client, stack):
+    """Through the template's routes, the adapter and Mangum: each page, each script it loads (the
+    shared page's from the share function), and a streamed answer carry the policy."""
+    answered = client.post("/api/chat", headers={**token(), "accept": "text/event-stream"}, json={"message": "Which rules are broken most?"})
+    conversation = frames(answered.text.splitlines())[0][1]["conversation_id"]
+    assert client.post(f"/api/conversations/{conversation}/share", headers=token()).status_code == 200
+    checked = [answered]
+    for address in ("/chat", "/chat/runs", "/chat/trace", f"/chat/shared/{conversation}", f"/api/shared/{conversation}",
+                    "/static/chat.js", "/static/runs.js", "/static/trace.js", "/static/shared.js", "/static/public.js",
+                    "/static/transcript.js", "/static/transcript.css"):
+        checked.append(client.get(address))
+    assert [(str(r.url), r.status_code) for r in checked if r.status_code != 200] == []
+    for r in checked:
+        assert "script-src 'self';" in r.headers["content-security-policy"], r.url
+        assert "frame-ancestors 'none'" in r.headers["content-security-policy"], r.url
+        assert r.headers["x-content-type-options"] == "nosniff" and r.headers["x-frame-options"] == "DENY", r.url
+        assert r.headers["referrer-policy"] == "strict-origin-when-cross-origin" and "camera=()" in r.headers["permissions-policy"]
+    assert ".stored(data.messages)" in checked[9].text  # the shared page's own script, from the share function
+
+
 def test_an_unknown_route_is_api_gateways_own_answer(stack):
     # The greedy route sends it to the app, which answers 404 in its own shape.
     r = httpx.get(stack["api"].stage_url + "/no/such/page", timeout=60)

@@ -165,3 +165,53 @@ async def test_a_stateless_server_has_no_session_to_open_or_end(serve, method):
     async with httpx.AsyncClient(base_url=served.url) as client:
         answer = await client.request(method, "/mcp", headers=served.headers("ana"))
     assert answer.status_code == 405
+
+
+# ---- where a request comes from, and what a malformed one is told -------------------------------
+
+LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", "http://127.0.0.1:8000", "null", "https://host.example.evil",
+                                    "https://HOST.example:8443"])
+async def test_a_page_on_a_foreign_origin_is_403_before_anything_else(serve, monkeypatch, origin):
+    monkeypatch.setenv("GROUNDCHAT_ALLOWED_ORIGINS", "https://host.example, https://other.example:8443")
+    served = await started(serve())
+    async with httpx.AsyncClient(base_url=served.url) as client:
+        signed = await client.post("/mcp", json=LIST, headers={**served.headers("ana"), **MCP_HEADERS, "origin": origin})
+        unsigned = await client.post("/mcp", json=LIST, headers={**MCP_HEADERS, "origin": origin})
+    for refused in (signed, unsigned):
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["error"]["code"] == "forbidden-origin"
+        assert "GROUNDCHAT_ALLOWED_ORIGINS" in refused.json()["error"]["message"]
+        assert "www-authenticate" not in refused.headers  # nothing about signing in goes to a foreign page
+
+
+@pytest.mark.parametrize("origin", [None, "https://host.example", "https://HOST.example:443/", "https://other.example:8443"])
+async def test_a_listed_origin_or_none_at_all_is_served(serve, monkeypatch, origin):
+    monkeypatch.setenv("GROUNDCHAT_ALLOWED_ORIGINS", "https://host.example, https://other.example:8443")
+    served = await started(serve())
+    sent = {**served.headers("ana"), **MCP_HEADERS, **({"origin": origin} if origin else {})}
+    async with httpx.AsyncClient(base_url=served.url) as client:
+        listed = await client.post("/mcp", json=LIST, headers=sent)
+    assert listed.status_code == 200, listed.text
+    assert [t["name"] for t in listed.json()["result"]["tools"]] == [*DATA_TOOLS, *DOCS_TOOLS]
+
+
+@pytest.mark.parametrize("body, code, message", [
+    ("not json", -32700, "Parse error: the body is not JSON"),
+    ('{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}', -32600, "Invalid request: jsonrpc: Input should be '2.0'"),
+    ('{"jsonrpc": "2.0", "id": 7, "method": 5}', -32600, "Invalid request: method: Input should be a valid string"),
+    ("[1, 2]", -32600, "Invalid request: send one JSON-RPC message per POST, not a batch"),
+    ('"tools/list"', -32600, "Invalid request: a JSON-RPC message is a JSON object"),
+], ids=["not-json", "old-version", "method-not-text", "batch", "not-an-object"])
+async def test_a_malformed_message_is_told_in_one_short_line_without_the_sdks_internals(serve, body, code, message):
+    served = await started(serve())
+    async with httpx.AsyncClient(base_url=served.url) as client:
+        refused = await client.post("/mcp", content=body, headers={**served.headers("ana"), **MCP_HEADERS})
+    assert refused.status_code == 400
+    assert refused.json() == {"jsonrpc": "2.0", "id": 7 if '"id": 7' in body else None,
+                              "error": {"code": code, "message": message}}
+    for internal in ("pydantic", "validation errors for", "union[", "input_value", "JSONRPCRequest"):
+        assert internal not in refused.text

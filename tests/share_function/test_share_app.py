@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pytest
@@ -71,7 +72,8 @@ async def test_page_draws_with_the_shared_transcript_code_and_states_the_date(cl
     page = r.text
     # Relative, so the page works under an API Gateway stage (/Prod/chat/shared/<id>) as well.
     assert '<script src="../../static/transcript.js"></script>' in page
-    assert ".stored(data.messages)" in page
+    assert '<script src="../../static/shared.js"></script>' in page
+    assert ".stored(data.messages)" in (await client.get("/static/shared.js")).text  # the page's code, as a file
     day = (await client.get(f"/api/shared/{SHARED}")).json()["answered_on"]
     assert f'what the database held on <span class="date">{day}</span>, the day it was\n    answered' in page
     embedded = page.split('<script id="conversation-data" type="application/json">')[1].split("</script>")[0]
@@ -157,3 +159,36 @@ async def test_the_shared_page_says_which_sign_in_its_site_has(dynamo, settings,
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_share_app(services)), base_url="http://share") as c:
         page = (await c.get(f"/chat/shared/{'e' * 32}")).text
     assert f'data-sign-in="{auth_mode}"' in page
+
+
+SECURITY = {"x-content-type-options": "nosniff", "referrer-policy": "strict-origin-when-cross-origin",
+            "x-frame-options": "DENY"}
+
+
+def assert_secured(response) -> None:
+    for name, value in SECURITY.items():
+        assert response.headers.get(name) == value, (response.url, name)
+    policy = dict(part.strip().split(" ", 1) for part in response.headers["content-security-policy"].split(";"))
+    assert policy["script-src"] == "'self'" and policy["frame-ancestors"] == "'none'", response.url
+    assert "unsafe-inline" not in policy["script-src"] and "unsafe-eval" not in response.headers["content-security-policy"]
+    assert "camera=()" in response.headers["permissions-policy"], response.url
+
+
+async def test_every_route_of_the_share_function_carries_the_security_headers(client):
+    """The page (shared or not), its JSON, the list, a 404 image, its scripts and styles, a bad query."""
+    for address in (f"/chat/shared/{SHARED}", f"/chat/shared/{UNKNOWN}", f"/api/shared/{SHARED}", f"/api/shared/{PRIVATE}",
+                    "/api/shared", "/api/shared?limit=0", f"/api/shared/{SHARED}/images/{'0' * 64}",
+                    "/static/transcript.js", "/static/transcript.css", "/static/shared.js", "/nothing-here"):
+        assert_secured(await client.get(address))
+
+
+async def test_the_shared_page_runs_no_inline_script_and_loads_its_own(client):
+    page = (await client.get(f"/chat/shared/{SHARED}")).text
+    opening_tags = re.findall(r"<script\b[^>]*>", page)
+    # Each script is a file of this site, or a data block a browser never runs; no handler attribute.
+    assert opening_tags == ['<script id="conversation-data" type="application/json">',
+                            '<script src="../../static/transcript.js">', '<script src="../../static/shared.js">']
+    assert not re.search(r"<[a-z][^>]*\son[a-z]+\s*=", page)
+    script = await client.get("/static/shared.js")
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    assert "conversation-data" in script.text  # the page's own code, moved out of the page

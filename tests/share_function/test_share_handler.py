@@ -113,3 +113,11 @@ def test_emits_a_metric_line_per_read(handler, rest_event, lambda_context, monke
     assert len(reads) == 1
     assert reads[0]["outcome"] == "404"
     assert reads[0]["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "groundchat"
+
+
+def test_the_page_through_a_rest_proxy_event_carries_the_security_headers(handler, rest_event, lambda_context):
+    answer = handler(rest_event(f"/chat/shared/{'a' * 32}", "/chat/shared/{id}", {"id": "a" * 32}), lambda_context)
+    headers = {k.lower(): v for k, v in {**(answer.get("headers") or {}),
+                                         **{k: v[-1] for k, v in (answer.get("multiValueHeaders") or {}).items()}}.items()}
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff" and headers["x-frame-options"] == "DENY"

@@ -72,8 +72,8 @@ def add_ai_sdk_chat_route(app: FastAPI, max_question_chars: int) -> None:
         if isinstance(outcome, Refusal):
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
             refused.headers.update(outcome.headers)
-            return keep_visitor_session(refused, outcome.visitor_session)
+            return keep_visitor_session(refused, outcome.visitor_session, request)
         stream = UIMessageStream(outcome.frames, services.settings.sse_heartbeat_seconds)
-        return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]
+        return keep_visitor_session(stream, outcome.visitor_session, request)  # type: ignore[return-value]
 
     add_ai_sdk_resume_route(app, PATH)  # useChat({ resume: true }) after a reload

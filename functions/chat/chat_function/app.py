@@ -22,6 +22,7 @@ from chat_function.json_answer import json_answer, wants_json
 from chat_function.limits import chat_body_limit, read_limited, too_large_message
 from chat_function.mcp_route import add_mcp_routes
 from chat_function.uploads import read_question
+from chat_function.page_scripts import add_page_script_routes
 from chat_function.openapi import ALWAYS, CHAT_RESPONSES, HTML, IMAGE_RESPONSES, asset_response, document_chat_request, refusals
 from chat_function.server_errors import TypedServerErrors
 from chat_function.slash_redirect import RelativeSlashRedirect
@@ -41,6 +42,7 @@ from groundchat.store.feedback import public_feedback, reasons as feedback_reaso
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from groundchat.web.assets import ASSETS, asset
 from groundchat.web.pages import fill, sign_in_kind
+from groundchat.web.security_headers import SecurityHeaders, security_headers
 
 may_chat = Depends(allowed(CHAT_USE))
 may_read_traces = Depends(allowed(TRACES_READ))
@@ -91,6 +93,8 @@ def create_app(services: Services | None = None) -> FastAPI:
     add_public_script_route(app)  # the human-check widget's loader (does nothing in private mode)
     _page_routes(app)
     add_typed_http_errors(app)  # Starlette's own 404/405 and FastAPI's 422 in our error shape
+    # Added last, so outermost: every response gets them, refusals, redirects and CORS answers too.
+    app.add_middleware(SecurityHeaders, headers=security_headers(app.state.services.settings))
     return app
 
 
@@ -139,13 +143,13 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         if isinstance(outcome, Refusal):
             refused = error(outcome.status, outcome.code, outcome.message, **outcome.extra)
             refused.headers.update(outcome.headers)
-            return keep_visitor_session(refused, outcome.visitor_session)
+            return keep_visitor_session(refused, outcome.visitor_session, request)
         if wants_json(request, body):
             answered = await json_answer(outcome.frames)
             return keep_visitor_session(JSONResponse(answered.model_dump(mode="json"), status_code=answered.status_code),
-                                        outcome.visitor_session)
+                                        outcome.visitor_session, request)
         stream = ExchangeStream(outcome.frames, services_of(request).settings.sse_heartbeat_seconds)
-        return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]
+        return keep_visitor_session(stream, outcome.visitor_session, request)  # type: ignore[return-value]
 
     @app.get("/api/chat/budget", responses=refusals(401, *ALWAYS))
     async def budget(request: Request, caller: Caller = Depends(signed_in)) -> Response:
@@ -303,6 +307,7 @@ def _page_routes(app: FastAPI) -> None:
     async def chat_page(request: Request) -> HTMLResponse:
         return page("chat.html", request)
 
+    add_page_script_routes(app)
     for name in ASSETS:  # one route per asset, as API Gateway routes them
         app.get(f"/static/{name}", response_class=Response, responses=asset_response(ASSETS[name]))(_asset_route(name))
 

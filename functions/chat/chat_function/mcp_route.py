@@ -9,27 +9,32 @@ cold start.
 """
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.routing import Route
 
+from chat_function.addresses import public_base
 from chat_function.callers import Refused, caller_or_none, services_of
 from chat_function.errors import error
+from chat_function.limits import read_limited
 from groundchat.auth.callers import SIGN_IN_MESSAGE
+from groundchat.mcp.envelope import envelope_problem
+from groundchat.mcp.origins import origin_allowed
 from groundchat.mcp.resource_metadata import MCP_PATH, WELL_KNOWN, challenge, protected_resource
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
-    from starlette.types import Receive, Scope, Send
+    from starlette.types import Message, Receive, Scope, Send
 
     from groundchat.auth.callers import Caller
 
 # Where the endpoint leaves the resolved caller for the tool handlers (the request's own state).
 CALLER_STATE = "mcp_caller"
+# A message of ours is a tool call of a few KB: anything near this is no MCP host's, and is never held whole.
+MAX_MCP_BODY_BYTES = 4 * 1024 * 1024
 
 
 def add_mcp_routes(app: FastAPI) -> None:
@@ -50,6 +55,12 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
+        origin = request.headers.get("origin")
+        if not origin_allowed(origin, services_of(request).settings.allowed_origins):
+            # Before the caller: a foreign page learns nothing, not even whether a token would do.
+            await error(403, "forbidden-origin", f"/mcp does not serve pages on {origin[:200]}: an MCP host in a "
+                                                 "browser must be on an origin listed in GROUNDCHAT_ALLOWED_ORIGINS.")(scope, receive, send)
+            return
         try:
             caller = caller_or_none(request)
         except Refused as refused:  # a cookie-signed request from another site
@@ -61,11 +72,38 @@ class McpEndpoint:
             await unauthenticated(scope, receive, send)
             return
         scope.setdefault("state", {})[CALLER_STATE] = caller
+        body = await read_limited(request, MAX_MCP_BODY_BYTES)
+        if body is None:
+            await error(413, "too-large", f"The request body is over {MAX_MCP_BODY_BYTES} bytes.")(scope, receive, send)
+            return
+        problem = envelope_problem(body) if _is_json(request) else None  # the SDK says what else is wrong
+        if problem is not None:
+            await JSONResponse(problem, status_code=400)(scope, receive, send)
+            return
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
         manager = StreamableHTTPSessionManager(app=_server(request), json_response=True, stateless=True)
         async with manager.run():
-            await manager.handle_request(scope, receive, send)
+            await manager.handle_request(scope, _replay(body, receive), send)
+
+
+def _is_json(request: Request) -> bool:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body already read, handed to the SDK as if it came from the client; then the client's own
+    messages (a disconnect)."""
+    given = False
+
+    async def replayed() -> Message:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replayed
 
 
 def _server(request: Request) -> Server:
@@ -81,19 +119,3 @@ def _server(request: Request) -> Server:
 def _caller_of(ctx: ServerRequestContext) -> Caller:
     # The SDK hands each handler the HTTP request it came in; the endpoint put the caller there.
     return ctx.request.scope["state"][CALLER_STATE]
-
-
-def public_base(request: Request) -> str:
-    """This app's address as the host reached it. Behind API Gateway the app never sees the stage
-    (or a custom domain's base path); the request context the Lambda Web Adapter forwards (and
-    overwrites, so a client cannot choose it) has the full path the host asked for."""
-    base = f"{request.url.scheme}://{request.url.netloc}"
-    try:
-        context = json.loads(request.headers.get("x-amzn-request-context") or "{}")
-    except ValueError:
-        context = {}
-    full = context.get("path") if isinstance(context, dict) else None
-    path = request.url.path
-    if isinstance(full, str) and full.endswith(path) and len(full) > len(path):
-        return base + full[: -len(path)].rstrip("/")
-    return base

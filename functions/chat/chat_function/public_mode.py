@@ -6,9 +6,10 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
+from chat_function.addresses import api_path
 from groundchat.exchange.refusal import IssuedSession
 from groundchat.public.startup_check import refuse_unsafe_public_mode
 from groundchat.public.visitor_sessions import COOKIE_NAME
@@ -19,13 +20,14 @@ def refuse_to_start_with_a_hole(settings: Any) -> None:
     refuse_unsafe_public_mode(settings)
 
 
-def keep_visitor_session(response: Response, issued: IssuedSession | None) -> Response:
+def keep_visitor_session(response: Response, issued: IssuedSession | None, request: Request) -> Response:
     if issued is not None:
-        # HttpOnly: no script reads it. Strict: no other site's page makes the browser send it. No
-        # Path: the browser takes the question's directory, "/api" (or "/<stage>/api" behind an API
-        # Gateway stage, where a fixed "/api/chat" would never match), so the stop and reconnect
-        # routes of the visitor's own answer get it too; every other route ignores it.
-        response.set_cookie(COOKIE_NAME, issued.token, max_age=issued.max_age, path=None,  # type: ignore[arg-type]
+        # HttpOnly: no script reads it. Strict: no other site's page makes the browser send it.
+        # Path: "/api" as the browser addresses it ("/<stage>/api" behind an API Gateway stage), the
+        # same whichever chat route set it (left out, /api/ai-sdk/chat's would be "/api/ai-sdk"), so
+        # the stop and reconnect routes of the visitor's own answer get it too; every other route
+        # ignores it.
+        response.set_cookie(COOKIE_NAME, issued.token, max_age=issued.max_age, path=api_path(request),
                             secure=True, httponly=True, samesite="strict")
     return response
 

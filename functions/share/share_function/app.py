@@ -20,6 +20,7 @@ from groundchat.ids import is_conversation_id
 from groundchat.services import Services, build_services
 from groundchat.web.pages import fill, sign_in_kind
 from groundchat.web.assets import ASSETS, asset
+from groundchat.web.security_headers import SecurityHeaders, security_headers
 from groundchat.web.http_errors import ErrorBody, error_body, validation_message
 from groundchat.store.availability import store_failure_answer
 from groundchat.store.conversation_images import is_sha256, read_image
@@ -138,6 +139,17 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
     for name in ASSETS:
         if f"/static/{name}" not in served:
             app.add_api_route(f"/static/{name}", _asset_route(name), methods=["GET"])
+    # The shared page's own script (no inline script runs under the Content-Security-Policy): the
+    # share function's, wherever its page is served.
+    app.add_api_route(f"/static/{SHARED_SCRIPT}", _shared_script, methods=["GET"], include_in_schema=False)
+
+
+SHARED_SCRIPT = "shared.js"
+
+
+async def _shared_script() -> Response:
+    text = resources.files("share_function").joinpath(f"static/{SHARED_SCRIPT}").read_text(encoding="utf-8")
+    return Response(text, media_type="text/javascript; charset=utf-8")
 
 
 def _asset_route(name: str):
@@ -154,6 +166,7 @@ def create_share_app(services: Services | None = None) -> FastAPI:
     app.state.services = services or build_services()
     add_share_routes(app, app.state.services)
     add_store_failure_handlers(app)
+    app.add_middleware(SecurityHeaders, headers=security_headers(app.state.services.settings))
 
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         # API Gateway routes only this function's GETs here: a parameter out of range is all it meets.

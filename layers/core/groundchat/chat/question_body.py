@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from groundchat.corpus.chunk import SOURCES
 from groundchat.exchange.refusal import Refusal
@@ -29,16 +30,25 @@ class ChatBody(BaseModel):
     conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
     message: str
     # True: the SSE stream; False: one JSON answer (chat_function/json_answer.py); None: the
-    # request's Accept header decides, JSON unless it asks for text/event-stream.
-    stream: bool | None = None
+    # request's Accept header decides, JSON unless it asks for text/event-stream. Strict, as every
+    # switch and count here: "false" is not false (it would stream) and true is not 1.
+    stream: StrictBool | None = None
     # Seed 002's names: the corpus searched (a source's id, or "all"), and the web search we do not have.
     corpus_id: str | None = None
-    web_enabled: bool = False
+    web_enabled: StrictBool = False
     sources: list[Source] | None = Field(default=None, min_length=1, max_length=len(SOURCES))
     top_k: int | None = Field(default=None, ge=1)
-    include_vector: bool = True
-    include_sparse: bool = True
-    include_graph: bool = True
+    include_vector: StrictBool = True
+    include_sparse: StrictBool = True
+    include_graph: StrictBool = True
+
+    @field_validator("top_k", mode="before")
+    @classmethod
+    def _a_count_is_a_json_number(cls, value: object) -> object:
+        # JSON's integer (3, or 3.0 as JSON Schema allows), never a boolean or a string of digits.
+        if isinstance(value, (bool, str)):
+            raise PydanticCustomError("int_type", "Input should be a valid integer")
+        return value
 
     def search_preferences(self) -> SearchPreferences:
         return SearchPreferences(sources=self._searched_sources(), top_k=self.top_k,
