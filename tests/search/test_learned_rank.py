@@ -105,3 +105,15 @@ def test_the_search_runs_the_step_on_hybrid_searches_only_and_reports_it():
     assert plain.best_match is None and "ranker" not in plain.debug
     assert "bm25" in ranker.evidence.legs
     assert service.search("maker", leg="bm25").best_match is None
+
+
+def test_the_packaged_step_runs_only_when_switched_on_and_for_the_model_it_learned_with(monkeypatch):
+    from groundchat.search import service as service_module
+
+    model = {**_model([TREE]), "embedding_model": _Embedder().model_id}
+    monkeypatch.setattr(service_module, "packaged_ranker", lambda: LearnedRanker(model))
+    assert SearchService(_Backend(*_legs()), _Embedder()).ranker is not None
+    monkeypatch.setattr(service_module, "packaged_ranker", lambda: LearnedRanker({**model, "embedding_model": "other"}))
+    assert SearchService(_Backend(*_legs()), _Embedder()).ranker is None
+    monkeypatch.setattr(service_module, "packaged_ranker", lambda: LearnedRanker({**model, "enabled": False}))
+    assert SearchService(_Backend(*_legs()), _Embedder()).ranker is None

@@ -59,6 +59,8 @@ class LearnedRanker:
         self.threshold = float(model["threshold"])
         self.trained_on = model.get("trained_on", {})
         self.enabled = bool(model.get("enabled", False))
+        # Its features include the vector leg's scores: they mean something only for this model.
+        self.embedding_model = model.get("embedding_model")
 
     def scores(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
         x = np.asarray(rows, dtype=np.float64)

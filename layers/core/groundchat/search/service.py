@@ -68,7 +68,8 @@ class SearchService:
         # The learned ranking step (search/learned_rank.py): the packaged model when it is switched on.
         if ranker == "packaged":
             packaged = packaged_ranker()
-            ranker = packaged if packaged is not None and packaged.enabled else None
+            ranker = packaged if (packaged is not None and packaged.enabled
+                                  and packaged.embedding_model in (None, embedder.model_id)) else None
         self.ranker = ranker
 
     def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
