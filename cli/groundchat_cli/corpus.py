@@ -67,8 +67,11 @@ def add_corpus_commands(sub: Any) -> None:
     from groundchat_cli.eval_answers import add_eval_answers_command
     from groundchat_cli.eval_support import add_eval_support_command
 
+    from groundchat_cli.ranker_train import add_eval_ranker_command
+
     add_eval_answers_command(kinds)
     add_eval_support_command(kinds)
+    add_eval_ranker_command(kinds)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 finds them, and a missing or broken model as the search's `unavailable`, never a tool failure."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 
@@ -89,8 +90,8 @@ def test_a_missing_or_broken_model_makes_the_search_unavailable_with_a_reason(tm
         # Right checksum pins do not apply to a file onnxruntime cannot read: still unavailable.
         fake = tmp_path / "model.onnx"
         fake.write_bytes(b"not an onnx graph")
-        monkeypatch.setattr(embeddings, "LOCAL_MODEL_SHA256", sha256_file(fake))
         embedder = LocalOnnxEmbedder(fake, tokenizer)
+        embedder.model = dataclasses.replace(embedder.model, model_sha256=sha256_file(fake))
     result = SearchService(_UnreachedBackend(), embedder).search("why does contrast matter")
     assert (result.outcome, result.reason, result.passages) == ("unavailable", "embedding_unavailable", [])
     assert result.debug["error"]

@@ -62,3 +62,24 @@ def test_the_model_cannot_choose_the_index():
     props = search_docs.spec().input_schema["properties"]
     assert set(props) == {"query", "source"}
     assert search_docs.permission == DOCS_READ
+
+
+async def test_a_weak_best_match_is_said_to_the_model(tmp_path):
+    from groundchat.search.learned_rank import Ranking
+
+    class Doubtful:
+        threshold = 1.0
+
+        def rank(self, query, fused, evidence, keep_first=0):
+            return Ranking(fused, 0.2, True)
+
+    embedder = WordHashEmbedder()
+    _build(tmp_path / "index.sqlite", embedder)
+    doubtful = SearchService(EmbeddedIndex(tmp_path / "index.sqlite"), embedder, ranker=Doubtful())
+    out = await _registry({DOCS_READ}).execute("search_docs", {"query": "contrast ratio of text"},
+                                               ToolContext(caller=Caller(id="u"), docs=doubtful))
+    assert out["outcome"] == "hit" and out["best_match"] == "weak"
+    plain = SearchService(EmbeddedIndex(tmp_path / "index.sqlite"), embedder, ranker=None)
+    out = await _registry({DOCS_READ}).execute("search_docs", {"query": "contrast ratio of text"},
+                                               ToolContext(caller=Caller(id="u"), docs=plain))
+    assert "best_match" not in out

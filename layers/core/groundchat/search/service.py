@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import TYPE_CHECKING, Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable, Literal, Protocol
 
 from groundchat.corpus.chunk import SOURCES, Chunk
 from groundchat.corpus.dates import as_datetime
@@ -13,10 +13,12 @@ from groundchat.search.embeddings import Embedder, EmbeddingError, EmbeddingMode
 from groundchat.search.exact_refs import axe_rule_criteria, exact_chunks
 from groundchat.search.fusion import FUSION, RRF_K, SCORE_SHARE, fuse
 from groundchat.search.graph_leg import GRAPH_LEG, graph_leg
+from groundchat.search.learned_rank import Ranking, packaged_ranker
 from groundchat.search.named_source_first import LEAD, already_led, named_first
 from groundchat.search.prior import DEMOTE, apply_prior, demoted_kinds, demoted_levels, demoted_source, named_source
 from groundchat.search.question_leg import QUESTION_LEG, QUESTION_WEIGHT, ROWS, part_scores, question_leg
 from groundchat.search.question_words import QuestionWords, bank_words
+from groundchat.search.rank_features import Evidence
 from groundchat.search.rerank import NoRerank, Reranker
 from groundchat.search.vocabulary import with_texts_words
 from groundchat.search.types import BackendUnavailable, Freshness, Leg, LegHit, LegSwitches, Passage, SearchResult
@@ -38,11 +40,18 @@ class Backend(Protocol):
     def get_section(self, source: str, section: str) -> Chunk | None: ...
 
 
+class Ranker(Protocol):
+    threshold: float
+
+    def rank(self, query: str, fused: list[LegHit], evidence: Evidence, keep_first: int = 0) -> Ranking: ...
+
+
 class SearchService:
     def __init__(self, backend: Backend, embedder: Embedder, *, reranker: Reranker | None = None,
                  max_excerpts: int = 8, max_excerpt_chars: int = 1200,
                  weights: dict[str, float] | None = None, expand: bool = True,
-                 question_words: QuestionWords | None = None, graph: bool = False) -> None:
+                 question_words: QuestionWords | None = None, graph: bool = False,
+                 ranker: Ranker | None | Literal["packaged"] = "packaged") -> None:
         self.backend = backend
         self.embedder = embedder
         self.reranker = reranker or NoRerank()
@@ -56,6 +65,12 @@ class SearchService:
         self.expand = expand
         # The package's bank words unless given; read on the first hybrid search, not at start-up.
         self._question_words = question_words
+        # The learned ranking step (search/learned_rank.py): the packaged model when it is switched on.
+        if ranker == "packaged":
+            packaged = packaged_ranker()
+            ranker = packaged if (packaged is not None and packaged.enabled
+                                  and packaged.embedding_model in (None, embedder.model_id)) else None
+        self.ranker = ranker
 
     def search(self, query: str, *, k: int | None = None, sources: list[str] | None = None,
                leg: Leg = "hybrid", include_vector: bool = True, include_sparse: bool = True,
@@ -135,6 +150,7 @@ class SearchService:
             t = time.perf_counter()
             fused = self._named_text_first(query, expanded, vector, want, named, fused, debug, parts)
             timings["named_text"] = _ms(t)
+        fused, best_match = self._learned_order(query, leg, fused, Evidence(legs, parts, words, named_source=named), debug)
         t = time.perf_counter()
         try:
             ranked = self.reranker.rerank(query, fused[: max(limit * 3, limit)])
@@ -145,13 +161,27 @@ class SearchService:
         debug["distinct_first"], debug["per_group"] = DISTINCT_FIRST, PER_GROUP
         timings["rerank"] = _ms(t)
         passages, dropped_chars = self._excerpts(ranked[:limit])
-        dropped_passages = max(0, len(fused) - limit)
         timings["total"] = _ms(started)
         return SearchResult(
             outcome="hit" if passages else "empty", query=query, passages=passages,
-            freshness=_freshness(passages), dropped={"passages": dropped_passages, "chars": dropped_chars},
-            debug=debug,
+            freshness=_freshness(passages), dropped={"passages": max(0, len(fused) - limit), "chars": dropped_chars},
+            debug=debug, best_match=best_match if passages else None,
         )
+
+    def _learned_order(self, query: str, leg: Leg, fused: list[LegHit], evidence: Evidence,
+                       debug: JsonObject) -> tuple[list[LegHit], str | None]:
+        """The learned ranking step's order (search/learned_rank.py) and its word on the first
+        passage; a search of one leg, or a service without the step, keeps its order and says nothing."""
+        if leg != "hybrid" or self.ranker is None or not fused:
+            return fused, None
+        t = time.perf_counter()
+        evidence.graph_placed = frozenset(debug["legs"].get(GRAPH_LEG, {}).get("top", []))
+        ranking = self.ranker.rank(query, fused, evidence, keep_first=len(debug.get("exact", [])))
+        best_match = "weak" if ranking.weak else "strong"
+        debug["ranker"] = {"confidence": round(ranking.confidence, 4), "threshold": self.ranker.threshold,
+                           "best_match": best_match}
+        debug["timings_ms"]["rank"] = _ms(t)
+        return ranking.hits, best_match
 
     def _debug_record(self, leg: Leg, sources: list[str] | None, switches: LegSwitches,
                       timings: dict[str, float]) -> JsonObject:

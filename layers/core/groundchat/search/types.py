@@ -66,3 +66,6 @@ class SearchResult(BaseModel):
     # What our own ceiling removed: passages beyond the count, characters cut from excerpts.
     dropped: dict[str, int] = Field(default_factory=lambda: {"passages": 0, "chars": 0})
     debug: dict[str, JsonValue] = Field(default_factory=dict)
+    # The learned ranking step's word on its first passage (search/learned_rank.py): "weak" when its
+    # confidence is under the threshold chosen on the tune sets; None when the step did not run.
+    best_match: Literal["strong", "weak"] | None = None

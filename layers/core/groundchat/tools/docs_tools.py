@@ -67,4 +67,6 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> JsonObject:
     out["freshness"] = result.freshness.model_dump()
     if result.dropped["passages"] or result.dropped["chars"]:
         out["dropped"] = result.dropped
+    if result.best_match == "weak":  # the learned ranking step doubts its first passage (search/learned_rank.py)
+        out["best_match"] = "weak"
     return out
