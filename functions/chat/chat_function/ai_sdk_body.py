@@ -20,7 +20,7 @@ from groundchat.ids import is_conversation_id
 from groundchat.json_shapes import Jsonable
 
 if TYPE_CHECKING:
-    from groundchat.chat.question_body import ChatBody
+    from groundchat.chat.question_body import BodyLimits, ChatBody
     from groundchat.json_shapes import JsonObject
 
 # The SDK posts the whole transcript every time, tool outputs included (each up to our tool result
@@ -56,7 +56,7 @@ class LastMessage(BaseModel):
     parts: list[Part]
 
 
-def parse_ai_sdk_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatBody | Refusal:
+def parse_ai_sdk_body(body: bytes | str | JsonObject, limits: BodyLimits) -> ChatBody | Refusal:
     """The transport's body as our question (`{conversation_id, message}`), or 400 saying what is
     wrong; the question then meets every check `parse_body` makes."""
     from groundchat.chat.question_body import parse_body, read_json  # with the answer use case, on the first question
@@ -80,7 +80,7 @@ def parse_ai_sdk_body(body: bytes | str | JsonObject, max_question_chars: int) -
         # Dropping an image silently would answer a question that was not asked.
         return Refusal(400, "bad-request", "messages: file parts are not read here; send images to /api/chat as multipart")
     text = "\n".join(p.text for p in last.parts if p.type == "text" and p.text)
-    return parse_body({"conversation_id": sent.id, "message": text}, max_question_chars)
+    return parse_body({"conversation_id": sent.id, "message": text}, limits)
 
 
 def submitted_message_key(body: bytes) -> str | None:
@@ -101,10 +101,6 @@ def submitted_message_key(body: bytes) -> str | None:
 
 
 def _problem(exc: ValidationError, within: str = "") -> str:
-    problems = []
-    for err in exc.errors():
-        where = ".".join([*filter(None, [within]), *(str(p) for p in err["loc"])]) or "body"
-        what = "not allowed (the chat transport's id, messages, trigger and messageId only)" \
-            if err["type"] == "extra_forbidden" else err["msg"]
-        problems.append(f"{where}: {what}")
-    return "; ".join(problems)
+    from groundchat.chat.question_body import validation_problem
+
+    return validation_problem(exc, "the chat transport's id, messages, trigger and messageId only", within=within)

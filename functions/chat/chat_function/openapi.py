@@ -24,29 +24,16 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
 ALWAYS = (500, 503)
 
 def chat_request(max_question_chars: int, max_top_k: int) -> dict[str, Any]:
-    """The body `answer_question` accepts, with this deployment's limits written in. The same
-    fields may come as multipart/form-data with the question's images (chat_function/uploads.py):
-    said in the route's description, not as a schema, since no schema can say which bytes are an
-    image, and a fuzzer would take every refused file for a valid request refused."""
+    """The body `answer_question` accepts: `ChatBody`'s own JSON schema with this deployment's
+    bounds written in (chat/question_body.py states every rule once). The same fields may come as
+    multipart/form-data with the question's images (chat_function/uploads.py): said in the route's
+    description, not as a schema, since no schema can say which bytes are an image, and a fuzzer
+    would take every refused file for a valid request refused."""
     # Imported here, not at the top: the answer use case's modules (~25 ms) load with the first
     # question or the first OpenAPI document, not at every cold start (see document_chat_request).
-    from groundchat.chat.question_body import CORPUS_IDS, ChatBody
+    from groundchat.chat.question_body import BodyLimits, ChatBody
 
-    schema = ChatBody.model_json_schema()
-    schema["properties"]["message"].update({"minLength": 1, "maxLength": max_question_chars, "pattern": r"\S"})
-    schema["properties"]["conversation_id"] = {"anyOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}],
-                                               "description": "a conversation of yours, as the start frame named it"}
-    schema["properties"]["top_k"] = {"anyOf": [{"type": "integer", "minimum": 1, "maximum": max_top_k}, {"type": "null"}],
-                                     "description": "excerpts per search, at most this deployment's ceiling"}
-    schema["properties"]["corpus_id"] = {"anyOf": [{"enum": list(CORPUS_IDS)}, {"type": "null"}],
-                                         "description": "the corpus searched: one source's id, or \"all\""}
-    schema["properties"]["web_enabled"] = {"const": False, "default": False,
-                                           "description": "there is no web search here: true is refused (400)"}
-    schema["properties"]["stream"]["description"] = ("true: the SSE stream; false or left out: one JSON answer "
-                                                     "(left out, `Accept: text/event-stream` asks for the stream)")
-    # A search needs BM25 or the vector leg: switching both off is refused (400).
-    schema["not"] = {"required": ["include_vector", "include_sparse"],
-                     "properties": {"include_vector": {"const": False}, "include_sparse": {"const": False}}}
+    schema = ChatBody.within(BodyLimits(max_question_chars, max_top_k)).model_json_schema()
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 

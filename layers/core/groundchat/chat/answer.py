@@ -30,7 +30,7 @@ from groundchat.exchange.frames import DoneFrame, Frame
 from groundchat.exchange.refusal import IssuedSession, Refusal
 from groundchat.grounding.citations import citation_check
 from groundchat.models.messages import ImageRef, Message, ModelRequest
-from groundchat.chat.question_body import ChatBody, parse_body
+from groundchat.chat.question_body import BodyLimits, ChatBody, body_limits, parse_body
 from groundchat.public.gate import Visit
 from groundchat.recall.hooks import RecallAccess
 from groundchat.tools.search_preferences import SearchPreferences
@@ -60,7 +60,7 @@ class Answer:
 
 # How a route's body becomes a question: `parse_body` for ours; a client protocol's reader for its own
 # body (chat_function/ai_sdk_body.py), run at the same place in the order of checks (400).
-BodyParser = Callable[["bytes | str | JsonObject", int], "ChatBody | Refusal"]
+BodyParser = Callable[["bytes | str | JsonObject", BodyLimits], "ChatBody | Refusal"]
 
 
 async def answer_question(services: Services, caller: Caller | None, body: bytes | str | JsonObject,
@@ -109,12 +109,9 @@ async def _answer_caller(services: Services, caller: Caller, body: bytes | str |
     """From the body on: 400, 404, 409, 429 (caps), then the answer."""
     if isinstance(uploads, UploadProblem):  # a multipart body that cannot be read as a question
         return Refusal(400, "bad-request", uploads.message)
-    parsed = asked.parse(body, services.settings.max_question_chars)
+    parsed = asked.parse(body, body_limits(services.settings))
     if isinstance(parsed, Refusal):
         return parsed
-    most = services.settings.search_max_excerpts
-    if parsed.top_k is not None and parsed.top_k > most:
-        return Refusal(400, "bad-request", f"top_k: at most {most} excerpts per search")
     images = await _question_images(services, uploads)  # 400 for a bad file or a model without a bound
     if isinstance(images, Refusal):
         return images

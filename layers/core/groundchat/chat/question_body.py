@@ -1,11 +1,20 @@
 """What a client may send as a question, read and checked: the body of `POST /api/chat` (seed 002's
-fields among them) as a `ChatBody`, or a 400 saying what is wrong. Nothing else is taken."""
+fields among them) as a `ChatBody`, or a 400 saying what is wrong. Nothing else is taken.
+
+`ChatBody` is the only statement of that body: the deployment's bounds are written into it
+(`ChatBody.within`), the body is validated by it, and the OpenAPI document's request schema is its
+JSON schema (chat_function/openapi.py), so a rule changed here changes the document too."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from copy import copy
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from annotated_types import Le, MaxLen
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model, field_validator
 from pydantic_core import PydanticCustomError
 
 from groundchat.corpus.chunk import SOURCES
@@ -13,6 +22,7 @@ from groundchat.exchange.refusal import Refusal
 from groundchat.tools.search_preferences import SearchPreferences, Source
 
 if TYPE_CHECKING:
+    from groundchat.config import Settings
     from groundchat.json_shapes import JsonObject
 
 # The corpus id that names every source at once; each source's own id names that source alone.
@@ -20,27 +30,62 @@ ALL_SOURCES_CORPUS = "all"
 CORPUS_IDS: tuple[str, ...] = (ALL_SOURCES_CORPUS, *SOURCES)
 NO_WEB_SEARCH = ("web_enabled: there is no web search here; groundchat answers only from its own corpus "
                  f"({', '.join(SOURCES)}): send web_enabled false, or leave it out")
+LONE_SURROGATE = "the body holds a lone surrogate (\\ud800-\\udfff): it is not text"
+BOTH_LEGS_OFF = "include_vector and include_sparse: a search needs one of them; both are off"
+
+
+@dataclass(frozen=True)
+class BodyLimits:
+    """This deployment's bounds on a question (GROUNDCHAT_MAX_QUESTION_CHARS and the search's
+    excerpt ceiling): part of the contract, so the OpenAPI document states them."""
+
+    max_question_chars: int
+    max_top_k: int
+
+
+def body_limits(settings: Settings) -> BodyLimits:
+    return BodyLimits(max_question_chars=settings.max_question_chars, max_top_k=settings.search_max_excerpts)
+
+
+def _request_rules(schema: dict[str, Any]) -> None:
+    # A search needs BM25 or the vector leg: both switched off is refused (parse_body, 400).
+    schema["not"] = {"required": ["include_vector", "include_sparse"],
+                     "properties": {"include_vector": {"const": False}, "include_sparse": {"const": False}}}
 
 
 class ChatBody(BaseModel):
     """Exactly what a client may send: a question for a conversation, and what its searches may
     use (tools/search_preferences.py: they only narrow). Nothing else."""
 
-    model_config = ConfigDict(extra="forbid")
-    conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
-    message: str
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_request_rules)
+    # Any string is read (a malformed id is the 404 of an unknown conversation, not a 400); the
+    # schema names the shape our ids have.
+    conversation_id: str | None = Field(default=None, min_length=1, max_length=64,
+                                        description="a conversation of yours, as the start frame named it",
+                                        json_schema_extra={"pattern": "^[0-9a-f]{32}$"})
+    message: str = Field(min_length=1, description="the question", json_schema_extra={"pattern": r"\S"})
     # True: the SSE stream; False: one JSON answer (chat_function/json_answer.py); None: the
     # request's Accept header decides, JSON unless it asks for text/event-stream. Strict, as every
     # switch and count here: "false" is not false (it would stream) and true is not 1.
-    stream: StrictBool | None = None
+    stream: StrictBool | None = Field(default=None, description=(
+        "true: the SSE stream; false or left out: one JSON answer (left out, `Accept: text/event-stream` "
+        "asks for the stream)"))
     # Seed 002's names: the corpus searched (a source's id, or "all"), and the web search we do not have.
-    corpus_id: str | None = None
-    web_enabled: StrictBool = False
+    corpus_id: str | None = Field(default=None, description='the corpus searched: one source\'s id, or "all"',
+                                  json_schema_extra={"enum": [*CORPUS_IDS, None]})
+    web_enabled: StrictBool = Field(default=False, description="there is no web search here: true is refused (400)",
+                                    json_schema_extra={"const": False})
     sources: list[Source] | None = Field(default=None, min_length=1, max_length=len(SOURCES))
-    top_k: int | None = Field(default=None, ge=1)
+    top_k: int | None = Field(default=None, ge=1, description="excerpts per search, at most this deployment's ceiling")
     include_vector: StrictBool = True
     include_sparse: StrictBool = True
     include_graph: StrictBool = True
+
+    @classmethod
+    def within(cls, limits: BodyLimits) -> type[ChatBody]:
+        """This body with the deployment's bounds written in: what `parse_body` validates with and
+        what the OpenAPI document shows."""
+        return _bounded(cls, limits)
 
     @field_validator("top_k", mode="before")
     @classmethod
@@ -73,6 +118,18 @@ class ChatBody(BaseModel):
         return None
 
 
+@lru_cache(maxsize=8)
+def _bounded(base: type[ChatBody], limits: BodyLimits) -> type[ChatBody]:
+    def bounded(name: str, bound: object) -> Any:
+        # The base field as declared (default, description, schema), one more constraint on its type.
+        field = copy(base.model_fields[name])
+        return (Annotated[field.annotation, bound], field)
+
+    return create_model("ChatBody", __base__=base, __module__=base.__module__,
+                        message=bounded("message", MaxLen(limits.max_question_chars)),
+                        top_k=bounded("top_k", Le(limits.max_top_k)))
+
+
 def read_json(body: bytes | str | JsonObject, what: str) -> object | Refusal:
     """The body's JSON value (a dict passes as it is), or 400 saying why it has none: not UTF-8,
     nested deeper than `what` can be, or not JSON."""
@@ -86,24 +143,22 @@ def read_json(body: bytes | str | JsonObject, what: str) -> object | Refusal:
         return Refusal(400, "bad-request", "the body is not JSON")
 
 
-def parse_body(body: bytes | str | JsonObject, max_question_chars: int) -> ChatBody | Refusal:
+def parse_body(body: bytes | str | JsonObject, limits: BodyLimits) -> ChatBody | Refusal:
     """The request body as a question, or 400 with what is wrong: never an exception. The body
     holds two flat strings, so anything nested is refused as such, however deep."""
     raw = read_json(body, "a question")
     if isinstance(raw, Refusal):
         return raw
     try:
-        parsed = ChatBody.model_validate(raw)
+        parsed = ChatBody.within(limits).model_validate(raw)
     except ValidationError as exc:
-        return Refusal(400, "bad-request", _validation_problem(exc))
+        return Refusal(400, "bad-request", validation_problem(exc, _ACCEPTED, limits))
     if not _is_text(parsed.message) or not _is_text(parsed.conversation_id or ""):
-        return Refusal(400, "bad-request", "the body holds a lone surrogate (\\ud800-\\udfff): it is not text")
+        return Refusal(400, "bad-request", LONE_SURROGATE)
     if not parsed.message.strip():
         return Refusal(400, "bad-request", "message is empty")
-    if len(parsed.message) > max_question_chars:
-        return Refusal(400, "bad-request", f"message is over {max_question_chars} characters")
     if not parsed.include_vector and not parsed.include_sparse:
-        return Refusal(400, "bad-request", "include_vector and include_sparse: a search needs one of them; both are off")
+        return Refusal(400, "bad-request", BOTH_LEGS_OFF)
     if parsed.web_enabled:
         return Refusal(400, "bad-request", NO_WEB_SEARCH)
     corpus = parsed.corpus_problem()
@@ -120,13 +175,30 @@ def _is_text(value: str) -> bool:
     return True
 
 
-_ACCEPTED = ", ".join(ChatBody.model_fields)
+_ACCEPTED = f"a question may send only {', '.join(ChatBody.model_fields)}"
 
 
-def _validation_problem(exc: ValidationError) -> str:
+def validation_problem(exc: ValidationError, accepted: str, limits: BodyLimits | None = None, within: str = "") -> str:
+    """One line for every way a body fails its model: a field that is not accepted names what is
+    (`accepted`), the deployment's bounds are said in words, and `within` names the part of a
+    larger body the model read."""
     problems = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "body"
-        what = f"not allowed (a question may send only {_ACCEPTED})" if err["type"] == "extra_forbidden" else err["msg"]
+        where = ".".join([*filter(None, [within]), *(str(p) for p in err["loc"])]) or "body"
+        kind = err["type"]
+        if kind == "string_unicode":  # a lone surrogate (\ud800-\udfff) reads as JSON but is not text
+            return LONE_SURROGATE
+        if kind == "extra_forbidden":
+            what = f"not allowed ({accepted})"
+        elif where == "message" and kind == "string_too_short":
+            problems.append("message is empty")
+            continue
+        elif where == "message" and kind == "string_too_long" and limits:
+            problems.append(f"message is over {limits.max_question_chars} characters")
+            continue
+        elif where == "top_k" and kind == "less_than_equal" and limits:
+            what = f"at most {limits.max_top_k} excerpts per search"
+        else:
+            what = err["msg"]
         problems.append(f"{where}: {what}")
     return "; ".join(problems)
