@@ -23,6 +23,7 @@ from groundchat.store import budget_shards as bs
 from groundchat.store import usage as us
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat_testkit.dynamo_conflicts import ConflictRule
+from groundchat.spending.search_charge import SearchCharge
 
 REQUEST = ModelRequest(system="bench", messages=[Message(role="user", content="How do the contexts compare?")], tools=[],
                        max_output_tokens=1000)
@@ -78,7 +79,7 @@ async def one_answer(dynamo, settings, i: int, model_id: str = "scripted") -> tu
         return "capped", 0
     settled = await guard.settle(held, USED)
     try:
-        await guard.charge_search("how do the contexts compare")
+        await SearchCharge.of_run(guard)("how do the contexts compare")
     except SpendCapReached:
         pass  # a search refused before it runs costs nothing
     return "answered", int(settled.get("settlement") == "pending")

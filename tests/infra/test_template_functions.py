@@ -171,7 +171,7 @@ NEEDED = {
     "IngestFunction": {
         "GROUNDCHAT_AWS_REGION", "GROUNDCHAT_HOME", "GROUNDCHAT_CORPUS_SOURCE", "GROUNDCHAT_DOCS_DIR",
         "GROUNDCHAT_OPENSEARCH_ENDPOINT", "GROUNDCHAT_OPENSEARCH_SERVICE", "GROUNDCHAT_SEARCH_BACKEND",
-        "GROUNDCHAT_EMBEDDING_MODEL", "GROUNDCHAT_SOURCES_BUCKET"},
+        "GROUNDCHAT_EMBEDDING_MODEL"},
     # Each reservation names the counters it holds; a deletion's images are in the bucket.
     "SweepFunction": {"GROUNDCHAT_AWS_REGION", "GROUNDCHAT_TABLE_PREFIX", "GROUNDCHAT_IMAGES_BUCKET"},
 }
@@ -351,12 +351,10 @@ def test_chat_function_names_each_table_it_uses(resources):
             assert set(statement["Action"]) <= {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem"}
 
 
-def test_ingest_touches_no_table_and_only_its_bucket(resources):
+def test_ingest_touches_no_table_and_no_bucket(resources):
     actions, _ = _dynamodb(resources, "IngestFunction")
     assert actions == set()
-    s3 = [s for s in statements(resources, "IngestFunction") if any(a.startswith("s3:") for a in as_list(s["Action"]))]
-    assert {str(r) for s in s3 for r in as_list(s["Resource"])} == {
-        str({"Fn::Sub": "${SourcesBucket.Arn}/*"}), str({"Fn::GetAtt": ["SourcesBucket", "Arn"]})}
+    assert not [a for s in statements(resources, "IngestFunction") for a in as_list(s["Action"]) if a.startswith("s3:")]
 
 
 def test_sweep_may_only_find_and_release_reservations_and_sweep_recall_entries(resources):
@@ -470,12 +468,10 @@ def test_every_function_logs_to_a_group_with_retention(resources):
         assert resources[group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
 
 
-def test_sign_in_and_sources_bucket(resources):
+def test_sign_in_is_by_invitation_with_a_public_client(resources):
     assert resources["UserPool"]["Properties"]["AdminCreateUserConfig"]["AllowAdminCreateUserOnly"] is True
     assert resources["UserPoolClient"]["Properties"]["GenerateSecret"] is False
-    bucket = resources["SourcesBucket"]["Properties"]
-    assert all(bucket["PublicAccessBlockConfiguration"].values())
-    assert bucket["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+    assert "SourcesBucket" not in resources  # nothing reads fetched sources from a bucket
 
 
 def test_the_chat_function_restores_from_a_snapstart_snapshot_through_its_alias(template, resources):

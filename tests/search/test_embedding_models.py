@@ -33,13 +33,11 @@ def test_an_unknown_model_is_a_clear_error():
         local_model_files("bedrock:amazon.titan-embed-text-v2:0")
 
 
-def test_the_selected_models_files_follow_the_setting_and_a_packaged_folder(monkeypatch, tmp_path):
+def test_the_selected_models_files_follow_the_setting(monkeypatch, tmp_path):
     monkeypatch.setenv("GROUNDCHAT_TOOLS_CACHE", str(tmp_path / "cache"))
     model, tokenizer = local_model_files("local:e5-small-v2-q")
     assert model == tmp_path / "cache" / "embedding-models" / "e5-small-v2-q" / "model.onnx"
     assert tokenizer.name == "tokenizer.json"
-    monkeypatch.setenv("GROUNDCHAT_EMBEDDING_MODEL_DIR", str(tmp_path / "layer"))
-    assert local_model_files("local:e5-small-v2-q") == (tmp_path / "layer" / "model.onnx", tmp_path / "layer" / "tokenizer.json")
 
 
 def test_a_model_not_fetched_says_how_to_fetch_it(monkeypatch, tmp_path):

@@ -16,6 +16,7 @@ from groundchat.spending.step_guard import SpendCapReached
 from groundchat.store import budget_counters as bc
 from groundchat.store import budget_shards as bs
 from groundchat.store.tables import BUDGET
+from groundchat.spending.search_charge import SearchCharge
 
 from .helpers import open_reservations, total, usage_rows
 from .test_step_guard import ConflictingClient
@@ -75,7 +76,7 @@ async def test_settled_steps_on_several_shards_add_up_in_the_status(dynamo, shar
     for i in range(20):
         g = guard(dynamo, settings, f"p{i}")
         await g.settle(await g.reserve(REQUEST, 0), UsageEvent(input_tokens=100, output_tokens=50))
-        await g.charge_search("what is a landmark")
+        await SearchCharge.of_run(g)("what is a landmark")
     rows = usage_rows(dynamo)
     used = {s.scope for s in pool(dynamo) if s.spent}
     assert len(used) > 1  # the steps spread over the pool

@@ -15,6 +15,7 @@ from groundchat.spending.prices import UnknownModelPrice
 from groundchat.store import budget_counters as bc
 from groundchat_testkit.scripted import ScriptedModel, Step
 from groundchat.models.messages import Message, ModelRequest, UsageEvent
+from groundchat.spending.search_charge import SearchCharge
 
 from .helpers import ask, counter, first_request, open_reservations, registry, usage_rows
 
@@ -255,10 +256,10 @@ async def test_a_search_is_charged_its_embedding_and_its_rerank_models_price(dyn
     monkeypatch.setenv("GROUNDCHAT_RERANK", RERANK_MODEL)
     settings = budget_settings()
     guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
-    charge = await guard.charge_search("x" * 300)  # 100 tokens by our estimate
+    charge = await SearchCharge.of_run(guard)("x" * 300)  # 100 tokens by our estimate
     # 100 tokens at $0.02 per million, plus Amazon Rerank's $1.00 per 1,000 queries.
     assert charge["charged"] == "0.001002"
-    unknown_length = await guard.charge_search()  # charged as the largest embedding there can be
+    unknown_length = await SearchCharge.of_run(guard)()  # charged as the largest embedding there can be
     assert unknown_length["charged"] == "0.00116384"
     rows = usage_rows(dynamo)
     assert {r["kind"] for r in rows} == {"search"}
@@ -271,7 +272,7 @@ async def test_a_search_with_an_unpriced_rerank_model_is_refused_and_nothing_cha
     monkeypatch.setenv("GROUNDCHAT_RERANK", "bedrock:acme.rerank-x")
     guard = BudgetGuard(dynamo, budget_settings(), "ann", "c", "run-s", "scripted")
     with pytest.raises(UnknownModelPrice):
-        await guard.charge_search("a question")
+        await SearchCharge.of_run(guard)("a question")
     assert usage_rows(dynamo) == [] and counter(dynamo, bc.CHAT_SCOPE).spent == 0
 
 
@@ -280,18 +281,18 @@ async def test_without_a_rerank_a_search_is_charged_its_embedding_alone(dynamo, 
     settings = budget_settings()
     assert settings.rerank == "none"
     guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
-    assert (await guard.charge_search("x" * 300))["charged"] == "0.000002"  # 100 tokens at $0.02 per million
+    assert (await SearchCharge.of_run(guard)("x" * 300))["charged"] == "0.000002"  # 100 tokens at $0.02 per million
     monkeypatch.setenv("GROUNDCHAT_EMBEDDING_MODEL", "local:minilm-int8")  # the local default: nothing at all
-    assert (await BudgetGuard(dynamo, budget_settings(), "ann", "c", "run-u", "scripted").charge_search("q"))["charged"] == "0"
+    assert (await SearchCharge.of_run(BudgetGuard(dynamo, budget_settings(), "ann", "c", "run-u", "scripted"))("q"))["charged"] == "0"
 
 
 async def test_a_search_past_the_cap_is_refused_and_not_charged(dynamo, budget_settings, monkeypatch):
     monkeypatch.setenv("GROUNDCHAT_RERANK", RERANK_MODEL)
     settings = budget_settings(chat="0.0015")
     guard = BudgetGuard(dynamo, settings, "ann", "c", "run-s", "scripted")
-    await guard.charge_search("a question")
+    await SearchCharge.of_run(guard)("a question")
     with pytest.raises(SpendCapReached) as refused:
-        await guard.charge_search("another question")
+        await SearchCharge.of_run(guard)("another question")
     assert refused.value.scope == "chat"
     assert counter(dynamo, bc.CHAT_SCOPE).spent == Decimal("0.001")
     assert len(usage_rows(dynamo)) == 1
@@ -318,7 +319,7 @@ async def test_a_step_charged_over_its_bound_is_counted_flagged_and_blocks_all_s
     with pytest.raises(SpendCapReached, match="Spending is stopped: a model step reported more usage than it could have cost"):
         await other.reserve(await first_request(registry(), "bob", "q", 3000), 0)
     with pytest.raises(SpendCapReached, match="Spending is stopped"):
-        await other.charge_search("x" * 300)
+        await SearchCharge.of_run(other)("x" * 300)
     status = await budget_status(dynamo, settings, "bob")
     assert status["chat"]["blocked"] == "a model step reported more usage than it could have cost"
     assert (await unblock_budget(dynamo, settings, actor="ops"))["unblocked"] is True

@@ -140,6 +140,11 @@ class Settings(BaseSettings):
     home: Path = Path(".groundchat")
     """local state: dev secret, the running stacks' address files (`stack-<port>.json`), the local
     DynamoDB's write log per port (`dynamodb-<port>.log`), the embedded index"""
+    # Read where the path is needed (search/embedding_models.py, the CLI's tool builders), before any
+    # settings object exists; declared here so it is documented with the rest.
+    tools_cache: str = ""
+    """where slow-to-build tools (the OpenSearch node, the Lambda tools, Jaeger) and fetched embedding
+    models are kept, outside the clone; empty: `${XDG_CACHE_HOME:-~/.cache}/groundchat`"""
     # Where the ingest reads its sources locally (the official addresses are used in AWS).
     corpus_dir: Path = Path("../shared/corpus")
     """where the ingest reads the sources locally"""
@@ -166,9 +171,6 @@ class Settings(BaseSettings):
     local_collector: str = ""
     """`make run` only: `jaeger` starts a local OpenTelemetry collector (Jaeger v2) beside the stack and
     exports the answers' spans and metrics to it"""
-    # In AWS, the S3 bucket the ingest may keep fetched sources in (the stack sets it); empty locally.
-    sources_bucket: str = ""
-    """in AWS, the S3 bucket for the ingest's sources (the stack sets it)"""
     # "local:minilm-int8" or "bedrock:amazon.titan-embed-text-v2:0".
     embedding_model: str = "local:minilm-int8"
     """`local:minilm-int8` (the default), `local:bge-small-en-v1.5-q` or `local:e5-small-v2-q` (fetched

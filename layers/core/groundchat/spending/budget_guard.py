@@ -26,7 +26,6 @@ from groundchat.spending.caps import caps_for, refuse_oversized, timestamp
 from groundchat.spending.over_bound import settle_over_bound
 from groundchat.spending.pooled_hold import hold_within_caps
 from groundchat.spending.settlement import ALREADY, LATE, PENDING, Settlement, settle_sync
-from groundchat.spending.search_charge import SearchCharge
 from groundchat.money import money_text
 from groundchat.spending.prices import ModelPrice, charged_cost, price_for, step_cost, worst_case_step_cost
 from groundchat.spending.token_estimate import estimate_request_tokens
@@ -239,13 +238,6 @@ class BudgetGuard:
                     us.put_usage_op(usage_table, us.usage_item(**row_args))],
             late=[*counter_ops(Decimal(0)), us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True))],
         )
-
-    # --- searches ----------------------------------------------------------------------------
-
-    async def charge_search(self, query: str | None = None, *, embedding_tokens: int | None = None) -> JsonObject:
-        """Charge one search of this request (see `SearchCharge`)."""
-        return await SearchCharge(self.dynamo, self.settings, self.caller_id, self.conversation_id, self.run_id,
-                                  self.clock, self.public)(query, embedding_tokens=embedding_tokens)
 
     # --- reservations ------------------------------------------------------------------------
 

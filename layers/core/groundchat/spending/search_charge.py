@@ -20,6 +20,7 @@ from groundchat.store import usage as us
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
+    from groundchat.spending.budget_guard import BudgetGuard
     from groundchat.json_shapes import JsonObject
     from groundchat.store.dynamo import Dynamo
     from groundchat.store.items import TransactAction
@@ -36,6 +37,12 @@ class SearchCharge:
     run_id: str
     clock: Callable[[], float] = time.time
     public: bool = False  # an anonymous visitor: the visitors' ceiling counts too
+
+    @classmethod
+    def of_run(cls, guard: BudgetGuard) -> SearchCharge:
+        """The searches of the run `guard` reserves the model steps of (its caller, conversation, caps)."""
+        return cls(guard.dynamo, guard.settings, guard.caller_id, guard.conversation_id, guard.run_id, guard.clock,
+                   guard.public)
 
     async def __call__(self, query: str | None = None, *, embedding_tokens: int | None = None) -> JsonObject:
         """Charge one search (its embedding plus its rerank, priced per model) before it runs.
