@@ -51,7 +51,7 @@ test: $(STAMP) embedding-model browser-deps lambda-tools ai-sdk collector
 # The real Lambda Web Adapter and runtime interface emulator (cargo, go) and Lambda's Python
 # packages, built once into a cache outside the clone; says in one line what it cannot build.
 lambda-tools: $(STAMP)
-	$(BIN)/python -m groundchat_testkit.lambda_tools
+	$(BIN)/python -m groundchat_cli.lambda_tools
 
 # The AI SDK's `ai` package (npm), its current major and the one before, installed once into a cache
 # outside the clone: the tests read /api/ai-sdk/chat with its own parser (ai 7 under the Node 22 of
@@ -68,7 +68,7 @@ ai-sdk: $(STAMP)
 # cache outside the clone: the telemetry tests read an answer's spans back from it, and
 # `GROUNDCHAT_LOCAL_COLLECTOR=jaeger make run` starts it beside the stack. Says in one line when it cannot build.
 collector: $(STAMP)
-	@$(BIN)/python -m groundchat_testkit.collector build
+	@$(BIN)/python -m groundchat_cli.collector build
 
 # The routes of `make run` through the packaged functions under the real adapter and emulator,
 # behind an API Gateway REST stand-in (PORT, default 8070); the same local state as `make run`.

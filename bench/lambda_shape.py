@@ -121,7 +121,7 @@ def make_run_side(client, env: dict[str, str], headers: dict[str, str]) -> tuple
     ready (the init: the app and the model), ms of the first answer, RSS after it (MiB), its pid."""
     import subprocess
 
-    from groundchat_testkit.local_lambda import free_port
+    from groundchat_cli.local_lambda import free_port
 
     port = free_port()
     started = time.perf_counter()
@@ -157,7 +157,7 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO / "infra"))
-    from groundchat_testkit.local_lambda import LambdaToolsMissing, require_tools
+    from groundchat_cli.local_lambda import LambdaToolsMissing, require_tools
 
     try:
         tools = require_tools()
@@ -173,8 +173,8 @@ def main() -> int:
     from groundchat.config import Settings
     from groundchat.store.dynamo import Dynamo, create_tables
     from groundchat.store.tables import USERS
-    from groundchat_testkit.apigw_rest import RestApiStandIn
-    from groundchat_testkit.local_lambda import LocalLambda, free_port, function_config, load_template
+    from groundchat_cli.apigw_rest import RestApiStandIn
+    from groundchat_cli.local_lambda import LocalLambda, free_port, function_config, load_template
 
     for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"), ("AWS_DEFAULT_REGION", "eu-west-1")):
         os.environ.setdefault(name, value)

@@ -63,7 +63,7 @@ def main(rounds: int) -> None:
     from groundchat.store.dynamo import Dynamo, create_tables
     from groundchat_cli.moto_store import LocalDynamo
     from groundchat_cli.stack_address import free_port
-    from groundchat_testkit.serving import serve_in_thread, wait_until_answering
+    from groundchat_cli.serving import serve_in_thread, wait_until_answering
 
     home = Path(tempfile.mkdtemp(prefix="groundchat-bench-"))
     prices = home / "prices.json"

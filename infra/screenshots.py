@@ -50,7 +50,7 @@ def say(line: str) -> None:
 
 
 def _serve(app):
-    from groundchat_testkit.serving import serve_in_thread
+    from groundchat_cli.serving import serve_in_thread
 
     return serve_in_thread(app, name="screenshots-app")
 

@@ -24,7 +24,7 @@ DEFAULT_PORT = 8070
 
 def _function_env(settings, home: Path) -> dict[str, str]:
     """What the local stack configured, handed to the functions (the template's stack-made values)."""
-    from groundchat_testkit.local_lambda import free_port
+    from groundchat_cli.local_lambda import free_port
 
     env = {"GROUNDCHAT_HOME": str(home.resolve()), "GROUNDCHAT_DEV_SECRET": settings.dev_secret or "",
            "GROUNDCHAT_DYNAMODB_ENDPOINT": settings.dynamodb_endpoint, "GROUNDCHAT_TABLE_PREFIX": settings.table_prefix,
@@ -52,8 +52,8 @@ def run(port: int | None = None) -> int:
     from groundchat_cli.stack_address import (
         Stack, StackError, env_port, port_in_use, remove_stack_file, write_stack_file,
     )
-    from groundchat_testkit.apigw_rest import RestApiStandIn
-    from groundchat_testkit.local_lambda import LambdaToolsMissing, LocalLambda, function_config, load_template, require_tools
+    from groundchat_cli.apigw_rest import RestApiStandIn
+    from groundchat_cli.local_lambda import LambdaToolsMissing, LocalLambda, function_config, load_template, require_tools
 
     try:
         port = port or env_port() or DEFAULT_PORT

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from groundchat_cli.stack_address import StackError
-from groundchat_testkit.collector import Collector, build, start
+from groundchat_cli.collector import Collector, build, start
 
 KINDS = ("jaeger",)
 

@@ -30,7 +30,7 @@ def local_visitor_secret(settings: Settings) -> str:
 
 def start_public_stand_ins(say=print):
     """Starts the Turnstile stub and points the settings at it; returns the stub (stop it after)."""
-    from groundchat_testkit.turnstile_stub import TurnstileStub
+    from groundchat_cli.turnstile_stub import TurnstileStub
 
     stub = TurnstileStub().start()
     os.environ["GROUNDCHAT_MODE"] = "public"

@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
-from groundchat_testkit.serving import serve_in_thread
+from groundchat_cli.serving import serve_in_thread
 
 CLIENT_ID = "stub-client"
 KEY_ID = "stub-key-1"

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from groundchat.public.bot_wall import HumanCheck, TurnstileVerifier
-from groundchat_testkit.turnstile_stub import TurnstileStub
+from groundchat_cli.turnstile_stub import TurnstileStub
 
 
 @pytest.fixture(scope="module")

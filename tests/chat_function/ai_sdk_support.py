@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from groundchat_testkit import ai_sdk
-from groundchat_testkit.serving import serve_in_thread
+from groundchat_cli.serving import serve_in_thread
 
 READER = Path(__file__).with_name("ai_sdk_reader.mjs")
 READ_SECONDS = 120

@@ -5,7 +5,7 @@ import time
 import httpx
 
 from groundchat_testkit.scripted import ScriptedModel, Step
-from groundchat_testkit.serving import serve_in_thread  # noqa: F401  (other page tests import it from here)
+from groundchat_cli.serving import serve_in_thread  # noqa: F401  (other page tests import it from here)
 
 
 class SlowScriptedModel(ScriptedModel):

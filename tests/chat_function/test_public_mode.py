@@ -18,7 +18,7 @@ from groundchat.services import Services
 from groundchat.store import budget_counters as bc
 from groundchat.store.tables import ALL_TABLES, BUDGET, RATE_LIMITS
 from groundchat_testkit.scripted import ScriptedModel, Step
-from groundchat_testkit.turnstile_stub import TurnstileStub
+from groundchat_cli.turnstile_stub import TurnstileStub
 from tests.chat_function.conftest import TEST_TOOLS, parse_sse
 
 SECRET = "p" * 40

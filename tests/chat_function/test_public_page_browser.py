@@ -8,8 +8,8 @@ import pytest
 from groundchat.auth.callers import CHAT_USE, RUNS_READ
 from groundchat.public.visitor_sessions import COOKIE_NAME
 from groundchat_testkit.scripted import ScriptedModel, Step
-from groundchat_testkit.serving import Servers, serve_in_thread
-from groundchat_testkit.turnstile_stub import TurnstileStub
+from groundchat_cli.serving import Servers, serve_in_thread
+from groundchat_cli.turnstile_stub import TurnstileStub
 from tests.chat_function.conftest import TEST_TOOLS
 from tests.chat_function.test_page_browser import CHROMIUM, browser  # noqa: F401  (the browser fixture)
 

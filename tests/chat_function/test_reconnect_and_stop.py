@@ -19,7 +19,7 @@ from groundchat.store.tables import USAGE
 from groundchat.store.usage import rows_for_run_sync, total_charged
 from groundchat.tools.base import Tool
 from groundchat_testkit.scripted import ScriptedModel, Step
-from groundchat_testkit.serving import Servers
+from groundchat_cli.serving import Servers
 
 QUESTION = "Which context level is best?"
 

@@ -14,7 +14,7 @@ import pytest
 from groundchat.auth.callers import CHAT_USE, RUNS_READ
 from groundchat.auth.tokens import issue_dev_token
 from groundchat_testkit.scripted import Step
-from groundchat_testkit.serving import serve_in_thread, wait_until_answering
+from groundchat_cli.serving import serve_in_thread, wait_until_answering
 from tests.chat_function.test_reconnect_and_stop import GatedModel, StreamReader, gated_tool
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

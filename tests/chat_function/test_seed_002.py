@@ -15,7 +15,7 @@ import pytest
 from groundchat.chat.question_body import CORPUS_IDS, ChatBody
 from groundchat.models.failures import HINTS, ModelFailure
 from groundchat_testkit.scripted import ScriptedModel, Step
-from groundchat_testkit.serving import Servers
+from groundchat_cli.serving import Servers
 from tests.chat_function.conftest import ASKS_FOR_THE_STREAM, parse_sse
 
 QUESTION = "Which context level is best?"

@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from groundchat_cli.stack_address import StackError, free_port
-from groundchat_testkit import collector as jaeger
-from groundchat_testkit.collector import spans_of
-from groundchat_testkit.serving import wait_until_answering
+from groundchat_cli import collector as jaeger
+from groundchat_cli.collector import spans_of
+from groundchat_cli.serving import wait_until_answering
 from tests.conftest import REPO_ROOT
 
 GROUNDCHAT = str(Path(sys.executable).parent / "groundchat")
@@ -35,8 +35,8 @@ def test_an_unknown_local_collector_is_refused_in_one_line():
 def test_one_question_through_make_run_reads_back_from_jaeger(tmp_path):
     if not jaeger.jaeger_binary().exists():
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("Jaeger is not built: `make test` builds it (python -m groundchat_testkit.collector build)")
-        pytest.skip("Jaeger is not built: python -m groundchat_testkit.collector build")
+            pytest.fail("Jaeger is not built: `make test` builds it (python -m groundchat_cli.collector build)")
+        pytest.skip("Jaeger is not built: python -m groundchat_cli.collector build")
     port = free_port()
     env = {k: v for k, v in os.environ.items()
            if k not in ("PORT", "GROUNDCHAT_DYNAMODB_ENDPOINT") and not k.startswith("OTEL_")}

@@ -16,7 +16,7 @@ import pytest
 
 from groundchat_cli.moto_store import LocalDynamo
 from groundchat_cli.stack_address import free_port
-from groundchat_testkit.serving import wait_until_answering
+from groundchat_cli.serving import wait_until_answering
 from tests.conftest import REPO_ROOT
 
 GROUNDCHAT = str(Path(sys.executable).parent / "groundchat")

@@ -495,7 +495,7 @@ def test_the_adapter_layer_deployed_is_the_adapter_version_the_tests_run(resourc
     import glob
     from pathlib import Path
 
-    from groundchat_testkit import lambda_tools
+    from groundchat_cli import lambda_tools
 
     layers = resources["ChatFunction"]["Properties"]["Layers"][0]["Fn::If"][1:]
     versions = {int(re.search(r":layer:LambdaAdapterLayer(?:X86|Arm64):(\d+)$", layer["Fn::Sub"]).group(1)) for layer in layers}

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from groundchat_testkit import lambda_tools
-from groundchat_testkit.local_lambda import LambdaToolsMissing, LocalLambda, free_port, function_config, require_tools
+from groundchat_cli import lambda_tools
+from groundchat_cli.local_lambda import LambdaToolsMissing, LocalLambda, free_port, function_config, require_tools
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "infra"))

@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from groundchat_testkit.apigw_rest import RestApiStandIn
-from groundchat_testkit.local_lambda import load_template
+from groundchat_cli.apigw_rest import RestApiStandIn
+from groundchat_cli.local_lambda import load_template
 from tests.lambda_shape.local_stack import (DEV_SECRET, build_package, chat_env, frames, local_dynamo,
                                             require_local_lambda, start_function, token)
 

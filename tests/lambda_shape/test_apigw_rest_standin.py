@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from groundchat_testkit.apigw_rest import RestApiStandIn, binary_media_types, match, routes_from_template, stage_of
-from groundchat_testkit.local_lambda import load_template
+from groundchat_cli.apigw_rest import RestApiStandIn, binary_media_types, match, routes_from_template, stage_of
+from groundchat_cli.local_lambda import load_template
 from tests.lambda_shape.local_stack import serve_in_thread
 
 

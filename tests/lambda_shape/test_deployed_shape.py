@@ -11,8 +11,8 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import pytest
 
-from groundchat_testkit.apigw_rest import RestApiStandIn
-from groundchat_testkit.local_lambda import function_config, load_template
+from groundchat_cli.apigw_rest import RestApiStandIn
+from groundchat_cli.local_lambda import function_config, load_template
 from tests.lambda_shape.local_stack import (build_package, chat_env, frames, init_durations, local_dynamo,
                                             require_local_lambda, start_function, token)
 
@@ -150,7 +150,7 @@ def test_a_shared_conversation_and_its_list_through_mangum(client, stack):
 
 
 def test_the_source_ip_reaches_the_app_from_the_request_context(stack):
-    from groundchat_testkit.apigw_rest import Route, proxy_event
+    from groundchat_cli.apigw_rest import Route, proxy_event
 
     event = proxy_event(method="POST", path="/api/chat", query="a=1&a=2", headers=[("Host", "h"), ("X-A", "1"), ("X-A", "2"),
                         ("content-type", "image/png")], body=b"\x89PNG", route=Route("ChatFunction", "POST", "/api/chat", True),

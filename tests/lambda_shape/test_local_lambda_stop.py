@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import httpx
 
-from groundchat_testkit.apigw_rest import RestApiStandIn
-from groundchat_testkit.local_lambda import load_template, session_members
+from groundchat_cli.apigw_rest import RestApiStandIn
+from groundchat_cli.local_lambda import load_template, session_members
 from tests.lambda_shape.local_stack import build_package, chat_env, local_dynamo, require_local_lambda, start_function
 
 

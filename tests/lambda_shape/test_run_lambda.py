@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from groundchat_testkit.local_lambda import free_port
+from groundchat_cli.local_lambda import free_port
 from tests.cli.test_serve_stack import shell  # noqa: F401  (fixture)
 from tests.conftest import REPO_ROOT
 from tests.lambda_shape.local_stack import require_local_lambda

@@ -16,7 +16,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from groundchat_testkit.local_lambda import invoke, load_template
+from groundchat_cli.local_lambda import invoke, load_template
 from tests.lambda_shape.local_stack import (build_package, chat_env, local_dynamo, require_local_lambda, serve_in_thread,
                                             start_function)
 from tests.lambda_shape.small_corpus import write_small_corpus

@@ -13,8 +13,8 @@ from http.cookies import SimpleCookie
 import httpx
 import pytest
 
-from groundchat_testkit.apigw_rest import RestApiStandIn, stage_of
-from groundchat_testkit.local_lambda import free_port, load_template
+from groundchat_cli.apigw_rest import RestApiStandIn, stage_of
+from groundchat_cli.local_lambda import free_port, load_template
 from groundchat_testkit.oidc_provider import StubOidcProvider
 from tests.lambda_shape.local_stack import build_package, chat_env, frames, local_dynamo, require_local_lambda, start_function
 

@@ -14,8 +14,8 @@ from groundchat import telemetry
 from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ
 from groundchat.auth.tokens import issue_dev_token
 from groundchat.services import Services
-from groundchat_testkit import collector as jaeger
-from groundchat_testkit.collector import spans_of
+from groundchat_cli import collector as jaeger
+from groundchat_cli.collector import spans_of
 from groundchat_testkit.scripted import ScriptedModel, Step
 
 CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -28,8 +28,8 @@ def collector():
     binary = jaeger.jaeger_binary()
     if not binary.exists():
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"Jaeger is not built at {binary}: `make test` builds it (python -m groundchat_testkit.collector build)")
-        pytest.skip(f"Jaeger is not built at {binary}: python -m groundchat_testkit.collector build")
+            pytest.fail(f"Jaeger is not built at {binary}: `make test` builds it (python -m groundchat_cli.collector build)")
+        pytest.skip(f"Jaeger is not built at {binary}: python -m groundchat_cli.collector build")
     running = jaeger.start(binary)
     yield running
     running.stop()

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
-from groundchat_testkit.serving import serve_in_thread
+from groundchat_cli.serving import serve_in_thread
 
 SITE_KEY = "stub-site-key"
 SECRET = "stub-secret-0123456789"

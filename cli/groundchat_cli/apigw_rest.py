@@ -26,10 +26,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from groundchat_testkit.local_lambda import INVOKE_PATH, LocalLambda
+from groundchat_cli.local_lambda import INVOKE_PATH, LocalLambda
 
 PRELUDE_END = b"\0" * 8
-log = logging.getLogger("groundchat_testkit.apigw_rest")
+log = logging.getLogger("groundchat_cli.apigw_rest")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundchat_testkit import lambda_tools
+from groundchat_cli import lambda_tools
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"

@@ -1,7 +1,7 @@
 """A real OpenTelemetry collector for the tests and `make run`: Jaeger v2, built once into a cache.
 
-    python -m groundchat_testkit.collector build     build it if missing; one line if it cannot be built
-    python -m groundchat_testkit.collector serve     run it in the foreground on 127.0.0.1, print where
+    python -m groundchat_cli.collector build     build it if missing; one line if it cannot be built
+    python -m groundchat_cli.collector serve     run it in the foreground on 127.0.0.1, print where
 
 Jaeger v2 is the OpenTelemetry Collector with Jaeger's storage and query: it takes OTLP/HTTP, keeps
 traces in memory and answers its own query API (`/api/v3/traces/<id>`, OTLP JSON) and UI. Its
@@ -224,7 +224,7 @@ def main(argv: list[str]) -> int:
         finally:
             collector.stop()
         return 0
-    print("usage: python -m groundchat_testkit.collector [build|serve]")
+    print("usage: python -m groundchat_cli.collector [build|serve]")
     return 2
 
 

@@ -1,6 +1,6 @@
 """The real Lambda pieces a local Lambda runs, built once into a cache outside the clone.
 
-    python -m groundchat_testkit.lambda_tools          build what is missing, say what cannot be built
+    python -m groundchat_cli.lambda_tools          build what is missing, say what cannot be built
 
 - the AWS Lambda Web Adapter (crate `lambda_web_adapter`, binary `lambda-adapter`: what the
   adapter layer ships as /opt/extensions/lambda-adapter), by cargo;
