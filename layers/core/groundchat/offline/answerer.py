@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Protocol
 from groundchat.offline import templates as answers
 from groundchat.offline.follow_up import resolve as resolve_follow_up
 from groundchat.offline.summary import offline_summary
-from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, route
+from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, known_names, route
+from groundchat.offline.typed_names import corrected
 from groundchat.models.messages import Message, ModelEvent, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
 if TYPE_CHECKING:
@@ -105,6 +106,8 @@ class OfflineAnswerer:
         called = [c.name for m in turn if m.role == "assistant" for c in m.tool_calls]
         if not called:
             names = await self._known_names()
+            # Names as users type them, read the same way by the router and the follow-up reader.
+            question = corrected(question, known_names(names, self._rules))
             margin = await self._margin(question)
             routed = route(question, offered, names, self._rules, topic=lambda _: margin)
             # A question that leans on the conversation ("and in round 3?", "which criterion is it?") is

@@ -25,6 +25,7 @@ from groundchat.offline.router_arguments import RUN_ID, counted_part, filters_na
 from groundchat.offline.router_changes import CHANGE_REFUSAL, asks_to_change
 from groundchat.offline.router_gate import on_topic, on_topic_words
 from groundchat.offline.router_topics import asks_the_texts
+from groundchat.offline.typed_names import corrected
 from groundchat.search.vocabulary import in_american_spelling
 
 if TYPE_CHECKING:
@@ -172,8 +173,10 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
           topic: Callable[[str], float | None] | None = None) -> Plan:
     """The tools to call for a question (only those offered), or a refusal. `topic` gives a question's
     margin of likeness to what the chat answers over what it declines (offline/topic_neighbours.py)."""
-    # One spelling of the words the rules and names use ("colour contrast" is `color-contrast`).
-    q = in_american_spelling(question.lower())
+    # Names as users type them ("cedr-mini", "guidlines"), then one spelling of the words the rules and
+    # names use ("colour contrast" is `color-contrast`).
+    question = corrected(question, known_names(facets, rules))
+    q = in_american_spelling(question)
     # Asked to write code or a poem first: "fix my checkout markup" is not a change to the data.
     if _WRITE_SOMETHING.search(q) or (_SHOPPING.search(q) and not _ACCESSIBILITY.search(q)):
         return Plan(refusal=REFUSAL)
@@ -252,6 +255,14 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if _WCAG_TOPIC.search(q):
         return [_texts_search(question)]
     return []
+
+
+def known_names(facets: Facets, rules: set[str]) -> list[str]:
+    """Every name a question may mistype: the data's models, contexts, tasks and labels, the rules with
+    a hyphen (one-word ids are everyday words) and how a run may end."""
+    from groundchat.benchmark.runs import OUTCOMES
+
+    return [*(v for values in facets.values() for v in values), *(r for r in rules if "-" in r), *OUTCOMES]
 
 
 def _texts_search(question: str) -> Call:
