@@ -110,7 +110,8 @@ class Services:
             # Imported here: the offline answerer pulls in the tools, search and recall it answers with.
             from groundchat.offline.answerer import OfflineAnswerer
 
-            return OfflineAnswerer(self.settings, facets=lambda: self.runs.facets())
+            return OfflineAnswerer(self.settings, facets=lambda: self.runs.facets(),
+                                   nearness=lambda question: self.docs.nearness(question))
         return build_model(self.settings)
 
     async def store_reachable(self) -> bool:

@@ -53,7 +53,7 @@ class OfflineAnswerer:
     images_refused = IMAGES_REFUSED
 
     def __init__(self, settings: Settings | None = None, facets: Callable[[], Awaitable[Facets]] | None = None,
-                 topic: TopicJudge | None = None) -> None:
+                 topic: TopicJudge | None = None, nearness: Callable[[str], float | None] | None = None) -> None:
         self._rules = _known_rules()
         # The names the data holds (models, contexts, tasks, labels, rules), read when a question
         # comes: the router spells arguments as the data does.
@@ -65,6 +65,9 @@ class OfflineAnswerer:
 
             topic = local_topic_neighbours(settings.embedding_model)
         self._topic = topic
+        # How near the corpus comes to a question (search/service.py `nearness`): a question the gate's
+        # votes would decline is searched when the corpus has something near it.
+        self._nearness = nearness
 
     def plan(self, question: str, offered: set[str], facets: Facets | None = None) -> list[Call]:
         """Which tools to call for a question, in order (only tools this caller is offered)."""
@@ -86,6 +89,13 @@ class OfflineAnswerer:
             return await asyncio.to_thread(self._topic.margin, question)
         except Exception as exc:  # the word lists still decide; a broken model is not an outage here
             log.warning("topic likeness unavailable: %s: %s", type(exc).__name__, exc)
+            return None
+
+    async def _near(self, question: str) -> float | None:
+        try:  # an embedding and a scan of the index: off the event loop
+            return await asyncio.to_thread(self._nearness, question)
+        except Exception as exc:  # the votes still decide; an index that is down is not an outage here
+            log.warning("corpus nearness unavailable: %s: %s", type(exc).__name__, exc)
             return None
 
     async def __call__(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
@@ -110,6 +120,9 @@ class OfflineAnswerer:
             question = corrected(question, known_names(names, self._rules))
             margin = await self._margin(question)
             routed = route(question, offered, names, self._rules, topic=lambda _: margin)
+            if routed.refusal == REFUSAL and self._nearness is not None:
+                near = await self._near(question)
+                routed = route(question, offered, names, self._rules, topic=lambda _: margin, nearness=lambda _: near)
             # A question that leans on the conversation ("and in round 3?", "which criterion is it?") is
             # read against the earlier turns' calls and results; one that cannot be pinned down is
             # answered with a question back, and nothing is called. The router's refusals of a request

@@ -23,7 +23,7 @@ from groundchat.offline.router_run_lists import (
 )
 from groundchat.offline.router_arguments import RUN_ID, counted_part, filters_named, limited, nameable
 from groundchat.offline.router_changes import CHANGE_REFUSAL, asks_to_change
-from groundchat.offline.router_gate import on_topic, on_topic_words
+from groundchat.offline.router_gate import near_the_corpus, on_topic, on_topic_words
 from groundchat.offline.router_topics import asks_the_texts
 from groundchat.offline.typed_names import corrected
 from groundchat.search.vocabulary import in_american_spelling
@@ -170,9 +170,11 @@ def _everyday_rule(q: str, rules: set[str]) -> str | None:
 
 
 def route(question: str, offered: set[str], facets: Facets, rules: set[str],
-          topic: Callable[[str], float | None] | None = None) -> Plan:
+          topic: Callable[[str], float | None] | None = None,
+          nearness: Callable[[str], float | None] | None = None) -> Plan:
     """The tools to call for a question (only those offered), or a refusal. `topic` gives a question's
-    margin of likeness to what the chat answers over what it declines (offline/topic_neighbours.py)."""
+    margin of likeness to what the chat answers over what it declines (offline/topic_neighbours.py);
+    `nearness` how near the corpus comes to it (search/service.py), without which the votes decide."""
     # Names as users type them ("cedr-mini", "guidlines"), then one spelling of the words the rules and
     # names use ("colour contrast" is `color-contrast`).
     question = corrected(question, known_names(facets, rules))
@@ -190,7 +192,8 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
     run_ids = RUN_ID.findall(question)
     # The gate's votes first; the data's names are looked for only in a question they would refuse.
     if not on_topic(q, question, topic) and not (
-            run_ids or find_names(q, [v for values in facets.values() for v in values]) or _rule_ids(question, q, rules)):
+            run_ids or find_names(q, [v for values in facets.values() for v in values]) or _rule_ids(question, q, rules)
+            or near_the_corpus(question, nearness)):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]
