@@ -12,9 +12,11 @@ import logging
 from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Protocol
 
 from groundchat.offline import templates as answers
+from groundchat.offline.earlier_turns import exchanges
 from groundchat.offline.follow_up import resolve as resolve_follow_up
+from groundchat.offline.router_changes import CHANGE_REFUSAL, changes_what_came_before
 from groundchat.offline.summary import offline_summary
-from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, known_names, route
+from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, Plan, known_names, route
 from groundchat.offline.typed_names import corrected
 from groundchat.models.messages import Message, ModelEvent, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
@@ -128,6 +130,8 @@ class OfflineAnswerer:
             # answered with a question back, and nothing is called. The router's refusals of a request
             # to run, change or write something stand; its off-topic refusal does not bind a follow-up
             # ("and why does it matter?" says nothing of its subject alone).
+            if routed.refusal in (None, REFUSAL) and _changes_the_data_shown(question, request.messages[:last_user]):
+                routed = Plan(refusal=CHANGE_REFUSAL)
             follow_up = None
             if routed.refusal is None or routed.refusal == REFUSAL:
                 follow_up = resolve_follow_up(question, request.messages[:last_user], offered, names, EVERYDAY_RULES,
@@ -168,6 +172,18 @@ class OfflineAnswerer:
         yield TextDelta(text=text)
         yield UsageEvent(input_tokens=0, output_tokens=0)
         yield StopEvent(reason="end_turn")
+
+
+# The tools whose results are the benchmark's data: what "delete those" may point back to.
+_DATA_TOOLS = frozenset({"list_runs", "get_run", "top_rules", "compare_contexts"})
+
+
+def _changes_the_data_shown(question: str, earlier: list[Message]) -> bool:
+    """"Ok delete those" after runs were listed: an order whose object points back, where the last
+    exchange with tool calls called a data tool."""
+    before = [e for e in exchanges(earlier) if e.calls]
+    return bool(before) and any(name in _DATA_TOOLS for name, _ in before[-1].calls) and \
+        changes_what_came_before(question.lower())
 
 
 def _tool_results(turn: list[Message]) -> list[ToolOutcome]:
