@@ -101,6 +101,8 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         enabled, reason, how = services.model_status()
         return {"enabled": enabled, "reason": reason, "how_to_fix": how, "bot_name": services.settings.bot_name,
                 "model": services.settings.model, **public_status(services.settings),
+                # Said before the first question: the offline answerer, what it can do, how to change it.
+                "answerer_notice": services.answerer_notice(),
                 # What a 👎 may say was wrong: the page's choices (data/feedback_reasons.json).
                 "feedback_reasons": [{"id": r.id, "label": r.label} for r in feedback_reasons()]}
 
@@ -132,7 +134,7 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
             refused.headers.update(outcome.headers)
             return keep_visitor_session(refused, outcome.visitor_session)
         if wants_json(request, body):
-            answered = await json_answer(outcome.frames)
+            answered = await json_answer(outcome.frames, services_of(request).answerer_notice())
             return keep_visitor_session(JSONResponse(answered.model_dump(mode="json")), outcome.visitor_session)
         stream = ExchangeStream(outcome.frames, services_of(request).settings.sse_heartbeat_seconds)
         return keep_visitor_session(stream, outcome.visitor_session)  # type: ignore[return-value]

@@ -63,7 +63,9 @@ def wants_json(request: Request, body: object) -> bool:
     return "application/json" in accept and "text/event-stream" not in accept
 
 
-async def json_answer(frames: AsyncIterator[Frame]) -> ChatResponse:
+async def json_answer(frames: AsyncIterator[Frame], answerer_notice: str | None = None) -> ChatResponse:
+    """The exchange's frames as one JSON answer. `answerer_notice`: what the offline answerer says of
+    itself (offline/notice.py), the debug's first record when it is the one answering."""
     drained = asyncio.create_task(_drain(frames))
     collected = await asyncio.shield(drained)  # the exchange finishes and commits even if we are cancelled
     by_type: dict[str, list[dict]] = {}
@@ -78,7 +80,8 @@ async def json_answer(frames: AsyncIterator[Frame]) -> ChatResponse:
         tool_calls=_tool_calls(by_type),
         tokens_used=TokensUsed(input=done["input_tokens"], output=done["output_tokens"]),
         cost=done["cost"], cost_text=done["cost_text"],
-        debug=[f["debug"] for f in by_type.get("tool-result", []) if f.get("debug")],
+        debug=[*([{"answerer": "offline", "notice": answerer_notice}] if answerer_notice else []),
+               *(f["debug"] for f in by_type.get("tool-result", []) if f.get("debug"))],
         view=(by_type.get("view") or [{}])[-1].get("view"),
         limit=(by_type.get("limit") or [None])[-1], error=(by_type.get("error") or [None])[-1],
     )
