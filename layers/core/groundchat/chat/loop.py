@@ -171,8 +171,10 @@ async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard:
             elif isinstance(event, StopEvent):
                 out.stop = event.reason
     except Exception as exc:
-        charge = await guard.settle(reservation, out.usage, failed=True)
         failure = classify(exc)
+        # What was never sent, or was refused before any generation, cannot have been billed: $0.
+        charge = await guard.settle(reservation, out.usage, failed=True,
+                                    never_billed=failure.never_billed and out.usage is None)
         ex.steps.append(_model_record(step, model, out, charge, started, failure))
         raise _StepFailed(failure) from exc
     charge = await guard.settle(reservation, out.usage)
