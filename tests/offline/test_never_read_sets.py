@@ -73,9 +73,12 @@ async def test_on_the_fourth_follow_up_set(dynamo, topic_margin, real_search):
     assert (len(FOURTH) - len(misses)) / len(FOURTH) >= FOURTH_FLOOR
 
 
-# Floors under the figures of the one run (see the report in docs/engineering/offline-never-read.md).
-NINTH_FLOOR = 0.0
-DECLINED_FLOOR = 60
-CHANGES_MISSED = 9
-FOURTH_FLOOR = 0.0
-FOLLOW_UP_CHANGES_MISSED = 6
+# Floors under the figures of the one run, after every change of issue 59 (docs/engineering/offline-follow-ups.md):
+# the ninth set 0.967 right tool, 0.933 tool and arguments (56 of 60), no on-topic question declined, 9 of 9
+# change requests refused; the fourth follow-up set 28 of 30 (0.933), 6 of 6 change requests refused.
+# The misses were not read: the target (0.95) is not met on either, and only the figures are held.
+NINTH_FLOOR = 0.93
+DECLINED_FLOOR = 0
+CHANGES_MISSED = 0
+FOURTH_FLOOR = 0.93
+FOLLOW_UP_CHANGES_MISSED = 0
