@@ -101,8 +101,9 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         enabled, reason, how = services.model_status()
         return {"enabled": enabled, "reason": reason, "how_to_fix": how, "bot_name": services.settings.bot_name,
                 "model": services.settings.model, **public_status(services.settings),
-                # Said before the first question: the offline answerer, what it can do, how to change it.
-                "answerer_notice": services.answerer_notice(),
+                # Said before the first question when the offline answerer answers: what it can and cannot
+                # do, and the setting that brings a language model. Absent for any other model.
+                **({"answerer_notice": notice} if (notice := services.answerer_notice()) else {}),
                 # What a 👎 may say was wrong: the page's choices (data/feedback_reasons.json).
                 "feedback_reasons": [{"id": r.id, "label": r.label} for r in feedback_reasons()]}
 
