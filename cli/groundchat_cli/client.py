@@ -92,12 +92,24 @@ def ask_all(url: str, user: str | None, questions: list[str]) -> int:
     _, token = _token(user)
     conversation_id = None
     with httpx.Client(headers={"authorization": f"Bearer {token}"}) as client:
+        print_answerer_notice(client, url)
         for n, question in enumerate(questions, 1):
             answer = _answered(client, url, n, question, conversation_id)
             if answer is None:
                 return 1
             conversation_id = answer["conversation_id"]
     return 0
+
+
+def print_answerer_notice(client: httpx.Client, url: str) -> None:
+    """Before the first question, what the app says of the offline answerer when it is the one
+    answering (GET /api/chat/status); nothing when the app cannot say."""
+    try:
+        notice = client.get(f"{url}/api/chat/status").json().get("answerer_notice")
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return
+    if notice:
+        print(notice + "\n")
 
 
 def _answered(client: httpx.Client, url: str, n: int, question: str, conversation_id: str | None) -> dict | None:

@@ -29,10 +29,13 @@ def load_cases(path: Path) -> list[RouterCase]:
 # A question's likeness margin (offline/topic_neighbours.py), as the offline answerer weighs it; None
 # scores the word lists alone.
 Topic = Callable[[str], float | None] | None
+# How near the corpus comes to a question (search/service.py `nearness`), as the answerer passes it.
+Nearness = Callable[[str], float | None] | None
 
 
-def planned(case: RouterCase, facets: Facets, rules: set[str], topic: Topic = None) -> tuple[str, dict[str, Any]]:
-    plan = route(case.q, TOOLS, facets, rules, topic=topic)
+def planned(case: RouterCase, facets: Facets, rules: set[str], topic: Topic = None,
+            nearness: Nearness = None) -> tuple[str, dict[str, Any]]:
+    plan = route(case.q, TOOLS, facets, rules, topic=topic, nearness=nearness)
     if plan.refusal is not None or not plan.calls:
         return "none", {}
     return plan.calls[0]
@@ -46,11 +49,12 @@ def correct(case: RouterCase, tool: str, args: dict[str, Any]) -> bool:
     return args == case.args
 
 
-def score(cases: list[RouterCase], facets: Facets, rules: set[str], topic: Topic = None) -> dict[str, Any]:
+def score(cases: list[RouterCase], facets: Facets, rules: set[str], topic: Topic = None,
+          nearness: Nearness = None) -> dict[str, Any]:
     misses = []
     tool_right = 0
     for case in cases:
-        tool, args = planned(case, facets, rules, topic)
+        tool, args = planned(case, facets, rules, topic, nearness)
         tool_right += tool == case.tool
         if not correct(case, tool, args):
             misses.append({"q": case.q, "expected": [case.tool, case.args], "planned": [tool, args]})

@@ -22,6 +22,8 @@ EXCERPTS = [
     {"ref": "bbbb2222", "source": "wcag22", "section": "1.4.3", "title": "t", "url": "u", "text": "y",
      "updated_at": "2024-12-12T00:00:00Z"},
     {"ref": "cccc3333", "source": "docs", "section": "a.md", "title": "t", "url": "u", "text": "z", "updated_at": None},
+    {"ref": "dddd4444", "source": "docs", "section": "b.md", "title": "t", "url": "u", "text": "w",
+     "updated_at": "2020-01-01T00:00:00Z"},
 ]
 
 
@@ -47,25 +49,34 @@ async def answer(text: str, days: int):
     return frames, run.committed[0]
 
 
-async def test_an_old_cited_source_gets_a_note_streamed_and_stored():
-    frames, ex = await answer("Economic operators must comply [aaaa1111].", 1095)
+async def test_an_old_cited_source_of_our_own_gets_a_note_streamed_and_stored():
+    frames, ex = await answer("Runs are graded by axe [dddd4444].", 1095)
     notes = [f.text for f in frames if f.type == "text" and "Note:" in f.text]
-    assert notes == ["\n\n_Note: the oldest source here is dated 2019-06-07 (eaa Article 4), 2734 days ago, more than "
+    assert notes == ["\n\n_Note: the oldest source here is dated 2020-01-01 (docs b.md), 2526 days ago, more than "
                      "the 1095 days this chat treats as current: check that nothing newer applies._"]
     assert [f.type for f in frames][-3:] == ["citations", "text", "done"]  # after the checks, before done
-    assert ex.new_messages[-1].content == "Economic operators must comply [aaaa1111]." + notes[0]
+    assert ex.new_messages[-1].content == "Runs are graded by axe [dddd4444]." + notes[0]
+
+
+async def test_a_law_in_force_is_never_stale_for_its_age_and_its_date_is_said():
+    frames, ex = await answer("Economic operators must comply [aaaa1111].", 1095)
+    notes = [f.text for f in frames if f.type == "text" and f.text.startswith("\n\n_")]
+    assert notes == ["\n\n_Texts quoted: Directive (EU) 2019/882 (the European Accessibility Act) as dated 2019-06-07. "
+                     "A text in force stays current until it is amended._"]
+    assert "Note:" not in ex.new_messages[-1].content
 
 
 async def test_only_the_cited_sources_count_when_the_answer_cites_any():
-    frames, ex = await answer("Text needs 4.5:1 [bbbb2222].", 1095)  # the 2019 excerpt was returned, not cited
+    frames, ex = await answer("Text needs 4.5:1 [bbbb2222].", 1095)  # the old excerpts were returned, not cited
     assert not any("Note:" in f.text for f in frames if f.type == "text")
-    assert ex.new_messages[-1].content == "Text needs 4.5:1 [bbbb2222]."
+    assert ex.new_messages[-1].content == ("Text needs 4.5:1 [bbbb2222].\n\n_Texts quoted: WCAG 2.2 as dated 2024-12-12. "
+                                           "A text in force stays current until it is amended._")
 
 
 async def test_without_citations_every_returned_dated_source_counts_and_undated_are_never_guessed():
     frames, _ = await answer("Here is what I found.", 1095)
-    assert any("dated 2019-06-07" in f.text for f in frames if f.type == "text")
-    frames, _ = await answer("Here is what I found.", 3000)  # 2734 days is within 3000
+    assert any("dated 2020-01-01 (docs b.md)" in f.text for f in frames if f.type == "text")
+    frames, _ = await answer("Here is what I found.", 3000)  # 2526 days is within 3000
     assert not any("Note:" in f.text for f in frames if f.type == "text")
 
 

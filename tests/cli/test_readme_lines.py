@@ -55,6 +55,8 @@ def test_each_readme_line_works_beside_the_stack_on_another_port(real_index, sta
             # indexes no corpus: what they find is tests/chat_function/test_json_answer.py's).
             answer = json.loads(done.stdout)
             assert answer["done"] == "complete" and answer["tool_calls"][0]["name"] == "search_docs", done.stdout[:500]
+            # The debug says who answered (the offline answerer, what it can do), then each search.
+            assert answer["debug"]["answerer"] == "offline" and "GROUNDCHAT_MODEL" in answer["debug"]["answerer_notice"]
             assert [(d["sources"], d["request"]) for d in answer["debug"]["searches"]] == [(["eaa"], {"sources": ["eaa"], "top_k": 3})]
         elif line.startswith("curl"):
             assert "event: done" in done.stdout

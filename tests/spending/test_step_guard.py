@@ -61,6 +61,43 @@ async def test_a_failed_step_without_usage_is_charged_in_full(dynamo, budget_set
     assert counter(dynamo, bc.CHAT_SCOPE).committed == row["charged"]
 
 
+def _refused(status: int):
+    import httpx
+
+    request = httpx.Request("POST", "https://gateway.invalid/v1/chat/completions")
+    return httpx.HTTPStatusError("refused", request=request, response=httpx.Response(status, request=request, text="no"))
+
+
+@pytest.mark.parametrize("error", [
+    pytest.param(lambda: __import__("httpx").ConnectError("connection refused"), id="gateway never reached"),
+    pytest.param(lambda: _refused(401), id="key refused"),
+    pytest.param(lambda: _refused(400), id="bad request"),
+])
+async def test_a_step_that_never_reached_the_provider_or_was_refused_before_generating_costs_nothing(
+        dynamo, budget_settings, error):
+    settings = budget_settings()
+    model = ScriptedModel([Step(raise_error=error(), report_usage=False)], model_id="scripted")
+    result = await ask(dynamo, settings, model, caller="ann")
+    assert result["done"] == "error"
+    [row] = usage_rows(dynamo)
+    assert row["failed"] is True and row["charged"] == Decimal(0) and row["reserved"] > 0
+    assert counter(dynamo, bc.CHAT_SCOPE).committed == Decimal(0)
+    assert counter(dynamo, bc.user_scope("ann")).spent == Decimal(0)
+    done = [f for f in result["frames"] if f.type == "done"][-1]
+    assert Decimal(done.data["cost"]) == 0
+
+
+async def test_a_step_cut_off_mid_generation_is_still_charged(dynamo, budget_settings):
+    import httpx
+
+    settings = budget_settings()
+    model = ScriptedModel([Step(raise_error=httpx.ReadTimeout("no answer in time"), report_usage=False)],
+                          model_id="scripted")
+    await ask(dynamo, settings, model, caller="ann")
+    [row] = usage_rows(dynamo)
+    assert row["charged"] == row["reserved"] > 0
+
+
 @pytest.mark.parametrize(
     ("provider_cost", "charged"),
     [(Decimal("0.0005"), Decimal("0.0005")), (Decimal("0.0001"), OUR_PRICE), (None, OUR_PRICE)],

@@ -112,6 +112,9 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
         enabled, reason, how = services.model_status()
         return {"enabled": enabled, "reason": reason, "how_to_fix": how, "bot_name": services.settings.bot_name,
                 "model": services.settings.model, **public_status(services.settings),
+                # Said before the first question when the offline answerer answers: what it can and cannot
+                # do, and the setting that brings a language model. Absent for any other model.
+                **({"answerer_notice": notice} if (notice := services.answerer_notice()) else {}),
                 # What a 👎 may say was wrong: the page's choices (data/feedback_reasons.json).
                 "feedback_reasons": [{"id": r.id, "label": r.label} for r in feedback_reasons()]}
 
@@ -145,7 +148,7 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
             refused.headers.update(outcome.headers)
             return keep_visitor_session(refused, outcome.visitor_session, request)
         if wants_json(request, body):
-            answered = await json_answer(outcome.frames)
+            answered = await json_answer(outcome.frames, services_of(request).answerer_notice())
             return keep_visitor_session(JSONResponse(answered.model_dump(mode="json"), status_code=answered.status_code),
                                         outcome.visitor_session, request)
         stream = ExchangeStream(outcome.frames, services_of(request).settings.sse_heartbeat_seconds)

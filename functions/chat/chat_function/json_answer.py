@@ -36,6 +36,10 @@ class ChatDebugInfo(BaseModel):
 
     recall_plan: dict[str, Jsonable] | None
     searches: list[dict[str, Jsonable]]
+    # Who answered when it is the offline answerer, and what it says of itself (offline/notice.py):
+    # no language model is answering, what it can and cannot do, and the setting that brings one.
+    answerer: str | None = None
+    answerer_notice: str | None = None
 
 
 class AnswerFailure(BaseModel):
@@ -90,7 +94,9 @@ def wants_json(request: Request, body: object) -> bool:
     return "text/event-stream" not in request.headers.get("accept", "").lower()
 
 
-async def json_answer(frames: AsyncIterator[Frame]) -> ChatResponse:
+async def json_answer(frames: AsyncIterator[Frame], answerer_notice: str | None = None) -> ChatResponse:
+    """The exchange's frames as one JSON answer. `answerer_notice`: what the offline answerer says of
+    itself (offline/notice.py), the debug's first record when it is the one answering."""
     drained = asyncio.create_task(_drain(frames))
     collected = await asyncio.shield(drained)  # the exchange finishes and commits even if we are cancelled
     by_type: dict[str, list[dict]] = {}
@@ -106,7 +112,8 @@ async def json_answer(frames: AsyncIterator[Frame]) -> ChatResponse:
         tokens_used=TokensUsed(input=done["input_tokens"], output=done["output_tokens"]),
         cost=done["cost"], cost_text=done["cost_text"],
         debug=ChatDebugInfo(recall_plan=done.get("recall"),
-                            searches=[f["debug"] for f in by_type.get("tool-result", []) if f.get("debug")]),
+                            searches=[f["debug"] for f in by_type.get("tool-result", []) if f.get("debug")],
+                            **({"answerer": "offline", "answerer_notice": answerer_notice} if answerer_notice else {})),
         view=(by_type.get("view") or [{}])[-1].get("view"),
         limit=(by_type.get("limit") or [None])[-1], error=_failure((by_type.get("error") or [None])[-1]),
     )

@@ -111,8 +111,18 @@ class Services:
             # Imported here: the offline answerer pulls in the tools, search and recall it answers with.
             from groundchat.offline.answerer import OfflineAnswerer
 
-            return OfflineAnswerer(self.settings, facets=lambda: self.runs.facets())
+            return OfflineAnswerer(self.settings, facets=lambda: self.runs.facets(),
+                                   nearness=lambda question: self.docs.nearness(question))
         return build_model(self.settings)
+
+    def answerer_notice(self) -> str | None:
+        """What the offline answerer says of itself before the first question, when it is the model
+        answering here (offline/notice.py); None for any other model."""
+        from groundchat.offline.notice import OFFLINE_NOTICE, answerer_notice
+
+        if self.model_override is not None:
+            return OFFLINE_NOTICE if getattr(self.model_override, "model_id", None) == "offline" else None
+        return answerer_notice(self.settings)
 
     async def store_reachable(self) -> bool:
         """One cheap read: can this deployment reach its DynamoDB at all?"""

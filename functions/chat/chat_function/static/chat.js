@@ -189,6 +189,8 @@
     const r = await fetch(url("/api/chat/status"));
     const s = await r.json();
     feedbackReasons = s.feedback_reasons || [];
+    // Before the first question: who is answering, what it can and cannot do, and how to change it.
+    if (s.answerer_notice) status.textContent = s.answerer_notice;
     if (!s.enabled) {
       chatEnabled = false;
       status.textContent = "The chat is disabled: " + s.reason + " " + (s.how_to_fix || "");

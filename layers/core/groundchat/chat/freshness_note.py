@@ -1,4 +1,9 @@
-"""A note on an answer whose oldest source is older than `GROUNDCHAT_STALE_SOURCE_DAYS`.
+"""A note on an answer whose oldest source of our own is older than `GROUNDCHAT_STALE_SOURCE_DAYS`.
+
+The age rule is for our own docs only. WCAG 2.2 and the Act are normative texts: one in force is
+current until it is amended, whatever its age, so citing them never brings an age warning (one that
+came on every answer about the Act taught readers to skip it). The answer says the date of the text
+it quotes instead.
 
 The sources are the passages this answer's tools returned (each with its source's date): the ones
 the answer cites when it cites any of them, else all of them. The note is added by the server, not
@@ -28,14 +33,18 @@ def stale_source_note(max_age_days: int, clock: Callable[[], float] = time.time)
         final = exchange.new_messages[-1] if exchange.new_messages else None
         if max_age_days <= 0 or final is None or final.role != "assistant" or final.tool_calls:
             return []  # no final answer to add a note to
+        note = ""
+        texts = normative_dates(exchange.answer.tool_results, exchange.answer_text)
+        if texts:
+            dated = "; ".join(f"{NORMATIVE[source]} as dated {day:%Y-%m-%d}" for source, day in texts.items())
+            note += f"\n\n_Texts quoted: {dated}. A text in force stays current until it is amended._"
         oldest = oldest_source(exchange.answer.tool_results, exchange.answer_text)
-        if oldest is None:
+        age = (datetime.fromtimestamp(clock(), timezone.utc) - oldest[0]).days if oldest else 0
+        if oldest is not None and age > max_age_days:
+            note += (f"\n\n_Note: the oldest source here is dated {oldest[0]:%Y-%m-%d} ({oldest[1]}), {age} days ago, "
+                     f"more than the {max_age_days} days this chat treats as current: check that nothing newer applies._")
+        if not note:
             return []
-        age = (datetime.fromtimestamp(clock(), timezone.utc) - oldest[0]).days
-        if age <= max_age_days:
-            return []
-        note = (f"\n\n_Note: the oldest source here is dated {oldest[0]:%Y-%m-%d} ({oldest[1]}), {age} days ago, "
-                f"more than the {max_age_days} days this chat treats as current: check that nothing newer applies._")
         final.content += note
         exchange.answer_text += note
         return [TextFrame(text=note)]
@@ -43,12 +52,38 @@ def stale_source_note(max_age_days: int, clock: Callable[[], float] = time.time)
     return check
 
 
-def oldest_source(tool_results: list[JsonObject], answer_text: str) -> tuple[datetime, str] | None:
-    """(date, "source section") of the oldest dated passage the answer rests on, or None."""
+# The normative texts, by source, as an answer names them: no age rule applies to them.
+NORMATIVE = {"wcag22": "WCAG 2.2", "eaa": "Directive (EU) 2019/882 (the European Accessibility Act)"}
+
+
+def _rested_on(tool_results: list[JsonObject], answer_text: str) -> list[JsonObject]:
+    """The passages the answer cites, or every returned one when it cites none."""
     passages = refs_in_results(tool_results)
     cited = [passages[ref] for ref in CITATION.findall(answer_text) if ref in passages]
+    return cited or list(passages.values())
+
+
+def normative_dates(tool_results: list[JsonObject], answer_text: str) -> dict[str, datetime]:
+    """Each normative text the answer rests on, with the latest date among its passages."""
+    out: dict[str, datetime] = {}
+    for passage in _rested_on(tool_results, answer_text):
+        source = str(passage.get("source"))
+        if source not in NORMATIVE:
+            continue
+        try:
+            day = as_datetime(str(passage.get("updated_at")))
+        except ValueError:
+            continue
+        out[source] = max(out.get(source, day), day)
+    return out
+
+
+def oldest_source(tool_results: list[JsonObject], answer_text: str) -> tuple[datetime, str] | None:
+    """(date, "source section") of the oldest dated passage of our own the answer rests on, or None."""
     dated = []
-    for passage in cited or passages.values():
+    for passage in _rested_on(tool_results, answer_text):
+        if passage.get("source") in NORMATIVE:
+            continue
         try:
             dated.append((as_datetime(str(passage.get("updated_at"))), f"{passage.get('source')} {passage.get('section')}"))
         except ValueError:  # undated (counted as such in the search's freshness), never a guess

@@ -204,8 +204,10 @@ async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard:
                 out.stop = event.reason
     except Exception as exc:
         spans.returned()
-        charge = await _settled(guard, reservation, out, spans, step, failed=True)
         failure = classify(exc)
+        # What was never sent, or was refused before any generation, cannot have been billed: $0.
+        charge = await _settled(guard, reservation, out, spans, step, failed=True,
+                                never_billed=failure.never_billed and out.usage is None)
         ex.steps.append(_model_record(step, model, out, charge, started, failure))
         spans.end(*_usage(out), out.stop, charge.get("charged"), failure.cls)
         raise _StepFailed(failure) from exc
@@ -220,10 +222,10 @@ async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard:
 
 
 async def _settled(guard: StepGuard, reservation: object, out: _StepOutcome, spans: answer_spans.ModelStepSpan, step: int,
-                   *, failed: bool = False) -> JsonObject:
+                   *, failed: bool = False, never_billed: bool = False) -> JsonObject:
     settling = answer_spans.settle_span(spans.span, step)
     with telemetry.active(settling), telemetry.ended_on_error(settling):
-        charge = await guard.settle(reservation, out.usage, failed=failed)
+        charge = await guard.settle(reservation, out.usage, failed=failed, never_billed=never_billed)
     answer_spans.spent(settling, charge.get("charged"), "over-bound" if charge.get("over_bound") else "ok")
     return charge
 

@@ -53,6 +53,8 @@ def http_status(failure_kind: str) -> int:
     """The status for a failure's class (or another failure code of the answer: 500)."""
     return HTTP_STATUSES.get(failure_kind, 500)
 
+# Refusals that come before any generation: no provider bills them.
+NEVER_BILLED: frozenset[str] = frozenset({"auth", "spend_limit", "gateway_unreachable"})
 
 # The reason kept in a trace, and the upstream body inside it, are bounded excerpts.
 MAX_REASON_CHARS = 2000
@@ -116,10 +118,21 @@ class ModelFailure(Exception):
     retryable: bool = False
     status: int | None = None
     extra: dict[str, int | float] = field(default_factory=dict)  # retry_after (seconds), attempts
+    # False when the request never left us: no connection was made, so nothing was sent to be billed.
+    sent: bool = True
 
     def __post_init__(self) -> None:
         self.reason = sanitise(self.reason)
         super().__init__(f"{self.cls}: {self.reason}")
+
+    @property
+    def never_billed(self) -> bool:
+        """Whether the step cannot have been billed: its request never reached the provider, or the
+        provider refused it before generating anything (credentials, its own spending limit, a request
+        it rejected with a 4xx). A step cut off mid-generation (a read timeout, a broken stream, a 5xx)
+        may have been billed and is charged as before."""
+        return (not self.sent or self.cls in NEVER_BILLED
+                or (self.status is not None and 400 <= self.status < 500 and self.status != 408))
 
     @property
     def hint(self) -> str:
@@ -217,7 +230,9 @@ def _classify_botocore(exc: BaseException) -> ModelFailure | None:
         return from_aws_error(err.get("Code", ""), err.get("Message", ""), status if status else None)
     if isinstance(exc, (bx.NoCredentialsError, bx.PartialCredentialsError, bx.CredentialRetrievalError)):
         return ModelFailure("auth", f"{type(exc).__name__}: {exc}")
-    if isinstance(exc, (bx.EndpointConnectionError, bx.ConnectTimeoutError, bx.ReadTimeoutError, bx.ConnectionClosedError)):
+    if isinstance(exc, (bx.EndpointConnectionError, bx.ConnectTimeoutError)):  # no connection: nothing was sent
+        return ModelFailure("upstream_unreachable", f"{type(exc).__name__}: {exc}", retryable=True, sent=False)
+    if isinstance(exc, (bx.ReadTimeoutError, bx.ConnectionClosedError)):
         return ModelFailure("upstream_unreachable", f"{type(exc).__name__}: {exc}", retryable=True)
     return None
 
@@ -231,7 +246,7 @@ def _classify_httpx(exc: BaseException) -> ModelFailure | None:
         return from_http_status(exc.response.status_code, exc.response.text)
     # Could not connect at all: the gateway itself is out of reach. Nothing was sent, so a retry is safe.
     if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)):
-        return ModelFailure("gateway_unreachable", f"{type(exc).__name__}: {exc}", retryable=True)
+        return ModelFailure("gateway_unreachable", f"{type(exc).__name__}: {exc}", retryable=True, sent=False)
     # Connected, but no answer came in time: the gateway is waiting on the provider behind it.
     if isinstance(exc, httpx.ReadTimeout):
         return ModelFailure("upstream_unreachable", f"{type(exc).__name__}: {exc}")

@@ -12,9 +12,12 @@ import logging
 from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Protocol
 
 from groundchat.offline import templates as answers
+from groundchat.offline.earlier_turns import exchanges
 from groundchat.offline.follow_up import resolve as resolve_follow_up
+from groundchat.offline.router_changes import CHANGE_REFUSAL, changes_what_came_before
 from groundchat.offline.summary import offline_summary
-from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, route
+from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, Plan, known_names, route
+from groundchat.offline.typed_names import corrected
 from groundchat.models.messages import Message, ModelEvent, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
 
 if TYPE_CHECKING:
@@ -52,7 +55,7 @@ class OfflineAnswerer:
     images_refused = IMAGES_REFUSED
 
     def __init__(self, settings: Settings | None = None, facets: Callable[[], Awaitable[Facets]] | None = None,
-                 topic: TopicJudge | None = None) -> None:
+                 topic: TopicJudge | None = None, nearness: Callable[[str], float | None] | None = None) -> None:
         self._rules = _known_rules()
         # The names the data holds (models, contexts, tasks, labels, rules), read when a question
         # comes: the router spells arguments as the data does.
@@ -64,6 +67,9 @@ class OfflineAnswerer:
 
             topic = local_topic_neighbours(settings.embedding_model)
         self._topic = topic
+        # How near the corpus comes to a question (search/service.py `nearness`): a question the gate's
+        # votes would decline is searched when the corpus has something near it.
+        self._nearness = nearness
 
     def plan(self, question: str, offered: set[str], facets: Facets | None = None) -> list[Call]:
         """Which tools to call for a question, in order (only tools this caller is offered)."""
@@ -87,6 +93,13 @@ class OfflineAnswerer:
             log.warning("topic likeness unavailable: %s: %s", type(exc).__name__, exc)
             return None
 
+    async def _near(self, question: str) -> float | None:
+        try:  # an embedding and a scan of the index: off the event loop
+            return await asyncio.to_thread(self._nearness, question)
+        except Exception as exc:  # the votes still decide; an index that is down is not an outage here
+            log.warning("corpus nearness unavailable: %s: %s", type(exc).__name__, exc)
+            return None
+
     async def __call__(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         if request.purpose == "summary":  # a long conversation's oldest exchanges, to summarise
             yield TextDelta(text=offline_summary(request))
@@ -105,13 +118,20 @@ class OfflineAnswerer:
         called = [c.name for m in turn if m.role == "assistant" for c in m.tool_calls]
         if not called:
             names = await self._known_names()
+            # Names as users type them, read the same way by the router and the follow-up reader.
+            question = corrected(question, known_names(names, self._rules))
             margin = await self._margin(question)
             routed = route(question, offered, names, self._rules, topic=lambda _: margin)
+            if routed.refusal == REFUSAL and self._nearness is not None:
+                near = await self._near(question)
+                routed = route(question, offered, names, self._rules, topic=lambda _: margin, nearness=lambda _: near)
             # A question that leans on the conversation ("and in round 3?", "which criterion is it?") is
             # read against the earlier turns' calls and results; one that cannot be pinned down is
             # answered with a question back, and nothing is called. The router's refusals of a request
             # to run, change or write something stand; its off-topic refusal does not bind a follow-up
             # ("and why does it matter?" says nothing of its subject alone).
+            if routed.refusal in (None, REFUSAL) and _changes_the_data_shown(question, request.messages[:last_user]):
+                routed = Plan(refusal=CHANGE_REFUSAL)
             follow_up = None
             if routed.refusal is None or routed.refusal == REFUSAL:
                 follow_up = resolve_follow_up(question, request.messages[:last_user], offered, names, EVERYDAY_RULES,
@@ -152,6 +172,18 @@ class OfflineAnswerer:
         yield TextDelta(text=text)
         yield UsageEvent(input_tokens=0, output_tokens=0)
         yield StopEvent(reason="end_turn")
+
+
+# The tools whose results are the benchmark's data: what "delete those" may point back to.
+_DATA_TOOLS = frozenset({"list_runs", "get_run", "top_rules", "compare_contexts"})
+
+
+def _changes_the_data_shown(question: str, earlier: list[Message]) -> bool:
+    """"Ok delete those" after runs were listed: an order whose object points back, where the last
+    exchange with tool calls called a data tool."""
+    before = [e for e in exchanges(earlier) if e.calls]
+    return bool(before) and any(name in _DATA_TOOLS for name, _ in before[-1].calls) and \
+        changes_what_came_before(question.lower())
 
 
 def _tool_results(turn: list[Message]) -> list[ToolOutcome]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from groundchat.models.messages import Message
 from groundchat.offline.earlier_turns import Call, Exchange, exchanges
+from groundchat.offline.follow_up_picks import listed, picked_run, rules_spoken_of, shifted_label, topic_of_rule
 from groundchat.offline.name_matching import parts, pinned
 from groundchat.offline.router_run_lists import FEWEST_VIOLATIONS, MOST_VIOLATIONS, ONE_RUN, outcomes_named
 from groundchat.search.vocabulary import in_american_spelling
@@ -56,6 +57,7 @@ _Cues = TypedDict("_Cues", {
     "chooses": re.Pattern[str], "antecedents": re.Pattern[str], "asks": dict[str, re.Pattern[str]],
     "every": dict[str, re.Pattern[str]], "texts": dict[str, re.Pattern[str]],
     "places": dict[str, int], "never_alone": set[str], "short": int, "clarify": dict[str, str],
+    "earlier_round": re.Pattern[str], "later_round": re.Pattern[str], "picks_one": re.Pattern[str],
 })
 
 
@@ -77,6 +79,9 @@ def _cues() -> _Cues:
         "chooses": re.compile(w["chooses"]["pattern"]),
         "antecedents": re.compile(w["antecedents"]["pattern"]),
         "clarify": w["clarify"],
+        "earlier_round": re.compile(w["relative_round"]["earlier"]),
+        "later_round": re.compile(w["relative_round"]["later"]),
+        "picks_one": re.compile(w["picks_one"]["pattern"]),
     }
 
 
@@ -100,6 +105,12 @@ def resolve(question: str, earlier: list[Message], offered: set[str], facets: di
         return None
     outcomes = outcomes_named(q, rule_named=False)
     before = [e for e in exchanges(earlier) if e.calls]
+    # "The previous round": the label one step from the one the last data call asked about.
+    step = -1 if cues["earlier_round"].search(q) else 1 if cues["later_round"].search(q) else 0
+    if step and "label" not in names:
+        shifted = shifted_label(before, facets.get("label", []), step)
+        if shifted is not None:
+            names = {**names, "label": shifted}
     # After a search, new words of its own continue it in the same text ("and for focus order?").
     searched_last = bool(before) and any(n == "search_docs" for n, _ in before[-1].calls)
     if not (asks or refers or place is not None or names or ambiguous or drops or outcomes or searched_last):
@@ -115,6 +126,10 @@ def resolve(question: str, earlier: list[Message], offered: set[str], facets: di
     if ambiguous:
         facet, options = next(iter(ambiguous.items()))
         return FollowUp(clarify=_options(facet, options))
+    # A detour ("what does the region rule mean?") does not lose the figures asked about before it.
+    if names or drops or asks in ("cost", "wrong", "runs_of", "again"):
+        if not any(n in _DATA_TOOLS for n, _ in last.calls):
+            last = next((e for e in reversed(before) if any(n in _DATA_TOOLS for n, _ in e.calls)), last)
     plan = _plan(question, q, last, asks, place, refers, names, drops, everyday_rules or [])
     if plan is None or plan.clarify is not None:
         return plan
@@ -124,9 +139,16 @@ def resolve(question: str, earlier: list[Message], offered: set[str], facets: di
 
 def _plan(question: str, q: str, last: Exchange, asks: str | None, place: int | None, refers: bool,
           names: dict[str, str], drops: list[str], everyday: list[tuple[str, str]]) -> FollowUp | None:
-    listed_rules = _listed(last, "top_rules", "rules", "rule_id")
-    listed_runs = _listed(last, "list_runs", "runs", "run_id")
+    listed_rules = listed(last, "top_rules", "rules", "rule_id")
+    listed_runs = listed(last, "list_runs", "runs", "run_id")
     data = [(n, a) for n, a in last.calls if n in _DATA_TOOLS and n != "get_run"]
+    listed_rules = listed_rules or listed(last, "get_run", "violations", "rule_id")
+    if listed_runs and not place and _cues()["picks_one"].search(q):
+        picked = picked_run(last, names, outcomes_named(q, rule_named=False))
+        if len(picked) == 1:
+            return FollowUp([("get_run", {"run_id": picked[0]})])
+        if len(picked) > 1:
+            return FollowUp(clarify=_many("run", picked))
     if place is not None and (listed_rules or listed_runs) and asks not in ("cost", "wrong"):
         items, kind = (listed_rules, "rule") if listed_rules else (listed_runs, "run")
         if -len(items) <= place < len(items):
@@ -136,9 +158,9 @@ def _plan(question: str, q: str, last: Exchange, asks: str | None, place: int | 
             if asks == "runs_of":
                 return FollowUp([("list_runs", {**names, "rule": item})])
             if asks == "texts":
-                return FollowUp([_texts_search(question, q, last, item, _topic_of_rule(last, item))])
+                return FollowUp([_texts_search(question, q, last, item, topic_of_rule(last, item))])
             return FollowUp([("explain_rule", {"rule_id": item})])
-    rules, many = _rules_spoken_of(last, everyday)
+    rules, many = rules_spoken_of(last, everyday)
     if asks == "criterion":
         if len(rules) == 1:
             return FollowUp([("explain_rule", {"rule_id": rules[0]})])
@@ -162,7 +184,7 @@ def _plan(question: str, q: str, last: Exchange, asks: str | None, place: int | 
         if many and refers:
             return FollowUp(clarify=_many("rule", rules))
         if len(rules) == 1 and not data:
-            return FollowUp([_texts_search(question, q, last, rules[0], _topic_of_rule(last, rules[0]))])
+            return FollowUp([_texts_search(question, q, last, rules[0], topic_of_rule(last, rules[0]))])
         if any(n == "search_docs" for n, _ in last.calls):
             return FollowUp([_texts_search(question, q, last, None, _searched(last))])
         if asks == "texts":
@@ -269,42 +291,10 @@ def _place(q: str) -> int | None:
         return None
     rest = q[m.end():]
     # "the top one", "the second rule", "the last run", "the 2nd?": a place; "top rules" is not
-    if m.group(0).rstrip().endswith(("one", "rule", "run", "item", "list")) or re.match(r"\s*[?.!]*\s*$", rest):
+    if m.group(0).rstrip().endswith(("one", "rule", "run", "item", "list", "violation", "error", "problem", "issue",
+                                     "failure")) or re.match(r"\s*[?.!]*\s*$", rest):
         return _cues()["places"][m.group(1)]
     return None
-
-
-def _listed(last: Exchange, tool: str, key: str, item: str) -> list[str]:
-    out: list[str] = []
-    for (name, _), value in zip(last.calls, last.results):
-        if name == tool and isinstance(value, dict):
-            out.extend(str(r[item]) for r in value.get(key) or [] if isinstance(r, dict) and r.get(item))
-    return list(dict.fromkeys(out))
-
-
-def _rules_spoken_of(last: Exchange, everyday: list[tuple[str, str]]) -> tuple[list[str], bool]:
-    """The rules the last exchange was about, and whether they are a list of many (top_rules')."""
-    explained = [a["rule_id"] for n, a in last.calls if n == "explain_rule" and a.get("rule_id")]
-    if explained:
-        return list(dict.fromkeys(explained)), False
-    filtered = [a["rule"] for n, a in last.calls if n == "list_runs" and a.get("rule")]
-    if filtered:
-        return list(dict.fromkeys(filtered)), False
-    if any(n == "search_docs" for n, _ in last.calls):
-        asked = in_american_spelling(last.question.lower())
-        found = [rule for pattern, rule in everyday if re.search(pattern, asked)]
-        return found[:1], False
-    listed = _listed(last, "top_rules", "rules", "rule_id")
-    return listed, len(listed) > 2
-
-
-def _topic_of_rule(last: Exchange, rule: str) -> str:
-    """A rule in words for a search: its id and the criteria the lookup returned ("1.4.3 Contrast (Minimum)")."""
-    for (name, args), value in zip(last.calls, last.results):
-        if name == "explain_rule" and args.get("rule_id") == rule and isinstance(value, dict):
-            criteria = "; ".join(f"{c.get('number')} {c.get('handle')}" for c in value.get("criteria") or [] if isinstance(c, dict))
-            return f"{rule.replace('-', ' ')}: {criteria}" if criteria else rule.replace("-", " ")
-    return rule.replace("-", " ")
 
 
 def _searched(last: Exchange) -> str:

@@ -23,8 +23,9 @@ from groundchat.offline.router_run_lists import (
 )
 from groundchat.offline.router_arguments import RUN_ID, counted_part, filters_named, limited, nameable
 from groundchat.offline.router_changes import CHANGE_REFUSAL, asks_to_change
-from groundchat.offline.router_gate import on_topic, on_topic_words
+from groundchat.offline.router_gate import near_the_corpus, on_topic, on_topic_words
 from groundchat.offline.router_topics import asks_the_texts
+from groundchat.offline.typed_names import corrected
 from groundchat.search.vocabulary import in_american_spelling
 
 if TYPE_CHECKING:
@@ -169,11 +170,15 @@ def _everyday_rule(q: str, rules: set[str]) -> str | None:
 
 
 def route(question: str, offered: set[str], facets: Facets, rules: set[str],
-          topic: Callable[[str], float | None] | None = None) -> Plan:
+          topic: Callable[[str], float | None] | None = None,
+          nearness: Callable[[str], float | None] | None = None) -> Plan:
     """The tools to call for a question (only those offered), or a refusal. `topic` gives a question's
-    margin of likeness to what the chat answers over what it declines (offline/topic_neighbours.py)."""
-    # One spelling of the words the rules and names use ("colour contrast" is `color-contrast`).
-    q = in_american_spelling(question.lower())
+    margin of likeness to what the chat answers over what it declines (offline/topic_neighbours.py);
+    `nearness` how near the corpus comes to it (search/service.py), without which the votes decide."""
+    # Names as users type them ("cedr-mini", "guidlines"), then one spelling of the words the rules and
+    # names use ("colour contrast" is `color-contrast`).
+    question = corrected(question, known_names(facets, rules))
+    q = in_american_spelling(question)
     # Asked to write code or a poem first: "fix my checkout markup" is not a change to the data.
     if _WRITE_SOMETHING.search(q) or (_SHOPPING.search(q) and not _ACCESSIBILITY.search(q)):
         return Plan(refusal=REFUSAL)
@@ -187,7 +192,8 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
     run_ids = RUN_ID.findall(question)
     # The gate's votes first; the data's names are looked for only in a question they would refuse.
     if not on_topic(q, question, topic) and not (
-            run_ids or find_names(q, [v for values in facets.values() for v in values]) or _rule_ids(question, q, rules)):
+            run_ids or find_names(q, [v for values in facets.values() for v in values]) or _rule_ids(question, q, rules)
+            or near_the_corpus(question, nearness)):
         return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]
@@ -252,6 +258,14 @@ def _plan(question: str, q: str, facets: Facets, rules: set[str], run_ids: list[
     if _WCAG_TOPIC.search(q):
         return [_texts_search(question)]
     return []
+
+
+def known_names(facets: Facets, rules: set[str]) -> list[str]:
+    """Every name a question may mistype: the data's models, contexts, tasks and labels, the rules with
+    a hyphen (one-word ids are everyday words) and how a run may end."""
+    from groundchat.benchmark.runs import OUTCOMES
+
+    return [*(v for values in facets.values() for v in values), *(r for r in rules if "-" in r), *OUTCOMES]
 
 
 def _texts_search(question: str) -> Call:

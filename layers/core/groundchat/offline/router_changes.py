@@ -89,4 +89,15 @@ def asks_to_change(q: str, facets: Facets) -> bool:
     return False
 
 
-__all__ = ["CHANGE_REFUSAL", "asks_to_change"]
+def changes_what_came_before(q: str) -> bool:
+    """An order to change whose object only points back ("ok delete those, they're just noise", "remove
+    them"): alone it names nothing of the data, but in a conversation it acts on what the earlier turns
+    showed (the answerer asks this where they called a data tool)."""
+    for _, rest in _clauses(q):
+        order = _ORDER_TO_CHANGE.search(rest)
+        if order and _PRONOUN.match(rest[order.end():]):
+            return True
+    return False
+
+
+__all__ = ["CHANGE_REFUSAL", "asks_to_change", "changes_what_came_before"]

@@ -183,6 +183,18 @@ class SearchService:
         debug["timings_ms"]["rank"] = _ms(t)
         return ranking.hits, best_match
 
+    def nearness(self, query: str, sources: list[str] | None = None) -> float | None:
+        """How near the corpus comes to a question: the highest cosine of its vector to a passage or to
+        a question of the question bank (both backends give cosines for these). None when the index or
+        the embedding model cannot answer: "could not look" is not "nothing near"."""
+        try:
+            vector = self.embedder.embed_query(with_texts_words(query) if self.expand else query)
+            legs = self.backend.legs(query, vector, 5, sources or list(SOURCES), {"vector", ROWS})
+        except Exception:  # an outage or a mismatched index: the caller decides without this figure
+            return None
+        scores = [hit.score for hits in legs.values() for hit in hits[:5]]
+        return max(scores) if scores else None
+
     def _debug_record(self, leg: Leg, sources: list[str] | None, switches: LegSwitches,
                       timings: dict[str, float]) -> JsonObject:
         return {

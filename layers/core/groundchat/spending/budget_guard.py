@@ -158,11 +158,15 @@ class BudgetGuard:
         )
         return ours, usage.provider_cost, charged_cost(self.price, ours, usage.provider_cost)
 
-    async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False) -> JsonObject:
+    async def settle(self, reservation: Reservation | None, usage: UsageEvent | None, *, failed: bool = False,
+                     never_billed: bool = False) -> JsonObject:
+        """`never_billed`: the step failed before the provider could bill it (models/failures.py), so it
+        is settled at $0 and its reservation released."""
         if reservation is None:
             return {"charged": "0"}
         self._open.pop(reservation.id, None)
-        ours, provider, charged = self._step_charge(reservation, usage)
+        ours, provider, charged = ((Decimal(0), None, Decimal(0)) if never_billed
+                                   else self._step_charge(reservation, usage))
         if charged > reservation.amount:
             # More than the step could cost: the rules of spending/overrun.py.
             return await settle_over_bound(self, reservation, usage, ours, provider, charged, failed,

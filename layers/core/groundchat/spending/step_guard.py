@@ -40,8 +40,10 @@ class StepGuard(Protocol):
         """Reserve the step's worst case; raise SpendCapReached if it could pass a cap. `kind`
         names the step in its usage row (`model-step`, or `history-summary`)."""
 
-    async def settle(self, reservation: Any, usage: UsageEvent | None, *, failed: bool = False) -> JsonObject:
-        """Charge the real cost (or the full reservation when usage is None); return the charge."""
+    async def settle(self, reservation: Any, usage: UsageEvent | None, *, failed: bool = False,
+                     never_billed: bool = False) -> JsonObject:
+        """Charge the real cost (or the full reservation when usage is None; nothing when the step
+        failed before the provider could bill it); return the charge."""
 
 
 class NoSpendGuard:
@@ -53,5 +55,6 @@ class NoSpendGuard:
     async def reserve(self, request: ModelRequest, step: int, *, kind: str = "model-step") -> None:
         return None
 
-    async def settle(self, reservation: object, usage: UsageEvent | None, *, failed: bool = False) -> JsonObject:
+    async def settle(self, reservation: object, usage: UsageEvent | None, *, failed: bool = False,
+                     never_billed: bool = False) -> JsonObject:
         return {"charged": "0"}
