@@ -68,7 +68,7 @@ def search_results(docs: Any, question: str) -> tuple[dict[str, Any], bool] | No
 
 
 def judged(question: dict[str, Any], value: dict[str, Any], text: str) -> dict[str, Any]:
-    from groundchat_testkit.gold_match import matches_gold
+    from groundchat_cli.gold_match import matches_gold
 
     by_ref = {e["ref"]: e for e in value.get("excerpts", [])}
     cited = [by_ref[r] for r in dict.fromkeys(CITED.findall(text)) if r in by_ref]

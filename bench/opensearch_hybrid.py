@@ -129,7 +129,7 @@ class Recorder:
 
 def rank_of(passages: list[tuple[str, str]], source: str, gold: list[str]) -> int:
     """The gold passage's rank as retrieval_eval.evaluate counts it; 0 when not in the first k."""
-    from groundchat_testkit.gold_match import matches_gold
+    from groundchat_cli.gold_match import matches_gold
 
     return next((i + 1 for i, (s, section) in enumerate(passages) if s == source and matches_gold(section, gold)), 0)
 

@@ -182,7 +182,7 @@ def _print_through_router(service, questions, as_json: bool, embedding_model: st
     from groundchat.benchmark.axe_rules import rule_ids
     from groundchat.offline.topic_neighbours import local_topic_neighbours
     from groundchat_cli.sample import sample_names
-    from groundchat_testkit.router_eval import answered_from_the_texts
+    from groundchat_cli.router_eval import answered_from_the_texts
 
     topic = local_topic_neighbours(embedding_model)
     report = answered_from_the_texts(service, questions, sample_names(), set(rule_ids()),

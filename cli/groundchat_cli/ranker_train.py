@@ -26,7 +26,7 @@ from groundchat.search.rank_features import FEATURES, Evidence, feature_rows
 from groundchat.search.service import SearchService
 from groundchat.search.types import LegHit
 from groundchat_cli.retrieval_eval import Question, load_questions
-from groundchat_testkit.gold_match import matches_gold
+from groundchat_cli.gold_match import matches_gold
 
 EVAL = Path(__file__).resolve().parents[2] / "tests" / "eval"
 READ_SETS = ("tune", "validate", "second_tune", "third", "fourth")

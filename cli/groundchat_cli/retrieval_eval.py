@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from groundchat.search.service import SearchService
-from groundchat_testkit.gold_match import matches_gold
+from groundchat_cli.gold_match import matches_gold
 
 
 @dataclass

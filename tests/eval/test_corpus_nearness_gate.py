@@ -8,7 +8,7 @@ from pathlib import Path
 
 from groundchat.offline.router import REFUSAL, route
 from groundchat.offline.router_gate import NEAR_THE_CORPUS
-from groundchat_testkit.router_eval import TOOLS
+from groundchat_cli.router_eval import TOOLS
 from tests.offline.test_offline_router import FACETS, RULES
 
 HERE = Path(__file__).parent

@@ -199,7 +199,7 @@ ROUTED_FLOORS = [
 
 @pytest.mark.parametrize(("path", "searched", "found"), ROUTED_FLOORS)
 def test_the_offline_answerer_reaches_the_passage_through_its_router(real_search, topic_margin, path, searched, found):
-    from groundchat_testkit.router_eval import answered_from_the_texts
+    from groundchat_cli.router_eval import answered_from_the_texts
     from tests.offline.test_offline_router import FACETS, RULES
 
     figures = answered_from_the_texts(real_search, load_questions(path), FACETS, RULES, topic=topic_margin)

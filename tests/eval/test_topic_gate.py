@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from groundchat.offline.router import route
-from groundchat_testkit.router_eval import TOOLS
+from groundchat_cli.router_eval import TOOLS
 from tests.offline.test_offline_router import FACETS, RULES
 
 HERE = Path(__file__).parent

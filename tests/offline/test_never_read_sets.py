@@ -12,7 +12,7 @@ from groundchat.auth.callers import Caller
 from groundchat.benchmark.axe_rules import rule_ids
 from groundchat.offline.answerer import OfflineAnswerer
 from groundchat_cli import sample
-from groundchat_testkit.router_eval import load_cases, score
+from groundchat_cli.router_eval import load_cases, score
 from tests.corpus_support import REPO_ROOT
 from tests.offline.test_follow_ups import _names, _registry, answered, right
 

@@ -13,7 +13,7 @@ from groundchat.offline.router_changes import CHANGE_REFUSAL
 from groundchat.tools.base import ToolContext, ToolRegistry
 from groundchat_cli import sample
 from groundchat_testkit.answer_runs import kept_run
-from groundchat_testkit.router_eval import TOOLS, load_cases, score
+from groundchat_cli.router_eval import TOOLS, load_cases, score
 from tests.corpus_support import REPO_ROOT
 
 FACETS = sample.sample_names()

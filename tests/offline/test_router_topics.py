@@ -10,7 +10,7 @@ import json
 import pytest
 
 from groundchat.offline.router import REFUSAL, route
-from groundchat_testkit.router_eval import TOOLS
+from groundchat_cli.router_eval import TOOLS
 from tests.offline.test_offline_router import FACETS, REPO_ROOT, RULES
 
 

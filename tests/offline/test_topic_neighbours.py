@@ -12,7 +12,7 @@ from groundchat.offline.answerer import OfflineAnswerer
 from groundchat.offline.router import REFUSAL, route
 from groundchat.offline.router_gate import CLOSE_MARGIN, OPEN_MARGIN
 from groundchat.offline.topic_neighbours import TopicNeighbours, local_topic_neighbours, topic_examples
-from groundchat_testkit.router_eval import TOOLS
+from groundchat_cli.router_eval import TOOLS
 from tests.offline.test_offline_router import FACETS, RULES
 
 EVAL = Path(__file__).resolve().parents[1] / "eval"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from groundchat.corpus.chunk import make_chunk
 from groundchat.search.diversity import group_of, spread
-from groundchat_testkit.gold_match import matches_gold
+from groundchat_cli.gold_match import matches_gold
 from groundchat.search.types import LegHit
 
 

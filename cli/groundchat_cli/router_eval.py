@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from groundchat.offline.router import Facets, route
-from groundchat_testkit.gold_match import matches_gold
+from groundchat_cli.gold_match import matches_gold
 
 TOOLS = {"compare_contexts", "list_runs", "get_run", "top_rules", "explain_rule", "search_docs", "show_view"}
 
