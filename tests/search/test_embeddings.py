@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
+from groundchat.search.titan_embeddings import BedrockTitanEmbedder
 from groundchat.search.embeddings import (
     LOCAL_MODEL_SHA256,
-    BedrockTitanEmbedder,
     EmbeddingError,
     LocalOnnxEmbedder,
     local_model_files,

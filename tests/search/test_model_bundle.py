@@ -65,7 +65,7 @@ def test_two_files_of_one_name_are_refused(tmp_path):
 
 
 def test_a_missing_model_does_not_fail_the_embedders_construction_but_its_load(monkeypatch, tmp_path):
-    def missing():
+    def missing(spec=None):
         raise EmbeddingError("package 'the_model' is not installed")
 
     monkeypatch.setattr(embeddings, "local_model_files", missing)

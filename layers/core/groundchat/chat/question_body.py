@@ -10,11 +10,12 @@ import json
 from copy import copy
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from annotated_types import Le, MaxLen
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model, field_validator
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from groundchat.corpus.chunk import SOURCES
@@ -47,7 +48,7 @@ def body_limits(settings: Settings) -> BodyLimits:
     return BodyLimits(max_question_chars=settings.max_question_chars, max_top_k=settings.search_max_excerpts)
 
 
-def _request_rules(schema: dict[str, Any]) -> None:
+def _request_rules(schema: JsonObject) -> None:
     # A search needs BM25 or the vector leg: both switched off is refused (parse_body, 400).
     schema["not"] = {"required": ["include_vector", "include_sparse"],
                      "properties": {"include_vector": {"const": False}, "include_sparse": {"const": False}}}
@@ -120,7 +121,7 @@ class ChatBody(BaseModel):
 
 @lru_cache(maxsize=8)
 def _bounded(base: type[ChatBody], limits: BodyLimits) -> type[ChatBody]:
-    def bounded(name: str, bound: object) -> Any:
+    def bounded(name: str, bound: object) -> tuple[object, FieldInfo]:
         # The base field as declared (default, description, schema), one more constraint on its type.
         field = copy(base.model_fields[name])
         return (Annotated[field.annotation, bound], field)

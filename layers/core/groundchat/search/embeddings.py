@@ -6,15 +6,16 @@ and mixing them would return confident nonsense instead of an error.
 """
 from __future__ import annotations
 
-import json
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
+# The interface and its failures are named from here too, where the rest of the search imports them.
+from groundchat.search.embedding_base import (Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector,  # noqa: F401
+                                              _QueryMixin, unit_rows)
 from groundchat.search.embedding_models import (DEFAULT_LOCAL_MODEL, LocalModel, UnknownModel, files_of,
                                                 local_model, local_model_keys)
 from groundchat.search.embedding_windows import windows
@@ -23,46 +24,8 @@ from groundchat.search.model_bundle import BundleError, sha256_file, shipped_fil
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from botocore.client import BaseClient
     from onnxruntime import InferenceSession, SessionOptions
     from tokenizers import Encoding, Tokenizer
-
-
-class EmbeddingError(RuntimeError):
-    """The embedding model could not be loaded or called."""
-
-
-class EmbeddingModelMismatch(EmbeddingError):
-    """A query vector made by a different model from the one that built the index."""
-
-    def __init__(self, index_model: str, query_model: str) -> None:
-        super().__init__(f"index built with {index_model!r}, query embedded with {query_model!r}")
-        self.index_model = index_model
-        self.query_model = query_model
-
-
-@dataclass(frozen=True)
-class QueryVector:
-    model_id: str
-    vector: np.ndarray
-
-
-class Embedder(Protocol):
-    model_id: str
-    dimension: int
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text."""
-
-    def embed_query(self, text: str) -> QueryVector:
-        """One query, tagged with this model's id."""
-
-
-class _QueryMixin:
-    model_id: str
-
-    def embed_query(self, text: str) -> QueryVector:
-        return QueryVector(self.model_id, self.embed([text])[0])  # type: ignore[attr-defined]
 
 
 # -- local: an int8 ONNX model (search/embedding_models.json) --------------------------------------
@@ -205,7 +168,7 @@ class LocalOnnxEmbedder(_QueryMixin):
             np.subtract.at(pieces_left, mine, 1)
             complete = [int(t) for t in np.unique(mine) if pieces_left[t] == 0]
             if complete:
-                yield complete, _unit(sums[complete])
+                yield complete, unit_rows(sums[complete])
 
     def _pieces(self, texts: Sequence[str], prefix: str) -> tuple[list[Encoding], np.ndarray]:
         """What the model embeds, tokenized: each text, or the windows of a text it would truncate,
@@ -238,11 +201,11 @@ class LocalOnnxEmbedder(_QueryMixin):
             feeds["token_type_ids"] = np.zeros_like(ids)
         hidden = self._session.run(None, feeds)[0]
         if self.model.pooling == "cls":  # bge reads the sentence off its first token
-            return _unit(hidden[:, 0, :])
+            return unit_rows(hidden[:, 0, :])
         # Mean pooling over real tokens, then unit length: the sentence-transformers recipe.
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        return _unit(pooled)
+        return unit_rows(pooled)
 
 
 def token_batches(lengths: Sequence[int], tokens_per_batch: int) -> list[list[int]]:
@@ -295,37 +258,6 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-# -- AWS: Bedrock Titan Text Embeddings v2 --------------------------------------------------------
-
-class BedrockTitanEmbedder(_QueryMixin):
-    """One `invoke_model` per text (Titan v2 takes a single inputText)."""
-
-    def __init__(self, client: BaseClient, model: str = "amazon.titan-embed-text-v2:0", dimension: int = 1024) -> None:
-        self._client = client
-        self._model = model
-        self.dimension = dimension
-        self.model_id = f"bedrock:{model}:{dimension}"
-
-    def request_body(self, text: str) -> str:
-        return json.dumps({"inputText": text, "dimensions": self.dimension, "normalize": True})
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        rows = []
-        for text in texts:
-            response = self._client.invoke_model(
-                modelId=self._model, body=self.request_body(text),
-                contentType="application/json", accept="application/json",
-            )
-            payload = json.loads(response["body"].read())
-            rows.append(payload["embedding"])
-        return _unit(np.array(rows, dtype=np.float32).reshape(len(rows), self.dimension))
-
-
-def _unit(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return (matrix / np.clip(norms, 1e-12, None)).astype(np.float32)
-
-
 _SHARED_LOCAL: LocalOnnxEmbedder | None = None
 _SHARED_LOCAL_LOCK = threading.Lock()
 
@@ -359,6 +291,8 @@ def make_embedder(spec: str, *, region: str = "eu-west-1") -> Embedder:
         return shared_local_embedder(model or DEFAULT_LOCAL_MODEL)
     if kind == "bedrock":
         import boto3
+
+        from groundchat.search.titan_embeddings import BedrockTitanEmbedder
 
         return BedrockTitanEmbedder(boto3.client("bedrock-runtime", region_name=region), model or "amazon.titan-embed-text-v2:0")
     raise EmbeddingError(f"unknown embedding model {spec!r}: use local:<model> ({', '.join(local_model_keys())}) or bedrock:<model id>")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from groundchat.money import money_text
 from groundchat.observability import record_count, record_disputed
@@ -30,6 +30,14 @@ log = logging.getLogger("groundchat.spending")
 PLAN_ATTEMPTS = 4
 
 
+class HeldStep(Protocol):
+    """A step's reservation as this module reads it (spending/budget_guard.py `Reservation`)."""
+
+    id: str
+    amount: Decimal
+    counters: tuple[tuple[str, str], ...]
+
+
 class Guard(Protocol):
     """What of the budget guard (budget_guard.py) a settlement over the bound uses."""
 
@@ -40,16 +48,16 @@ class Guard(Protocol):
     model_id: str
     public: bool
 
-    def row_args(self, reservation: Any, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
+    def row_args(self, reservation: HeldStep, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
                  charged: Decimal, failed: bool, **more: object) -> dict: ...
 
-    def settlement(self, reservation: Any, row_args: dict,
+    def settlement(self, reservation: HeldStep, row_args: dict,
                    counter_ops: Callable[[Decimal], list[TransactAction]]) -> Settlement: ...
 
-    async def charge_summary(self, reservation: Any, outcome: str, row_args: dict) -> JsonObject: ...
+    async def charge_summary(self, reservation: HeldStep, outcome: str, row_args: dict) -> JsonObject: ...
 
 
-async def settle_over_bound(guard: Guard, reservation: Any, usage: UsageEvent | None, ours: Decimal,
+async def settle_over_bound(guard: Guard, reservation: HeldStep, usage: UsageEvent | None, ours: Decimal,
                             provider: Decimal | None, reported: Decimal, failed: bool, *, block: str,
                             settle_attempts: int) -> JsonObject:
     """`reservation`: the guard's (its amount and the counters it holds); `block`: why the chat's

@@ -23,22 +23,23 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Awaitable, Callable, MutableMapping
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
+    from groundchat.json_shapes import JsonObject
 
-Message = MutableMapping[str, Any]
+Message = MutableMapping[str, object]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-App = Callable[[MutableMapping[str, Any], Receive, Send], Awaitable[None]]
+App = Callable[[MutableMapping[str, object], Receive, Send], Awaitable[None]]
 
 
 @lru_cache(maxsize=1)
-def _policy() -> dict[str, Any]:
+def _policy() -> JsonObject:
     text = resources.files("groundchat").joinpath("data/security_headers.json").read_text(encoding="utf-8")
-    policy: dict[str, Any] = json.loads(text)
+    policy: JsonObject = json.loads(text)
     return policy
 
 
@@ -79,7 +80,7 @@ class SecurityHeaders:
         self.app = app
         self.headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
 
-    async def __call__(self, scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: MutableMapping[str, object], receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
