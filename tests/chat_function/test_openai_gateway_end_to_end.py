@@ -78,6 +78,9 @@ async def test_a_question_through_an_openai_compatible_gateway(dynamo, settings,
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(services)), base_url="http://t") as c:
         r = await c.post("/api/chat", json={"stream": True, "message": "Which context level is best?"}, headers=headers)
     frames = parse_sse(r.text)
+    # Each model step is framed by its `step` frames (start, finish): two steps here.
+    assert [f[1]["phase"] for f in frames if f[0] == "step"] == ["start", "finish", "start", "finish"]
+    frames = [f for f in frames if f[0] != "step"]
     assert [f[0] for f in frames] == ["start", "tool-call", "tool-result", "text", "text", "citations", "done"]
     assert frames[1][1] == {"id": "call_abc", "name": "compare_contexts", "args": {"context": "full"}}
     assert frames[-1][1]["reason"] == "complete"

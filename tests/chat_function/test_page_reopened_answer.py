@@ -46,7 +46,7 @@ def test_the_conversation_api_returns_each_answers_cost_and_details(priced, make
     live_debug = next(data for kind, data in frames if kind == "tool-result")["debug"]
     answer = _last_answer(read["messages"])
     # The same figure as the done frame, which equals the run's usage rows.
-    assert (answer["cost"], answer["cost_text"]) == (done["cost"], done["cost_text"]) == ("0.00825", "$0.00825")
+    assert (answer["cost"], answer["cost_text"]) == (done["cost"], done["cost_text"]) == ("0.00995", "$0.00995")
     assert Decimal(answer["cost"]) == _usage_total(dynamo, done["run_id"]) and answer["run_id"] == done["run_id"]
     assert answer["details"] == {"reason": "complete", "searches": [{"query": "contrast of text", "debug": live_debug}],
                                  "recall": done["recall"]}
@@ -94,7 +94,7 @@ def test_a_reopened_answer_shows_its_cost_and_details_as_it_did_live(priced, bro
     reopened = [shown(answers.nth(i)) for i in range(2)]
     assert reopened == live
     cost, details = reopened[0]
-    assert cost == "This answer cost $0.00825"
+    assert cost == "This answer cost $0.00995"
     assert "bm25: 12 hits (first bbbb2222); vector: 30 hits (first bbbb2222, cccc3333)" in details
     assert "embed 3.5 ms, legs 1.25 ms, fuse 0.1 ms, rerank 0 ms, total 5 ms" in details
     assert "Open this answer's trace" in details and SECRET not in page.content()
