@@ -4,20 +4,20 @@ from groundchat.corpus import markdown_docs
 
 
 def test_splits_by_heading_with_paths_and_anchors(tmp_path):
-    (tmp_path / "guide").mkdir()
-    (tmp_path / "guide" / "contexts.md").write_text(
+    (tmp_path / "levels").mkdir()
+    (tmp_path / "levels" / "contexts.md").write_text(
         "# Context levels\n\nIntro text.\n\n## Costs\n\nCost per run.\n\n```\n# not a heading\n```\n\n"
         "### By model\n\nDetail.\n\n## Empty\n\n## Results\n\nNumbers.\n"
     )
     chunks = markdown_docs.convert(tmp_path)
     assert [c.section for c in chunks] == [
-        "guide/contexts.md > Context levels",
-        "guide/contexts.md > Context levels > Costs",
-        "guide/contexts.md > Context levels > Costs > By model",
-        "guide/contexts.md > Context levels > Results",
+        "levels/contexts.md > Context levels",
+        "levels/contexts.md > Context levels > Costs",
+        "levels/contexts.md > Context levels > Costs > By model",
+        "levels/contexts.md > Context levels > Results",
     ]
     costs = chunks[1]
-    assert costs.url == "docs/guide/contexts.md#costs"
+    assert costs.url == "docs/levels/contexts.md#costs"
     assert "# not a heading" in costs.text and costs.title == "Costs"
     assert {c.source for c in chunks} == {"docs"}
     assert costs.updated_at is None  # not in a git repository: undated, not invented

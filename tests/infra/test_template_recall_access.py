@@ -80,7 +80,7 @@ def test_serverless_data_access_names_each_role_with_exactly_what_it_needs(resou
 
 
 def test_deploy_md_maps_chat_and_sweep_to_a_role_limited_to_the_recall_index():
-    text = (REPO / "infra" / "deploy.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "guide" / "deploy.md").read_text(encoding="utf-8")
     payloads = dict(re.findall(r"/_plugins/_security/api/(\S+?)\" \\\n\s+-H 'content-type: application/json' -d '(\{.*?\})'", text))
     assert json.loads(payloads["roles/groundchat_recall"]) == {
         "cluster_permissions": ["cluster_composite_ops"],
