@@ -77,7 +77,7 @@ run-lambda: lambda-tools
 
 # The documentation site from docs/ (mkdocs.yml) into site/; open site/index.html.
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	@echo "the documentation site is in site/: open site/index.html"
 
 bench: $(STAMP)

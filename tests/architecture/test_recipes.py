@@ -48,10 +48,35 @@ def test_the_recipe_shows_the_steps_this_test_takes():
     text = RECIPE.read_text(encoding="utf-8")
     for step in ("@define_tool(", "permission=RUNS_READ", "all_tools()", "ToolContext"):
         assert step in text, step
-    # Every module path the page names exists, so the recipe follows the code as it is.
-    for path in re.findall(r"`([a-z_]+/[a-z_/]+\.(?:py|js))`", text):
-        roots = (REPO_ROOT, REPO_ROOT / "layers" / "core", REPO_ROOT / "layers" / "core" / "groundchat")
-        assert any((root / path).exists() for root in roots), path
+
+
+def test_every_module_an_architecture_page_names_exists():
+    """The recipes follow the code as it is: a page that names a module that moved or went fails."""
+    roots = (REPO_ROOT, REPO_ROOT / "layers" / "core", REPO_ROOT / "layers" / "core" / "groundchat")
+    for page in sorted((REPO_ROOT / "docs" / "architecture").glob("*.md")):
+        for path in re.findall(r"`([a-z_]+/[a-z_/]+\.(?:py|js))`", page.read_text(encoding="utf-8")):
+            assert any((root / path).exists() for root in roots), (page.name, path)
+
+
+def test_a_derived_leg_as_the_leg_recipe_describes_it():
+    """docs/architecture/add-a-search-leg.md: a derived leg is a pure function from the other legs'
+    hits to its own ranked list, named and weighted in its module; the criterion leg is the model."""
+    from groundchat.corpus.chunk import make_chunk
+    from groundchat.search import criterion_leg as leg
+    from groundchat.search.types import LegHit
+
+    recipe = (REPO_ROOT / "docs" / "architecture" / "add-a-search-leg.md").read_text(encoding="utf-8")
+    assert "criterion_leg.py" in recipe and "LegHit" in recipe
+    assert (leg.CRITERION_LEG, leg.CRITERION_WEIGHT) == ("criterion", 0.5)
+
+    def hit(section: str, i: int, score: float) -> LegHit:
+        return LegHit(make_chunk(source="wcag22", section=section, title=section, text=f"{section} passage {i}",
+                                 url="https://example.test/", updated_at=None), score)
+
+    vector = [hit("2.4.13", 0, 0.9), hit("2.4.7", 0, 0.8), hit("2.4.7", 1, 0.79), hit("2.4.13", 1, 0.2)]
+    ranked = leg.criterion_leg(vector)
+    # 2.4.7 matches better over its two best passages taken together, though 2.4.13 has the best one.
+    assert [h.chunk.section for h in ranked][:1] == ["2.4.7"]
 
 
 async def test_a_tool_made_by_the_recipe_is_offered_refused_and_run():
