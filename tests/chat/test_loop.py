@@ -189,7 +189,7 @@ class _CountingGuard:
     async def reserve(self, request, step):
         return step
 
-    async def settle(self, reservation, usage, *, failed=False):
+    async def settle(self, reservation, usage, *, failed=False, never_billed=False):
         return {"charged": "0.01" if usage is None else "0.001"}
 
 

@@ -225,9 +225,7 @@ async def _settled(guard: StepGuard, reservation: object, out: _StepOutcome, spa
                    *, failed: bool = False, never_billed: bool = False) -> JsonObject:
     settling = answer_spans.settle_span(spans.span, step)
     with telemetry.active(settling), telemetry.ended_on_error(settling):
-        # Only a step the provider never billed says so: every other settles as it always has.
-        billed: dict[str, bool] = {"never_billed": True} if never_billed else {}
-        charge = await guard.settle(reservation, out.usage, failed=failed, **billed)
+        charge = await guard.settle(reservation, out.usage, failed=failed, never_billed=never_billed)
     answer_spans.spent(settling, charge.get("charged"), "over-bound" if charge.get("over_bound") else "ok")
     return charge
 

@@ -17,7 +17,6 @@ from pathlib import Path
 
 _TABLE = Path(__file__).with_name("embedding_models.json")
 DEFAULT_LOCAL_MODEL = "minilm-int8"
-# Where a packaged function finds the model's two files (the Lambda layer sets it).
 
 
 class UnknownModel(ValueError):
