@@ -9,16 +9,14 @@ tool calls and results, its cost, and how it ended (`abort` for a stopped one, `
 """
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
 from chat_function.ai_sdk_stream import UIMessageStream
-from chat_function.answer_routes import POLL_SECONDS, may_follow
+from chat_function.answer_routes import may_follow
 from chat_function.callers import services_of
 from chat_function.errors import error
 from chat_function.openapi import ALWAYS, refusals
@@ -72,11 +70,7 @@ def add_ai_sdk_resume_route(app: FastAPI, chat_path: str) -> None:
 
 async def _when_ended(services: Services, caller: Caller, chat_id: str, run_id: str) -> AsyncIterator[Frame]:
     yield StartFrame(conversation_id=chat_id, run_id=run_id)
-    deadline = time.monotonic() + MAX_WAIT_SECONDS
-    found = await services.answers.read(chat_id, caller.id)
-    while found is not None and found["state"] == RUNNING and time.monotonic() < deadline:
-        await asyncio.sleep(POLL_SECONDS)
-        found = await services.answers.read(chat_id, caller.id)
+    found = await services.answers.read_when_ended(chat_id, caller.id, MAX_WAIT_SECONDS)
     state = str(found["state"]) if found is not None else RUNNING
     items = [i for i in await services.conversations.read_items(chat_id) if i.get("run_id") == run_id]
     for frame in committed_frames(items):

@@ -5,8 +5,6 @@ stop need not be the one answering (store/answers_in_progress.py).
 """
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Annotated, Literal, Union
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -20,14 +18,13 @@ from groundchat.auth.callers import CHAT_USE, Caller
 from groundchat.ids import is_conversation_id
 from groundchat.observability import record_count
 from groundchat.services import Services
-from groundchat.store.answers_in_progress import RUNNING, public_answer
+from groundchat.store.answers_in_progress import public_answer
 from groundchat.store.feedback import MAX_TEXT_CHARS, OWNER, READER, alarming, public_feedback, reason_ids
 
 # Reconnect and stop: also a public visitor, by the session cookie of the question (callers.asker).
 may_follow = Depends(asker)
 # A reconnect waits for the answer at most this long per request, below API Gateway's 29 s.
 MAX_WAIT_SECONDS = 20
-POLL_SECONDS = 0.5
 
 Reason = Literal["wrong-number", "citation-unsupported", "wrong-passage", "not-an-answer", "outdated", "other"]
 
@@ -73,12 +70,7 @@ def add_answer_routes(app: FastAPI) -> None:
         services = services_of(request)
         if not is_conversation_id(conversation_id):
             return error(404, "not-found", "No such conversation.")
-        store = services.answers
-        found = await store.read(conversation_id, caller.id)
-        deadline = time.monotonic() + wait
-        while found is not None and found["state"] == RUNNING and time.monotonic() < deadline:
-            await asyncio.sleep(POLL_SECONDS)
-            found = await store.read(conversation_id, caller.id)
+        found = await services.answers.read_when_ended(conversation_id, caller.id, wait)
         if found is None:
             owned = await services.conversations.get_owned(conversation_id, caller.id)
             return Response(status_code=204) if owned else error(404, "not-found", "No such conversation.")

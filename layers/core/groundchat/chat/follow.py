@@ -8,20 +8,17 @@ committing (stopped, failed, its process died) is said so, and the question may 
 """
 from __future__ import annotations
 
-import asyncio
 import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, AsyncIterator
 
 from groundchat.exchange.frames import DoneFrame, ErrorFrame, Frame, StartFrame, TextFrame
 from groundchat.money import cost_text
-from groundchat.store.answers_in_progress import ANSWERED, RUNNING, STOPPED
+from groundchat.store.answers_in_progress import ANSWERED, STOPPED
 
 if TYPE_CHECKING:
     from groundchat.services import Services
 
-# How often the record is read while the followed answer runs (the reconnect route's pace).
-POLL_SECONDS = 0.5
 _REASONS = ("complete", "max-steps", "spend-cap", "unmeasurable-cost")
 
 
@@ -29,10 +26,8 @@ async def follow_answer(services: Services, owner: str, conversation_id: str, ru
     """The frames of the answer `run_id` to `conversation_id`, read from the store until it ends.
     Its record lapses to `interrupted` within seconds of a crash, so this always ends."""
     yield StartFrame(conversation_id=conversation_id, run_id=run_id)
-    record = await services.answers.read(conversation_id, owner)
-    while record is not None and record.get("run_id") == run_id and record["state"] == RUNNING:
-        await asyncio.sleep(POLL_SECONDS)
-        record = await services.answers.read(conversation_id, owner)
+    # Its record lapses to `interrupted` within seconds of a crash, so the wait ends without a bound.
+    record = await services.answers.read_when_ended(conversation_id, owner, float("inf"), run_id)
     state = record["state"] if record is not None and record.get("run_id") == run_id else None
     answer = await _stored_answer(services, conversation_id, run_id)
     if answer is not None:  # committed: whatever the record says since (a later answer replaced it)

@@ -22,6 +22,7 @@ process can never overwrite the record of the answer that followed it.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
@@ -46,6 +47,9 @@ KEY_PREFIX = "key:"
 # How long an ended answer's record stays for a late reconnect to read (TTL removes it after).
 KEEP_ENDED_SECONDS = 24 * 3600
 
+
+# How often a waiting reader reads the record again while the answer runs.
+POLL_SECONDS = 0.5
 
 class AnswersInProgress:
     def __init__(self, dynamo: Dynamo) -> None:
@@ -189,6 +193,18 @@ class AnswersInProgress:
                 return False
             raise
         return True
+
+    async def read_when_ended(self, conversation_id: str, owner: str, seconds: float,
+                              run_id: str | None = None) -> StoredItem | None:
+        """`read`, again every POLL_SECONDS while the answer (`run_id`'s, when given) is `running`, for
+        at most `seconds`: what the reconnect, the AI SDK's resume and a repeated submit wait on."""
+        deadline = time.monotonic() + seconds
+        found = await self.read(conversation_id, owner)
+        while (found is not None and found["state"] == RUNNING and (run_id is None or found.get("run_id") == run_id)
+               and time.monotonic() < deadline):
+            await asyncio.sleep(POLL_SECONDS)
+            found = await self.read(conversation_id, owner)
+        return found
 
     async def read(self, conversation_id: str, owner: str) -> StoredItem | None:
         """The owner's record, its state as a reader should see it; None for nothing or someone else's.
