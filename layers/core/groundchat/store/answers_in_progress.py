@@ -198,10 +198,11 @@ class AnswersInProgress:
                               run_id: str | None = None) -> StoredItem | None:
         """`read`, again every POLL_SECONDS while the answer (`run_id`'s, when given) is `running`, for
         at most `seconds`: what the reconnect, the AI SDK's resume and a repeated submit wait on."""
-        deadline = time.monotonic() + seconds
+        clock = asyncio.get_running_loop().time  # monotonic; the module's `time` is the leases' wall clock
+        deadline = clock() + seconds
         found = await self.read(conversation_id, owner)
         while (found is not None and found["state"] == RUNNING and (run_id is None or found.get("run_id") == run_id)
-               and time.monotonic() < deadline):
+               and clock() < deadline):
             await asyncio.sleep(POLL_SECONDS)
             found = await self.read(conversation_id, owner)
         return found
