@@ -11,8 +11,8 @@ Output (the paths template.yaml's CodeUri and ContentUri name):
     build/model/python/          the model layer: layers/model/requirements.txt (onnxruntime and
                                  tokenizers, pinned by hash) and groundchat_model/, the selected
                                  embedding model's files with their manifest (search/model_bundle.py)
-    build/functions/chat/        chat_function/ and run.sh (executable: the Web Adapter runs it)
-    build/functions/share/       share_function/
+    build/functions/chat/        chat_function/, page_assets/ and run.sh (executable: the Web Adapter runs it)
+    build/functions/share/       share_function/ and page_assets/
     build/functions/ingest/      ingest_function/ and the project's docs/ (a corpus source)
     build/functions/sweep/       sweep_function/ (releases expired spending reservations)
 
@@ -27,8 +27,10 @@ source only.
 
 Then prints each artifact's size, unzipped and zipped, and fails when a function with its layers
 is over Lambda's 250 MB unzipped limit. The layer never carries the command, the local stack or the
-test kit (cli/groundchat_cli, testkit/groundchat_testkit): the build stops if any of it is found,
-and one line reports the size of the layer's own code.
+test kit (cli/groundchat_cli, testkit/groundchat_testkit), nor page code (.js, .css: the
+transcript's script and style are functions/pages/page_assets, which only the chat and share
+artifacts carry): the build stops if any of it is found, and one line reports the size of the
+layer's own code.
 """
 from __future__ import annotations
 
@@ -71,6 +73,8 @@ LOCAL_ONLY_OLD_PATHS = ("groundchat/cli.py", "groundchat/localstack.py", "ground
                         "groundchat/store/run_repair.py")
 LOCAL_ONLY_IMPORTS = ("fastapi", "starlette", "uvicorn", "moto")
 NOT_SHIPPED = "cli/ (the command, the local stack), testkit/ (test doubles)"
+# What a browser loads: only the functions that serve pages carry it, never the layer.
+PAGE_CODE_SUFFIXES = (".js", ".css")
 
 PLATFORMS = {
     # manylinux2014 is the tag most wheels carry; Lambda's Amazon Linux 2023 (glibc 2.34) also runs
@@ -87,9 +91,13 @@ class FunctionSource:
     extra: tuple[tuple[str, str], ...] = ()  # (repo path, path in the artifact)
 
 
+# The transcript's script and style with their server: in the artifacts of the functions that serve
+# pages (chat and share), beside the function's own package.
+PAGE_ASSETS = ("functions/pages/page_assets", "page_assets")
+
 FUNCTIONS = (
-    FunctionSource("chat", "chat_function", (("functions/chat/run.sh", "run.sh"),)),
-    FunctionSource("share", "share_function"),
+    FunctionSource("chat", "chat_function", (("functions/chat/run.sh", "run.sh"), PAGE_ASSETS)),
+    FunctionSource("share", "share_function", (PAGE_ASSETS,)),
     FunctionSource("ingest", "ingest_function", (("docs", "docs"),)),
     FunctionSource("sweep", "sweep_function"),
 )
@@ -180,6 +188,10 @@ def build_layer(arch: str, build: Path = BUILD, *, with_dependencies: bool = Tru
     if local_only:
         raise SystemExit(f"the layer must not contain local-only code: {', '.join(local_only)}"
                          " (it belongs in cli/ or testkit/)")
+    page_code = page_code_in_layer(site)
+    if page_code:
+        raise SystemExit(f"the layer must not contain page code: {', '.join(page_code)}"
+                         f" (it belongs in {PAGE_ASSETS[0]}/ or a function's static/)")
     return layer
 
 
@@ -228,6 +240,14 @@ def local_only_in_layer(site: Path) -> list[str]:
             if imported:
                 found.append(f"{module.relative_to(site).as_posix()} (imports {', '.join(imported)})")
     return found
+
+
+def page_code_in_layer(site: Path) -> list[str]:
+    """The core package's files a browser would load (scripts, styles), relative to `site`; [] when
+    clean. The ingest and sweep functions carry the layer and serve no page."""
+    core = site / "groundchat"
+    return sorted(f.relative_to(site).as_posix() for f in core.rglob("*")
+                  if f.is_file() and f.suffix in PAGE_CODE_SUFFIXES)
 
 
 def layer_code_line(layer: Path) -> str:

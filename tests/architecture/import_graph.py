@@ -12,6 +12,7 @@ FORBIDDEN_TOP_LEVEL = {
     "share_function": "a function package",
     "ingest_function": "a function package",
     "sweep_function": "a function package",
+    "page_assets": "the pages' script and style (the page-serving functions' own)",
     "groundchat_cli": "the CLI package",
     "groundchat_testkit": "the test kit",
     "fastapi": "a web framework",

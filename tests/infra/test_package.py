@@ -9,7 +9,6 @@ def test_code_only_build_lays_out_layer_and_functions(tmp_path):
     functions = package.build_functions(tmp_path)
     layer = package.build_layer("x86_64", tmp_path, with_dependencies=False)
     assert (layer / "python" / "groundchat" / "__init__.py").exists()
-    assert (layer / "python" / "groundchat" / "web" / "transcript.js").exists()
     assert (layer / "python" / "groundchat" / "data" / "axe_rules.json").exists()
     assert not list(layer.rglob("__pycache__"))
     assert (functions["chat"] / "chat_function" / "static" / "chat.html").exists()
@@ -18,11 +17,41 @@ def test_code_only_build_lays_out_layer_and_functions(tmp_path):
     assert all((functions["chat"] / "chat_function" / "static" / name).exists() for name in ("chat.js", "runs.js", "trace.js"))
     assert (functions["share"] / "share_function" / "static" / "shared.js").exists()
     assert (layer / "python" / "groundchat" / "data" / "security_headers.json").exists()
-    # A function's artifact holds its own package only: none imports another function.
-    assert sorted(p.name for p in functions["share"].iterdir()) == ["share_function"]
-    assert sorted(p.name for p in functions["chat"].iterdir()) == ["chat_function", "run.sh"]
+    # A function's artifact holds its own package (and the pages' assets where it serves pages):
+    # none imports another function.
+    assert sorted(p.name for p in functions["share"].iterdir()) == ["page_assets", "share_function"]
+    assert sorted(p.name for p in functions["chat"].iterdir()) == ["chat_function", "page_assets", "run.sh"]
     assert sorted(p.name for p in functions["sweep"].iterdir()) == ["sweep_function"]
     assert (functions["sweep"] / "sweep_function" / "handler.py").exists()
+
+
+def test_the_page_code_ships_with_the_page_serving_functions_and_never_in_the_layer(tmp_path):
+    functions = package.build_functions(tmp_path)
+    layer = package.build_layer("x86_64", tmp_path, with_dependencies=False)
+    page_code = sorted(f.relative_to(layer).as_posix() for f in layer.rglob("*") if f.suffix in (".js", ".css"))
+    assert page_code == []
+    assert package.page_code_in_layer(layer / "python") == []
+    for name in ("chat", "share"):
+        assets = functions[name] / "page_assets"
+        assert sorted(f.name for f in assets.iterdir() if f.suffix in (".js", ".css")) == ["transcript.css", "transcript.js"]
+        assert (assets / "assets.py").exists()
+    for name in ("ingest", "sweep"):
+        assert [f.name for f in functions[name].rglob("*") if f.suffix in (".js", ".css")] == []
+
+
+def test_page_code_in_the_core_package_stops_the_build(tmp_path, monkeypatch):
+    fake_core = tmp_path / "core"
+    package.shutil.copytree(package.CORE_PACKAGE, fake_core, ignore=package._ignore)
+    (fake_core / "web" / "transcript.js").write_text("console.log(1);\n")
+    (fake_core / "web" / "page.css").write_text("p {}\n")
+    monkeypatch.setattr(package, "CORE_PACKAGE", fake_core)
+    try:
+        package.build_layer("x86_64", tmp_path / "build", with_dependencies=False)
+    except SystemExit as exc:
+        assert str(exc) == ("the layer must not contain page code: groundchat/web/page.css, groundchat/web/transcript.js"
+                            " (it belongs in functions/pages/page_assets/ or a function's static/)")
+    else:
+        raise AssertionError("a layer with page code was built")
 
 
 def test_size_report_passes_under_and_fails_over_the_limit(tmp_path):

@@ -130,7 +130,7 @@ def test_every_share_route_is_routed_to_the_share_function(resources):
 
     from share_function.app import create_share_app
 
-    from groundchat.web.assets import ASSETS
+    from page_assets.assets import ASSETS
 
     # The transcript's assets are served by the chat function in AWS; the share function serves
     # them only when it runs on its own.

@@ -11,7 +11,7 @@ from groundchat.views.actions import build_address, page_registry, returned_valu
 
 
 def page_copy() -> dict:
-    js = resources.files("groundchat").joinpath("web/transcript.js").read_text()
+    js = resources.files("page_assets").joinpath("transcript.js").read_text()
     return json.loads(re.search(r"const VIEW_ACTIONS = (\{.*\});\n", js).group(1))
 
 
@@ -31,7 +31,7 @@ def test_addresses_are_built_from_the_action_and_the_values():
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_page_script_builds_the_same_addresses():
-    script = resources.files("groundchat").joinpath("web/transcript.js").read_text()
+    script = resources.files("page_assets").joinpath("transcript.js").read_text()
     probe = script + """
 const { actionAddress } = window.GroundchatTranscript;
 console.log(JSON.stringify([

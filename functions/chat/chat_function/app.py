@@ -40,7 +40,7 @@ from groundchat.store.conversations import ConversationBusy, public_conversation
 from groundchat.store.deletion import FINISHED, delete_conversation
 from groundchat.store.feedback import public_feedback, reasons as feedback_reasons
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
-from groundchat.web.assets import ASSETS, asset
+from page_assets.assets import ASSETS, asset
 from groundchat.web.pages import fill, sign_in_kind
 from groundchat.web.security_headers import SecurityHeaders, security_headers
 

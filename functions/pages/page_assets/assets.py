@@ -1,4 +1,4 @@
-"""The page assets both functions serve (the transcript's script and style), read from the core."""
+"""The page assets both page-serving functions serve (the transcript's script and style)."""
 from __future__ import annotations
 
 from importlib import resources
@@ -12,4 +12,4 @@ ASSETS = {
 def asset(name: str) -> tuple[str, str]:
     """(text, media type) of a shared asset; KeyError for anything else."""
     media_type = ASSETS[name]
-    return resources.files("groundchat").joinpath(f"web/{name}").read_text(), media_type
+    return resources.files("page_assets").joinpath(name).read_text(), media_type

@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from groundchat.ids import is_conversation_id
 from groundchat.services import Services, build_services
 from groundchat.web.pages import fill, sign_in_kind
-from groundchat.web.assets import ASSETS, asset
+from page_assets.assets import ASSETS, asset
 from groundchat.web.security_headers import SecurityHeaders, security_headers
 from groundchat.web.http_errors import ErrorBody, error_body, validation_message
 from groundchat.store.availability import store_failure_answer

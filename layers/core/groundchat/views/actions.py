@@ -1,7 +1,7 @@
 """What a form in a view may run. The model names an action and fills its fields from options;
 the page builds the address from the registry below, so the model never writes one.
 
-The page's copy of this registry (VIEW_ACTIONS in web/transcript.js) is tested to match
+The page's copy of this registry (VIEW_ACTIONS in functions/pages/page_assets/transcript.js) is tested to match
 `page_registry()`: embedded, so the live chat and the shared pages need no extra request.
 """
 from __future__ import annotations
