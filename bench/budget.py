@@ -74,7 +74,8 @@ async def concurrency(dynamo, settings) -> dict[str, object]:
     class NoArgs(BaseModel):
         pass
 
-    @define_tool(name="lookup", description="Looks up a figure.", input_model=NoArgs, permission="runs.read")
+    @define_tool(name="lookup", description="Looks up a figure.", input_model=NoArgs, permission="runs.read",
+                 grounding="figures", drawer="plain", offline_template="generic")
     async def lookup(ctx, args):
         return {"answer": 42}
 

@@ -58,7 +58,7 @@ async def allow(permission, caller):
     return True
 
 async def one():
-    registry = ToolRegistry([Tool(name="search_docs", description="s", input_model=Query, permission="docs.read",
+    registry = ToolRegistry([Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="s", input_model=Query, permission="docs.read",
                                   handler=search)], allow)
     model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": "q"})]), Step(text="An answer.")])
     run = await kept_run(model, registry, system="sys", question="q?", conversation_id="c", run_id="r", limits=LoopLimits())

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from groundchat.auth.callers import RUNS_READ, Caller
 from groundchat.tools.base import ToolContext, ToolDefinitionError, ToolError, ToolRefused, ToolRegistry, define_tool
 from groundchat.tools.catalog import all_tools
+from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from tests.conftest import REPO_ROOT
 
 RECIPE = REPO_ROOT / "docs" / "architecture" / "add-a-tool.md"
@@ -31,6 +32,9 @@ class SlowestRunsResult(BaseModel):
     input_model=SlowestRunsArgs,
     permission=RUNS_READ,
     output_model=SlowestRunsResult,
+    grounding=Grounding.FIGURES,
+    drawer=Drawer.RUN_LIST,
+    offline_template=OfflineTemplate.RUN_LIST,
 )
 async def slowest_runs(ctx: ToolContext, args: SlowestRunsArgs) -> SlowestRunsResult:
     return SlowestRunsResult(runs=[f"run-{i}" for i in range(args.limit)])
@@ -46,7 +50,8 @@ async def can(permission: str, caller: Caller) -> bool:
 
 def test_the_recipe_shows_the_steps_this_test_takes():
     text = RECIPE.read_text(encoding="utf-8")
-    for step in ("@define_tool(", "permission=RUNS_READ", "all_tools()", "ToolContext"):
+    for step in ("@define_tool(", "permission=RUNS_READ", "all_tools()", "ToolContext", "grounding=Grounding.FIGURES",
+                 "drawer=Drawer.RUN_LIST", "offline_template=OfflineTemplate.RUN_LIST"):
         assert step in text, step
 
 
@@ -98,3 +103,29 @@ async def test_a_tool_made_by_the_recipe_is_offered_refused_and_run():
 def test_a_tool_without_a_permission_is_refused_at_definition():
     with pytest.raises(ToolDefinitionError):
         define_tool(name="x", description="x", input_model=SlowestRunsArgs)(slowest_runs.handler)
+
+
+def test_a_tool_without_its_facts_or_with_a_misspelt_one_is_refused_at_definition():
+    with pytest.raises(ToolDefinitionError, match="has no grounding"):
+        define_tool(name="x", description="x", input_model=SlowestRunsArgs, permission=RUNS_READ,
+                    drawer=Drawer.RUN_LIST, offline_template=OfflineTemplate.RUN_LIST)(slowest_runs.handler)
+    with pytest.raises(ToolDefinitionError, match="drawer 'run_list' is not one of"):
+        define_tool(name="x", description="x", input_model=SlowestRunsArgs, permission=RUNS_READ, grounding="figures",
+                    drawer="run_list", offline_template=OfflineTemplate.RUN_LIST)(slowest_runs.handler)
+
+
+def test_one_line_in_the_catalog_takes_the_tools_facts_to_the_page_and_the_offline_answerer(monkeypatch):
+    from groundchat.offline.templates import compose
+    from groundchat.tools import catalog
+
+    listed = catalog.all_tools
+    monkeypatch.setattr(catalog, "all_tools", lambda: [*listed(), slowest_runs])  # the one line
+    catalog.page_drawers.cache_clear()
+    catalog.offline_templates.cache_clear()
+    try:
+        assert catalog.page_drawers()["slowest_runs"] == "run-list"
+        written = compose("slowest runs", [("slowest_runs", {"filter": {}, "runs": [{"run_id": "run-9", "model": "m"}]}, False)])
+        assert written.startswith("The latest runs") and "run-9: m" in written
+    finally:
+        catalog.page_drawers.cache_clear()
+        catalog.offline_templates.cache_clear()

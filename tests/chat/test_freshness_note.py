@@ -41,7 +41,7 @@ async def allow(permission, caller):
 
 async def answer(text: str, days: int):
     model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": "q"})]), Step(text=text)])
-    registry = ToolRegistry([Tool(name="search_docs", description="search", input_model=Query, permission=DOCS_READ,
+    registry = ToolRegistry([Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="search", input_model=Query, permission=DOCS_READ,
                                   handler=fake_search)], allow)
     run = await kept_run(model, registry, system="sys", question="What does the law say?",
                          checks=[citation_check, stale_source_note(days, clock=lambda: NOW)])

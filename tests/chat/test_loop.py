@@ -32,8 +32,8 @@ async def allow_all(permission, caller):
 def registry():
     return ToolRegistry(
         [
-            Tool(name="echo", description="returns a value", input_model=Value, permission="runs.read", handler=returns),
-            Tool(name="boom", description="raises", input_model=Value, permission="runs.read", handler=boom),
+            Tool(name="echo", grounding="figures", drawer="plain", offline_template="generic", description="returns a value", input_model=Value, permission="runs.read", handler=returns),
+            Tool(name="boom", grounding="text", drawer="plain", offline_template="generic", description="raises", input_model=Value, permission="runs.read", handler=boom),
         ],
         allow_all,
     )
@@ -151,7 +151,7 @@ async def test_denied_call_is_refused_at_execution_with_an_error_frame():
     async def deny_runs(permission, caller):
         return permission != "runs.read"
 
-    reg = ToolRegistry([Tool(name="echo", description="d", input_model=Value, permission="runs.read", handler=returns)], deny_runs)
+    reg = ToolRegistry([Tool(name="echo", grounding="figures", drawer="plain", offline_template="generic", description="d", input_model=Value, permission="runs.read", handler=returns)], deny_runs)
     model = ScriptedModel([Step(tool_calls=[("echo", {})]), Step(text="ok")])
     frames = [f async for f in run_exchange(await kept_run(model, reg))]
     assert model.requests[0].tools == []  # not offered

@@ -23,7 +23,7 @@ async def fake_compare(ctx, args):
     return {"rows": [{"model": "m1", "context": args.context, "mean_violations": 3.5, "cost_text": "$0.0126"}]}
 
 
-TEST_TOOLS = [Tool(name="compare_contexts", description="compare", input_model=Filter, permission=RUNS_READ, handler=fake_compare)]
+TEST_TOOLS = [Tool(name="compare_contexts", grounding="figures", drawer="contexts", offline_template="contexts", description="compare", input_model=Filter, permission=RUNS_READ, handler=fake_compare)]
 
 
 @dataclass

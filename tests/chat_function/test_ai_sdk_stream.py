@@ -89,8 +89,8 @@ async def broken(ctx, args):
     raise RuntimeError("the index is on fire")
 
 
-DOC_TOOLS = [Tool(name="search_docs", description="search", input_model=Query, permission=DOCS_READ, handler=passages),
-             Tool(name="explain_rule", description="rule", input_model=Query, permission=DOCS_READ, handler=broken)]
+DOC_TOOLS = [Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="search", input_model=Query, permission=DOCS_READ, handler=passages),
+             Tool(name="explain_rule", grounding="text", drawer="rule", offline_template="rule", description="rule", input_model=Query, permission=DOCS_READ, handler=broken)]
 
 
 def test_verified_refs_become_source_parts_an_unverified_one_never_and_a_failed_tool_is_an_output_error(sdk, served, make_env):
@@ -214,7 +214,7 @@ def test_the_heartbeat_comments_pass_the_sdks_parser(sdk, served, make_env, sett
     import httpx
 
     monkeypatch.setattr(settings, "sse_heartbeat_seconds", 0.1)
-    slow = Tool(name="slow_lookup", description="slow", input_model=Nothing, permission=RUNS_READ, handler=slow_lookup)
+    slow = Tool(name="slow_lookup", grounding="figures", drawer="plain", offline_template="generic", description="slow", input_model=Nothing, permission=RUNS_READ, handler=slow_lookup)
     env = make_env(ScriptedModel([Step(tool_calls=[("slow_lookup", {})]), Step(text="Model m1 had 3.5 violations.")] * 2), tools=[slow])
     url = served.url(env.app)
     body = {"id": new_chat_id(), "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "How slow?"}]}]}

@@ -32,7 +32,7 @@ def slow_tool(seconds: float) -> Tool:
         await asyncio.sleep(seconds)
         return {"rows": [{"model": "m1", "mean_violations": 3.5}]}
 
-    return Tool(name="slow_lookup", description="slow", input_model=Nothing, permission=RUNS_READ, handler=slow_lookup)
+    return Tool(name="slow_lookup", grounding="figures", drawer="plain", offline_template="generic", description="slow", input_model=Nothing, permission=RUNS_READ, handler=slow_lookup)
 
 
 async def idle_timeout_proxy(upstream_port: int, idle_timeout: float = IDLE_TIMEOUT) -> tuple[asyncio.AbstractServer, int]:

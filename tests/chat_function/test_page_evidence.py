@@ -97,9 +97,9 @@ async def fake_search(ctx, args: Query):
 
 
 TOOLS = [
-    Tool(name="compare_contexts", description="compare", input_model=Filter, permission=RUNS_READ, handler=fake_compare),
-    Tool(name="list_runs", description="runs", input_model=Filter, permission=RUNS_READ, handler=fake_list_runs),
-    Tool(name="search_docs", description="search", input_model=Query, permission=DOCS_READ, handler=fake_search),
+    Tool(name="compare_contexts", grounding="figures", drawer="contexts", offline_template="contexts", description="compare", input_model=Filter, permission=RUNS_READ, handler=fake_compare),
+    Tool(name="list_runs", grounding="figures", drawer="run-list", offline_template="run-list", description="runs", input_model=Filter, permission=RUNS_READ, handler=fake_list_runs),
+    Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="search", input_model=Query, permission=DOCS_READ, handler=fake_search),
 ]
 
 ANSWER = (

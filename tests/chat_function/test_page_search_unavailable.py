@@ -25,7 +25,7 @@ async def search_that_could_not_run(ctx, args: Query):
 
 
 def test_an_unavailable_search_is_summarised_as_could_not_run(browser, served):
-    tools = [Tool(name="search_docs", description="search", input_model=Query, permission=DOCS_READ,
+    tools = [Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="search", input_model=Query, permission=DOCS_READ,
                   handler=search_that_could_not_run)]
     model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": "contrast"})]),
                            Step(text="I could not search the documents just now.")])

@@ -63,7 +63,7 @@ def gated_tool(gate: threading.Event) -> Tool:
             await asyncio.sleep(0.02)
         return {"rows": [{"model": "m1", "context": "full", "mean_violations": 3.5, "cost_text": "$0.0126"}]}
 
-    return Tool(name="compare_contexts", description="compare", input_model=Nothing, permission=RUNS_READ,
+    return Tool(name="compare_contexts", grounding="figures", drawer="contexts", offline_template="contexts", description="compare", input_model=Nothing, permission=RUNS_READ,
                 handler=wait_then_answer)
 
 

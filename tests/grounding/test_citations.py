@@ -10,7 +10,7 @@ OTHER = {"ref": "0badcafe", "source": "eaa", "section": "Article 4(1)", "title":
 
 
 def _results(*excerpts):
-    return [{"id": "t1", "name": "search_docs", "result": {"outcome": "hit", "excerpts": list(excerpts)}}]
+    return [{"id": "t1", "name": "search_docs", "grounding": "text", "result": {"outcome": "hit", "excerpts": list(excerpts)}}]
 
 
 async def test_real_ref_verified_invented_unverified():

@@ -179,7 +179,7 @@ async def _search(ctx, args):
     return {"outcome": "hit", "excerpts": [FOCUS, DEADLINE]}
 
 
-SEARCH = Tool(name="search_docs", description="d", input_model=Query, permission="docs.read", handler=_search)
+SEARCH = Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="d", input_model=Query, permission="docs.read", handler=_search)
 ANSWER = "Keyboard users always see where the focus is [1a2b3c4d]. The rules apply from 28 June 2030 [5e6f7a8b]."
 
 

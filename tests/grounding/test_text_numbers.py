@@ -17,7 +17,7 @@ ROWS = {"rows": [{"context": "guidelines", "mean_violations": 3.5167, "completio
                   "mean_cost": "0.01256", "mean_cost_text": "$0.0126"}]}
 EXCERPT = {"outcome": "hit", "excerpts": [{"ref": "3f9a1b2c", "section": "1.4.3",
                                            "text": "body copy needs 4.5:1 against its background"}]}
-RESULTS = [{"id": "a", "name": "compare_contexts", "result": ROWS}, {"id": "b", "name": "search_docs", "result": EXCERPT}]
+RESULTS = [{"id": "a", "name": "compare_contexts", "grounding": "figures", "result": ROWS}, {"id": "b", "name": "search_docs", "grounding": "text", "result": EXCERPT}]
 
 
 @pytest.mark.parametrize("sentence", [
@@ -43,7 +43,7 @@ def test_a_garbled_figure_is_flagged_once_with_why():
 
 def test_a_passages_search_score_grounds_no_figure():
     scored = {"outcome": "hit", "excerpts": [{**EXCERPT["excerpts"][0], "score": 3.381225}]}
-    results = [{"id": "b", "name": "search_docs", "result": scored}]
+    results = [{"id": "b", "name": "search_docs", "grounding": "text", "result": scored}]
     assert [f["text"] for f in unverified_numbers("About 3.4 of them, or 3.", "q", results)] == ["3.4", "3"]
     assert unverified_numbers("Text needs 4.5:1 [3f9a1b2c].", "q", results) == []  # the passage's own figures still do
 
@@ -64,7 +64,7 @@ async def test_through_the_loop_the_citations_frame_lists_the_unverified_figures
     async def allow(permission, caller):
         return True
 
-    registry = ToolRegistry([Tool(name="compare_contexts", description="d", input_model=NoArgs, permission="runs.read",
+    registry = ToolRegistry([Tool(name="compare_contexts", grounding="figures", drawer="contexts", offline_template="contexts", description="d", input_model=NoArgs, permission="runs.read",
                                   handler=compare)], allow)
     model = ScriptedModel([Step(tool_calls=[("compare_contexts", {})]),
                            Step(text="Guidelines: 3.52 violations per run at $0.0126, not 4.1.")])

@@ -6,12 +6,12 @@ import pytest
 from groundchat.grounding.view_numbers import returned_numbers, shown_numbers, ungrounded
 
 RESULTS = [
-    {"name": "compare_contexts", "result": {"by_context": [
+    {"name": "compare_contexts", "grounding": "figures", "result": {"by_context": [
         {"context": "none", "runs": 120, "completion_rate": 0.875, "mean_violations": 4.41,
          "mean_cost": "0.02949117", "mean_cost_text": "$0.0295", "link": "/chat/runs?context=none"}]}},
-    {"name": "top_rules", "result": {"graded_runs": 432, "rules": [{"rule_id": "color-contrast", "count": 164, "share_of_graded_runs": 0.3796}]}},
-    # Not a data tool: its numbers ground nothing.
-    {"name": "search_docs", "result": {"excerpts": [{"text": "text needs 4.5 to 1 contrast", "score": 7.25}]}},
+    {"name": "top_rules", "grounding": "figures", "result": {"graded_runs": 432, "rules": [{"rule_id": "color-contrast", "count": 164, "share_of_graded_runs": 0.3796}]}},
+    # Its class is text, not figures: its numbers ground nothing in a view.
+    {"name": "search_docs", "grounding": "text", "result": {"excerpts": [{"text": "text needs 4.5 to 1 contrast", "score": 7.25}]}},
 ]
 
 

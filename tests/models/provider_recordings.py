@@ -221,9 +221,9 @@ def _tools() -> ToolRegistry:
 
     return ToolRegistry(
         [
-            Tool(name="lookup", description="Look something up.", input_model=Query, permission="runs.read", handler=lookup),
-            Tool(name="empty", description="Finds nothing.", input_model=Query, permission="runs.read", handler=empty),
-            Tool(name="boom", description="Always fails.", input_model=Query, permission="runs.read", handler=boom),
+            Tool(name="lookup", grounding="figures", drawer="plain", offline_template="generic", description="Look something up.", input_model=Query, permission="runs.read", handler=lookup),
+            Tool(name="empty", grounding="text", drawer="plain", offline_template="generic", description="Finds nothing.", input_model=Query, permission="runs.read", handler=empty),
+            Tool(name="boom", grounding="text", drawer="plain", offline_template="generic", description="Always fails.", input_model=Query, permission="runs.read", handler=boom),
         ],
         _allow,
     )

@@ -78,6 +78,11 @@ async def test_page_draws_with_the_shared_transcript_code_and_states_the_date(cl
     assert f'what the database held on <span class="date">{day}</span>, the day it was\n    answered' in page
     embedded = page.split('<script id="conversation-data" type="application/json">')[1].split("</script>")[0]
     assert json.loads(embedded)["messages"][0]["content"] == "Which context level is best?"
+    # Which drawer draws each tool is the tool's own fact, served with the page.
+    from groundchat.tools.catalog import page_drawers
+
+    drawers = page.split('<script id="tool-drawers" type="application/json">')[1].split("</script>")[0]
+    assert json.loads(drawers) == page_drawers() and json.loads(drawers)["compare_contexts"] == "contexts"
     js = await client.get("/static/transcript.js")
     assert js.status_code == 200 and "GroundchatTranscript" in js.text
     assert js.headers["content-type"].startswith("text/javascript")
@@ -187,6 +192,7 @@ async def test_the_shared_page_runs_no_inline_script_and_loads_its_own(client):
     opening_tags = re.findall(r"<script\b[^>]*>", page)
     # Each script is a file of this site, or a data block a browser never runs; no handler attribute.
     assert opening_tags == ['<script id="conversation-data" type="application/json">',
+                            '<script id="tool-drawers" type="application/json">',
                             '<script src="../../static/transcript.js">', '<script src="../../static/shared.js">']
     assert not re.search(r"<[a-z][^>]*\son[a-z]+\s*=", page)
     script = await client.get("/static/shared.js")

@@ -23,7 +23,8 @@ class LookupInput(BaseModel):
     pass
 
 
-@define_tool(name="lookup", description="Looks up the benchmark's figures.", input_model=LookupInput, permission="runs.read")
+@define_tool(name="lookup", description="Looks up the benchmark's figures.", input_model=LookupInput, permission="runs.read",
+             grounding="figures", drawer="plain", offline_template="generic")
 async def lookup(ctx: ToolContext, args: LookupInput) -> dict[str, Any]:
     return {"answer": 42}
 

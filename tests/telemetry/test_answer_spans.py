@@ -25,7 +25,7 @@ async def allow_all(permission, caller):
 
 
 async def answer(question="What does 1.4.3 need?"):
-    registry = ToolRegistry([Tool(name="search_docs", description="search", input_model=Query, permission="docs.read",
+    registry = ToolRegistry([Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="search", input_model=Query, permission="docs.read",
                                   handler=search_docs)], allow_all)
     model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": question})]), Step(text="It needs contrast.")])
     run = await kept_run(model, registry, system="sys", question=question, conversation_id="c1", run_id="r1",
@@ -106,7 +106,7 @@ async def test_in_lambda_the_spans_leave_after_the_last_frame_and_before_the_str
     built = sdk.build(BatchSpanProcessor(exported, schedule_delay_millis=60_000), InMemoryMetricReader())
     telemetry.install(built)
     try:
-        registry = ToolRegistry([Tool(name="search_docs", description="search", input_model=Query, permission="docs.read",
+        registry = ToolRegistry([Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="search", input_model=Query, permission="docs.read",
                                       handler=search_docs)], allow_all)
         model = ScriptedModel([Step(text="Hello.")])
         run = await kept_run(model, registry, system="sys", question="Hi?", conversation_id="c1", run_id="r1",

@@ -27,7 +27,7 @@ async def compare(ctx, args):
     return {"rows": [{"context": args.context, "mean_violations": 3.5}]}
 
 
-TOOLS = [Tool(name="compare_contexts", description="compare", input_model=Filter, permission=RUNS_READ, handler=compare)]
+TOOLS = [Tool(name="compare_contexts", grounding="figures", drawer="contexts", offline_template="contexts", description="compare", input_model=Filter, permission=RUNS_READ, handler=compare)]
 
 
 def services_for(settings, dynamo, model=None):

@@ -47,10 +47,10 @@ console.log(JSON.stringify([
 
 def test_valid_option_values_are_the_names_data_tools_returned():
     results = [
-        {"name": "compare_contexts", "result": {"by_context": [{"model": "all models", "context": "none"}],
+        {"name": "compare_contexts", "grounding": "figures", "result": {"by_context": [{"model": "all models", "context": "none"}],
                                                 "rows": [{"model": "atlas-large", "context": "checklist"}]}},
-        {"name": "list_runs", "result": {"runs": [{"run_id": "run-1", "task": "signup-form", "label": "round-1"}]}},
-        {"name": "search_docs", "result": {"excerpts": [{"context": "not a context level"}]}},
+        {"name": "list_runs", "grounding": "figures", "result": {"runs": [{"run_id": "run-1", "task": "signup-form", "label": "round-1"}]}},
+        {"name": "search_docs", "grounding": "text", "result": {"excerpts": [{"context": "not a context level"}]}},
     ]
     assert returned_values(results) == {"model": {"atlas-large"}, "context": {"none", "checklist"},
                                         "task": {"signup-form"}, "label": {"round-1"}, "run_id": {"run-1"}}

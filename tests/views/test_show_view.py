@@ -62,7 +62,7 @@ async def test_an_invented_number_is_refused_with_where_it_is(ask, figures):
 async def test_a_sum_of_two_returned_numbers_is_refused(ask, figures):
     a, b = figures["by_context"][0], figures["by_context"][1]
     total = round(a["mean_violations"] + b["mean_violations"], 2)
-    assert Decimal(str(total)) not in returned_numbers([{"name": "compare_contexts", "result": figures}])
+    assert Decimal(str(total)) not in returned_numbers([{"name": "compare_contexts", "grounding": "figures", "result": figures}])
     answer = await ask(script(table_view([["none + checklist", total]])))
     assert f"rows[0][1]: {total!r} is not a number" in answer.results("show_view")[0]["error"]
 

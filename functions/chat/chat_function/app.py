@@ -41,7 +41,7 @@ from groundchat.store.deletion import FINISHED, delete_conversation
 from groundchat.store.feedback import public_feedback, reasons as feedback_reasons
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from page_assets.assets import ASSETS, asset
-from groundchat.web.pages import fill, sign_in_kind
+from groundchat.web.pages import fill, sign_in_kind, tool_drawers
 from groundchat.web.security_headers import SecurityHeaders, security_headers
 
 may_chat = Depends(allowed(CHAT_USE))
@@ -295,7 +295,8 @@ def _page_routes(app: FastAPI) -> None:
         # The bot's name is configuration, not markup: escaped for the text and attributes it fills.
         settings = services_of(request).settings
         return HTMLResponse(fill(template, {"BOT_NAME": html.escape(settings.bot_name),
-                                            "SIGN_IN": sign_in_kind(settings.auth_mode)}))
+                                            "SIGN_IN": sign_in_kind(settings.auth_mode),
+                                            "TOOL_DRAWERS": tool_drawers()}))
 
     @app.get("/chat/runs", response_class=HTMLResponse, responses=HTML)
     async def runs_page(request: Request) -> HTMLResponse:

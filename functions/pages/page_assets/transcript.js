@@ -627,106 +627,164 @@
     return n + " " + (n === 1 ? one : many);
   }
 
-  const TOOL_VIEWS = {
-    compare_contexts(result) {
-      const box = document.createDocumentFragment();
-      const f = filterText(result.filter);
-      if (f) box.appendChild(el("p", "tool-note", f));
-      if (result.by_context && result.by_context.length) {
-        box.appendChild(dataTable("By context level, all models", contextColumns(false), result.by_context));
-      }
-      if (result.rows && result.rows.length) box.appendChild(dataTable("By model and context level", contextColumns(true), result.rows));
-      if (result.note) box.appendChild(el("p", "tool-note", result.note));
-      return box;
+  // How the page draws a tool's call: a body for its result (none: its plain fields), the words
+  // after its name once it answered, its arguments (none: "key: value"). Which tool takes which
+  // drawer is the tool's own fact (`Tool.drawer`, tools/facts.py, whose values a test keeps equal to
+  // these keys), served with the page (#tool-drawers); a tool the page was not told of is drawn plainly.
+  const DRAWERS = {
+    contexts: {
+      body(result) {
+        const box = document.createDocumentFragment();
+        const f = filterText(result.filter);
+        if (f) box.appendChild(el("p", "tool-note", f));
+        if (result.by_context && result.by_context.length) {
+          box.appendChild(dataTable("By context level, all models", contextColumns(false), result.by_context));
+        }
+        if (result.rows && result.rows.length) box.appendChild(dataTable("By model and context level", contextColumns(true), result.rows));
+        if (result.note) box.appendChild(el("p", "tool-note", result.note));
+        return box;
+      },
+      summary: (result) => plural((result.rows || []).length, "row", "rows"),
     },
-    list_runs(result) {
-      const box = document.createDocumentFragment();
-      const f = filterText(result.filter);
-      if (f) box.appendChild(el("p", "tool-note", f));
-      const runs = result.runs || [];
-      box.appendChild(dataTable(plural(runs.length, "run", "runs") + " shown", runColumns, runs));
-      if (result.more) {
-        const p = el("p", "tool-note", "More runs match: ");
-        p.appendChild(link("see them in the run list", runListAddress(result.filter)));
-        box.appendChild(p);
-      }
-      return box;
+    "run-list": {
+      body(result) {
+        const box = document.createDocumentFragment();
+        const f = filterText(result.filter);
+        if (f) box.appendChild(el("p", "tool-note", f));
+        const runs = result.runs || [];
+        box.appendChild(dataTable(plural(runs.length, "run", "runs") + " shown", runColumns, runs));
+        if (result.more) {
+          const p = el("p", "tool-note", "More runs match: ");
+          p.appendChild(link("see them in the run list", runListAddress(result.filter)));
+          box.appendChild(p);
+        }
+        return box;
+      },
+      summary: (result) => plural((result.runs || []).length, "run", "runs") + (result.more ? ", more match" : ""),
     },
-    get_run(result) {
-      const box = document.createDocumentFragment();
-      box.appendChild(facts([
-        ["Run", link(shown(result.run_id), result.link)],
-        ["Model", link(shown(result.model), result.model_link)],
-        ["Context", link(shown(result.context), result.context_link)],
-        ["Task", result.task], ["Label", result.label], ["Outcome", result.outcome],
-        ["Started", time(result.started_at)],
-        ["Violations", result.violation_count], ["Failing elements", result.node_count], ["Cost", result.cost_text],
-        ["Tokens in / out", result.tokens_in === undefined ? undefined : shown(result.tokens_in) + " / " + shown(result.tokens_out)],
-      ]));
-      const violations = result.violations || [];
-      if (violations.length) {
-        box.appendChild(dataTable("Rules this run broke", [
-          { label: "Rule", get: (v) => v.rule_id, href: (v) => v.rule_link },
-          { label: "Impact", get: (v) => v.impact },
-          { label: "WCAG", get: (v) => (v.wcag_tags || []).join(", ") },
-          { label: "Elements", get: (v) => v.node_count, num: true },
-        ], violations));
-      }
-      return box;
+    run: {
+      body(result) {
+        const box = document.createDocumentFragment();
+        box.appendChild(facts([
+          ["Run", link(shown(result.run_id), result.link)],
+          ["Model", link(shown(result.model), result.model_link)],
+          ["Context", link(shown(result.context), result.context_link)],
+          ["Task", result.task], ["Label", result.label], ["Outcome", result.outcome],
+          ["Started", time(result.started_at)],
+          ["Violations", result.violation_count], ["Failing elements", result.node_count], ["Cost", result.cost_text],
+          ["Tokens in / out", result.tokens_in === undefined ? undefined : shown(result.tokens_in) + " / " + shown(result.tokens_out)],
+        ]));
+        const violations = result.violations || [];
+        if (violations.length) {
+          box.appendChild(dataTable("Rules this run broke", [
+            { label: "Rule", get: (v) => v.rule_id, href: (v) => v.rule_link },
+            { label: "Impact", get: (v) => v.impact },
+            { label: "WCAG", get: (v) => (v.wcag_tags || []).join(", ") },
+            { label: "Elements", get: (v) => v.node_count, num: true },
+          ], violations));
+        }
+        return box;
+      },
+      summary: (result) => "run " + shown(result.run_id),
     },
-    top_rules(result) {
-      const box = document.createDocumentFragment();
-      const f = filterText(result.filter);
-      if (f) box.appendChild(el("p", "tool-note", f));
-      const caption = "Rules broken most often" + (result.graded_runs !== undefined ? ", of " + plural(result.graded_runs, "graded run", "graded runs") : "");
-      box.appendChild(dataTable(caption, [
-        { label: "Rule", get: (r) => r.rule_id, href: (r) => r.link },
-        { label: "Impact", get: (r) => r.impact },
-        { label: "Runs", get: (r) => r.count, num: true },
-        { label: "Share", get: (r) => percent(r.share_of_graded_runs), num: true },
-        { label: "Elements", get: (r) => r.nodes, num: true },
-        { label: "WCAG", get: (r) => (r.wcag || []).join(", ") || "best practice" },
-      ], result.rules || []));
-      return box;
+    "rule-counts": {
+      body(result) {
+        const box = document.createDocumentFragment();
+        const f = filterText(result.filter);
+        if (f) box.appendChild(el("p", "tool-note", f));
+        const caption = "Rules broken most often" + (result.graded_runs !== undefined ? ", of " + plural(result.graded_runs, "graded run", "graded runs") : "");
+        box.appendChild(dataTable(caption, [
+          { label: "Rule", get: (r) => r.rule_id, href: (r) => r.link },
+          { label: "Impact", get: (r) => r.impact },
+          { label: "Runs", get: (r) => r.count, num: true },
+          { label: "Share", get: (r) => percent(r.share_of_graded_runs), num: true },
+          { label: "Elements", get: (r) => r.nodes, num: true },
+          { label: "WCAG", get: (r) => (r.wcag || []).join(", ") || "best practice" },
+        ], result.rules || []));
+        return box;
+      },
+      summary: (result) => plural((result.rules || []).length, "rule", "rules"),
     },
-    search_docs(result) {
-      if (result.outcome === "empty") return el("p", "tool-note", "Nothing in the docs matched.");
-      if (result.outcome === "unavailable") return el("p", "tool-note", "The search could not run (" + shown(result.reason) + ").");
-      const list = el("ol", "excerpts");
-      for (const x of result.excerpts || []) {
-        const li = list.appendChild(el("li"));
-        li.appendChild(el("p", "excerpt-title")).appendChild(link(x.title || x.section || x.ref, x.url));
-        const meta = li.appendChild(el("p", "excerpt-meta"));
-        meta.append((SOURCE_NAMES[x.source] || shown(x.source)) + " · section " + shown(x.section) + " · ");
-        if (x.updated_at) { meta.append("updated "); meta.appendChild(time(x.updated_at)); meta.append(" · "); }
-        meta.appendChild(el("span", "badge", sourceLabel(x.source, x.section)));
-        const text = String(x.text || "");
-        li.appendChild(excerpt(text.length > 320 ? text.slice(0, 320).trimEnd() + " …" : text));
-      }
-      return list;
+    excerpts: {
+      body(result) {
+        if (result.outcome === "empty") return el("p", "tool-note", "Nothing in the docs matched.");
+        if (result.outcome === "unavailable") return el("p", "tool-note", "The search could not run (" + shown(result.reason) + ").");
+        const list = el("ol", "excerpts");
+        for (const x of result.excerpts || []) {
+          const li = list.appendChild(el("li"));
+          li.appendChild(el("p", "excerpt-title")).appendChild(link(x.title || x.section || x.ref, x.url));
+          const meta = li.appendChild(el("p", "excerpt-meta"));
+          meta.append((SOURCE_NAMES[x.source] || shown(x.source)) + " · section " + shown(x.section) + " · ");
+          if (x.updated_at) { meta.append("updated "); meta.appendChild(time(x.updated_at)); meta.append(" · "); }
+          meta.appendChild(el("span", "badge", sourceLabel(x.source, x.section)));
+          const text = String(x.text || "");
+          li.appendChild(excerpt(text.length > 320 ? text.slice(0, 320).trimEnd() + " …" : text));
+        }
+        return list;
+      },
+      summary(result) {
+        // An unavailable search carries an empty list too: it did not find nothing, it could not look.
+        if (result.outcome === "unavailable") return "the search could not run (" + shown(result.reason) + ")";
+        return result.outcome === "ok" || result.excerpts ? plural((result.excerpts || []).length, "excerpt", "excerpts") : shown(result.outcome);
+      },
     },
-    explain_rule(result) {
-      const box = document.createDocumentFragment();
-      const rule = el("p", "rule");
-      rule.append("Rule ");
-      rule.appendChild(link(shown(result.rule_id), result.link));
-      rule.append(" · impact " + shown(result.impact) + (result.best_practice ? " · best practice" : ""));
-      if (result.help_url) { rule.append(" · "); rule.appendChild(link("axe rule help", result.help_url)); }
-      box.appendChild(rule);
-      const criteria = result.criteria || [];
-      if (!criteria.length) box.appendChild(el("p", "tool-note", shown(result.wcag)));
-      const list = el("ul", "criteria");
-      for (const c of criteria) {
-        const li = list.appendChild(el("li"));
-        li.appendChild(link(c.number + " " + (c.handle || ""), c.url));
-        li.append(" · " + (c.level ? "Level " + c.level : "no level") + (c.obsolete ? " · obsolete in WCAG 2.2" : "") + " · ");
-        li.appendChild(el("span", "badge", "normative"));
-        if (c.text) li.appendChild(excerpt(c.text));
-      }
-      if (criteria.length) box.appendChild(list);
-      return box;
+    rule: {
+      body(result) {
+        const box = document.createDocumentFragment();
+        const rule = el("p", "rule");
+        rule.append("Rule ");
+        rule.appendChild(link(shown(result.rule_id), result.link));
+        rule.append(" · impact " + shown(result.impact) + (result.best_practice ? " · best practice" : ""));
+        if (result.help_url) { rule.append(" · "); rule.appendChild(link("axe rule help", result.help_url)); }
+        box.appendChild(rule);
+        const criteria = result.criteria || [];
+        if (!criteria.length) box.appendChild(el("p", "tool-note", shown(result.wcag)));
+        const list = el("ul", "criteria");
+        for (const c of criteria) {
+          const li = list.appendChild(el("li"));
+          li.appendChild(link(c.number + " " + (c.handle || ""), c.url));
+          li.append(" · " + (c.level ? "Level " + c.level : "no level") + (c.obsolete ? " · obsolete in WCAG 2.2" : "") + " · ");
+          li.appendChild(el("span", "badge", "normative"));
+          if (c.text) li.appendChild(excerpt(c.text));
+        }
+        if (criteria.length) box.appendChild(list);
+        return box;
+      },
+      summary: (result) => shown(result.wcag),
     },
+    "past-exchanges": {
+      summary(result) {
+        // On a shared page the owner's past conversations are withheld: only how many were consulted.
+        if (result.outcome === "withheld") return String(result.note || "past conversations consulted, not shown here");
+        return plural((result.excerpts || []).length, "past exchange", "past exchanges");
+      },
+    },
+    // The view itself is drawn by its own frame: its call says what it shows, and has no body.
+    view: {
+      bodiless: true,
+      summary: () => "view shown",
+      args(args) {
+        const parts = (args.parts || []).map((p) => (p && p.type) || "?");
+        return "view: " + shown(args.title) + (parts.length ? " (" + parts.join(", ") + ")" : "");
+      },
+    },
+    plain: {},
   };
+
+  // The map tool name -> drawer the server filled into the page, read once.
+  let toolDrawers = null;
+  function drawerFor(name) {
+    if (toolDrawers === null) {
+      const data = global.document && document.getElementById("tool-drawers");
+      try {
+        toolDrawers = data ? JSON.parse(data.textContent) : {};
+      } catch (e) {
+        toolDrawers = {};
+      }
+    }
+    const drawer = Object.prototype.hasOwnProperty.call(toolDrawers, name) ? toolDrawers[name] : "plain";
+    return Object.prototype.hasOwnProperty.call(DRAWERS, drawer) ? DRAWERS[drawer] : DRAWERS.plain;
+  }
 
   // Corpus text is Markdown too (the converters keep lists and emphasis): the same safe subset.
   function excerpt(text) {
@@ -735,32 +793,15 @@
     return quote;
   }
 
-  function resultSummary(name, result) {
+  function resultSummary(drawer, result) {
     if (!result || typeof result !== "object") return "done";
-    if (name === "list_runs") return plural((result.runs || []).length, "run", "runs") + (result.more ? ", more match" : "");
-    if (name === "compare_contexts") return plural((result.rows || []).length, "row", "rows");
-    if (name === "top_rules") return plural((result.rules || []).length, "rule", "rules");
-    if (name === "get_run") return "run " + shown(result.run_id);
-    // An unavailable search carries an empty list too: it did not find nothing, it could not look.
-    if (name === "search_docs" && result.outcome === "unavailable") return "the search could not run (" + shown(result.reason) + ")";
-    if (name === "search_docs") return result.outcome === "ok" || result.excerpts ? plural((result.excerpts || []).length, "excerpt", "excerpts") : shown(result.outcome);
-    if (name === "explain_rule") return shown(result.wcag);
-    if (name === "search_my_conversations") {
-      // On a shared page the owner's past conversations are withheld: only how many were consulted.
-      if (result.outcome === "withheld") return String(result.note || "past conversations consulted, not shown here");
-      return plural((result.excerpts || []).length, "past exchange", "past exchanges");
-    }
-    if (name === "show_view") return "view shown";
-    return "done";
+    return drawer.summary ? drawer.summary(result) : "done";
   }
 
   // Arguments as "key: value", never the JSON of a view.
-  function argsText(name, args) {
+  function argsText(drawer, args) {
     if (!args || typeof args !== "object") return "";
-    if (name === "show_view") {
-      const parts = (args.parts || []).map((p) => (p && p.type) || "?");
-      return "view: " + shown(args.title) + (parts.length ? " (" + parts.join(", ") + ")" : "");
-    }
+    if (drawer.args) return drawer.args(args);
     return Object.entries(args).map(([k, v]) => {
       let value;
       if (v === null || typeof v !== "object") value = String(v);
@@ -1104,16 +1145,18 @@
     toolCall(a, data) {
       a.toolsBox.hidden = false;
       const li = a.toolsBox.appendChild(el("li", "tool"));
-      const drawn = Boolean(TOOL_VIEWS[data.name]);
+      const drawer = drawerFor(data.name);
+      const drawn = Boolean(drawer.body);
       const box = li.appendChild(el("details", drawn ? "data-tool" : "other-tool"));
       box.open = drawn;
       const summary = box.appendChild(el("summary"));
       summary.appendChild(el("code", "tool-name", data.name));
-      const args = argsText(data.name, data.args);
+      const args = argsText(drawer, data.args);
       if (args) summary.appendChild(el("span", "tool-args", " " + args));
       box.status = summary.appendChild(el("span", "tool-status", " …"));
       box.body = box.appendChild(el("div", "tool-body"));
       box.name = data.name;
+      box.drawer = drawer;
       box.args = data.args || {};
       this.tools.set(data.id, box);
     }
@@ -1124,19 +1167,19 @@
         this.toolCall(a, { id: data.id, name: data.name || "tool", args: {} });
         box = this.tools.get(data.id);
       }
-      const name = box.name;
+      const drawer = box.drawer;
       if (data.error) {
         box.status.textContent = " → error";
         box.classList.add("failed");
         box.body.appendChild(el("p", "error tool-error", data.error));
-        box.open = name !== "show_view";
+        box.open = !drawer.bodiless;
         return;
       }
       const result = data.result;
       if (data.debug) a.searches.push({ args: box.args, debug: data.debug });
-      box.status.textContent = " → " + resultSummary(name, result);
-      if (name === "show_view") { box.body.remove(); return; }
-      const draw = TOOL_VIEWS[name];
+      box.status.textContent = " → " + resultSummary(drawer, result);
+      if (drawer.bodiless) { box.body.remove(); return; }
+      const draw = drawer.body;
       try {
         box.body.appendChild(draw && result && typeof result === "object" ? draw(result) : genericResult(result));
       } catch (e) {
@@ -1358,6 +1401,6 @@
 
   global.GroundchatTranscript = {
     Transcript, readFrames, actionAddress, url, BASE, VIEW_ACTIONS, renderMarkdown, scrollBox, dataTable, link, time, el,
-    runListAddress, plural, runColumns, Auth, facts, searchDebug, feedbackControls,
+    runListAddress, plural, runColumns, Auth, facts, searchDebug, feedbackControls, DRAWERS, drawerFor,
   };
 })(window);

@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from groundchat.ids import is_conversation_id
 from groundchat.services import Services, build_services
-from groundchat.web.pages import fill, sign_in_kind
+from groundchat.web.pages import fill, sign_in_kind, tool_drawers
 from page_assets.assets import ASSETS, asset
 from groundchat.web.security_headers import SecurityHeaders, security_headers
 from groundchat.web.http_errors import ErrorBody, error_body, validation_message
@@ -130,6 +130,7 @@ def add_share_routes(app: FastAPI, services: Services) -> None:
             "EXPIRES_ON": html.escape(_day(found["expires_at"])),
             "ID": html.escape(conversation_id),
             "DATA": _script_safe(found),
+            "TOOL_DRAWERS": tool_drawers(),
         })
         return HTMLResponse(page, headers=_NO_STALE)
 

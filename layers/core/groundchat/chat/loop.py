@@ -268,6 +268,13 @@ def _failed(ex: Exchange, exc: Exception) -> ErrorFrame:
 TOOL_FAILED = "tool-failed"
 
 
+def _grounding(registry: Registry, name: str) -> str:
+    tool = registry.get(name)
+    if tool is None:  # it just ran, so the registry has it: a registry that lies is a bug to surface
+        raise LookupError(f"tool {name!r} ran but its registry does not know it")
+    return tool.grounding.value
+
+
 async def _run_tool(call: ToolCall, registry: Registry, ctx: ToolContext, ex: Exchange, limits: LoopLimits,
                     trace: telemetry.AnySpan = telemetry.NO_SPAN) -> AsyncIterator[Frame]:
     started = time.perf_counter()
@@ -279,7 +286,9 @@ async def _run_tool(call: ToolCall, registry: Registry, ctx: ToolContext, ex: Ex
         with telemetry.active(span):  # a search's spans nest under its call
             value = await registry.execute(call.name, call.args, ctx)
         value = fit_result(value, limits.max_tool_result_chars)
-        ex.answer.tool_results.append({"id": call.id, "name": call.name, "result": value})
+        # The checks after the answer read what the result vouches for from the tool that made it.
+        ex.answer.tool_results.append({"id": call.id, "name": call.name, "grounding": _grounding(registry, call.name),
+                                       "result": value})
         ex.new_messages.append(Message(role="tool", tool_call_id=call.id, name=call.name, content=tool_result_text(value)))
         yield ToolResultFrame(id=call.id, name=call.name, result=value, debug=for_reader(ex.answer.debug))
         # Frames a tool asked for (e.g. a `view`) follow its result.

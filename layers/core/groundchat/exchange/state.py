@@ -33,8 +33,8 @@ class Annotations:
 
 @dataclass
 class AnswerState:
-    # This answer's tool results so far, as `{"id", "name", "result"}`: views and citations are
-    # grounded against exactly these.
+    # This answer's tool results so far, as `{"id", "name", "grounding", "result"}` (grounding: the
+    # tool's class, grounding/tool_grounding.py): views and citations are grounded against exactly these.
     tool_results: list[JsonObject] = field(default_factory=list)
     annotations: Annotations = field(default_factory=Annotations)
     # Frames a tool asked for (a view); the loop sends them after that tool's result.

@@ -2,7 +2,9 @@
 numbers, form values) all look through the same nested results."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Collection, Iterable, Iterator
+
+from groundchat.grounding.tool_grounding import Grounding, grounding_of
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject, JsonValue
@@ -19,9 +21,10 @@ def nodes(value: JsonValue, key: str | None = None) -> Iterator[tuple[str | None
             yield from nodes(v, None)
 
 
-def result_nodes(tool_results: Iterable[JsonObject], names: Iterable[str] | None = None) -> Iterator[tuple[str | None, JsonValue]]:
-    """`nodes` over the results of this answer's tool calls (only the tools named, if given)."""
-    wanted = set(names) if names is not None else None
+def result_nodes(tool_results: Iterable[JsonObject],
+                 grounding: Collection[Grounding] | None = None) -> Iterator[tuple[str | None, JsonValue]]:
+    """`nodes` over the results of this answer's tool calls (only those whose tool's grounding
+    class is one of `grounding`, if given: see tool_grounding.py)."""
     for result in tool_results:
-        if wanted is None or result.get("name") in wanted:
+        if grounding is None or grounding_of(result) in grounding:
             yield from nodes(result.get("result"))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from groundchat.grounding.refs import CITATION
 from groundchat.grounding.result_walk import result_nodes
+from groundchat.grounding.tool_grounding import Grounding
 from groundchat.grounding.view_numbers import Shown, is_grounded, returned_numbers
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ def figures(text: str) -> list[Figure]:
 
 
 PASSAGE_SCORE = "score"
+# Whose numbers the words may quote: every tool's but a verdict's on what the model sent.
+_QUOTABLE = (Grounding.FIGURES, Grounding.TEXT)
 
 
 def grounding_pool(question: str, tool_results: Iterable[JsonObject]) -> set[Decimal]:
@@ -63,8 +66,7 @@ def grounding_pool(question: str, tool_results: Iterable[JsonObject]) -> set[Dec
     excerpts), and those the question gave."""
     results = list(tool_results)
     pool = set(returned_numbers(results))
-    everything = [{"name": r.get("name"), "result": r.get("result")} for r in results]
-    for key, value in result_nodes(everything):
+    for key, value in result_nodes(results, _QUOTABLE):
         # A passage's search score orders the excerpts; it is no figure of the passage, and its six
         # places would round to almost any number an answer writes.
         if isinstance(value, bool) or value is None or key == PASSAGE_SCORE:

@@ -13,12 +13,13 @@ from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Iterable
 
 from groundchat.grounding.result_walk import result_nodes
+from groundchat.grounding.tool_grounding import Grounding
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonList, JsonObject, JsonValue
 
-# The tools whose results are the benchmark's figures (permission runs.read).
-DATA_TOOLS = frozenset({"compare_contexts", "list_runs", "get_run", "top_rules"})
+# Whose numbers a view may show: the tools that say their results are the benchmark's figures.
+FIGURES = (Grounding.FIGURES,)
 
 # A string that is a number and nothing else: "0.0126", "$0.0126", "87.5%".
 _WHOLE_NUMBER = re.compile(r"^\s*\$?(-?\d+(?:\.\d+)?)%?\s*$")
@@ -40,7 +41,7 @@ class Shown:
 def returned_numbers(tool_results: Iterable[JsonObject]) -> set[Decimal]:
     """Every number in the data tools' results of this answer, numeric strings included."""
     found: set[Decimal] = set()
-    for _, value in result_nodes(tool_results, DATA_TOOLS):
+    for _, value in result_nodes(tool_results, FIGURES):
         if isinstance(value, bool) or value is None:
             continue
         if isinstance(value, (int, float, Decimal)):

@@ -2,22 +2,42 @@
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Mapping
 
 from groundchat.json_shapes import JsonObject, JsonValue
 from groundchat.offline.search_answers import cited_answer, shorten as _shorten
+from groundchat.tools.facts import OfflineTemplate
 
 # One tool's outcome in the turn being answered: its name, its result (parsed JSON, or the text
 # when it is not JSON) and whether it was an error.
 ToolOutcome = tuple[str, JsonValue, bool]
 
 
-def compose(question: str, results: list[ToolOutcome]) -> str:
+class NoTemplate(LookupError):
+    """A tool result whose tool names no template the offline answerer has."""
+
+
+def template_for(name: str, templates: Mapping[str, OfflineTemplate] | None = None) -> OfflineTemplate:
+    """The template a tool names for its result (`Tool.offline_template`): from `templates`, else
+    from the build's catalog. A tool it does not know is an error, never the generic line."""
+    if templates is None:
+        from groundchat.tools.catalog import offline_templates
+
+        templates = offline_templates()
+    try:
+        return templates[name]
+    except KeyError:
+        raise NoTemplate(f"no offline template for tool {name!r}: the tool names it (offline_template) "
+                         "and is listed in tools/catalog.py") from None
+
+
+def compose(question: str, results: list[ToolOutcome], templates: Mapping[str, OfflineTemplate] | None = None) -> str:
     if not results:
         return "I have no tool that can answer this question for you."
     parts = _refused_refs(question, results)
     for name, value, is_error in results:
-        if name == "show_view":  # the view speaks for itself; the text answer stays the same
+        template = template_for(name, templates)
+        if template is OfflineTemplate.VIEW:  # the view speaks for itself; the text answer stays the same
             continue
         if is_error or (isinstance(value, str) and value.startswith("error:")):
             parts.append(f"The tool `{name}` could not answer: {str(value).removeprefix('error: ')}")
@@ -25,14 +45,7 @@ def compose(question: str, results: list[ToolOutcome]) -> str:
         if value == "(no result)":
             parts.append(f"The tool `{name}` returned no result.")
             continue
-        if name == "compare_contexts":  # the one answer whose lead depends on what was asked
-            parts.append(_compare_contexts(value, question))
-            continue
-        if name == "search_docs":  # its lead is the sentence of the best passage that answers the question
-            parts.append(_search_docs(value, question))
-            continue
-        formatter = FORMATTERS.get(name, _generic)
-        parts.append(formatter(value))
+        parts.append(TEMPLATES[template](value, question))
     return "\n\n".join(p for p in parts if p)
 
 
@@ -155,10 +168,11 @@ def _compare_contexts(value: JsonValue, question: str) -> str:
     return "\n".join(lines)
 
 
-def compose_view(results: list[ToolOutcome]) -> JsonObject | None:
+def compose_view(results: list[ToolOutcome], templates: Mapping[str, OfflineTemplate] | None = None) -> JsonObject | None:
     """A view of compare_contexts' per-context figures, copied from its result; None if there is
     nothing to show. The form lets the reader open the runs of one context."""
-    value = next((v for name, v, is_error in results if name == "compare_contexts" and not is_error), None)
+    value = next((v for name, v, is_error in results
+                  if template_for(name, templates) is OfflineTemplate.CONTEXTS and not is_error), None)
     by_context = _rows(value, "by_context")
     if not by_context:
         return None
@@ -290,12 +304,27 @@ def _generic(value: JsonValue) -> str:
     return text if len(text) < 1500 else text[:1500] + " …"
 
 
-# compare_contexts is not here: its answer leads with what the question asks (see `compose`).
-FORMATTERS: dict[str, Callable[[JsonValue], str]] = {
-    "top_rules": _top_rules,
-    "list_runs": _list_runs,
-    "get_run": _get_run,
-    "explain_rule": _explain_rule,
-    "search_docs": _search_docs,
-    "search_my_conversations": _search_my_conversations,
+def _from_result(template: Callable[[JsonValue], str]) -> Callable[[JsonValue, str], str]:
+    """A template that writes from the result alone, whatever was asked."""
+    return lambda value, question: template(value)
+
+
+def _nothing(value: JsonValue, question: str) -> str:
+    """A view speaks for itself: the text answer stays the same with it or without it."""
+    return ""
+
+
+# By template (tools/facts.py `OfflineTemplate`), never by tool name: a tool names its template.
+# Two read the question too: the contexts' answer leads with what was asked, the excerpts' with the
+# sentence of the best passage that answers it.
+TEMPLATES: dict[OfflineTemplate, Callable[[JsonValue, str], str]] = {
+    OfflineTemplate.CONTEXTS: _compare_contexts,
+    OfflineTemplate.EXCERPTS: _search_docs,
+    OfflineTemplate.RULE_COUNTS: _from_result(_top_rules),
+    OfflineTemplate.RUN_LIST: _from_result(_list_runs),
+    OfflineTemplate.RUN: _from_result(_get_run),
+    OfflineTemplate.RULE: _from_result(_explain_rule),
+    OfflineTemplate.PAST_EXCHANGES: _from_result(_search_my_conversations),
+    OfflineTemplate.VIEW: _nothing,
+    OfflineTemplate.GENERIC: _from_result(_generic),
 }

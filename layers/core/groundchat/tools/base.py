@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -11,6 +12,7 @@ from groundchat.auth.callers import Can, Caller
 from groundchat.exchange.state import AnswerState
 from groundchat.json_shapes import JsonValue
 from groundchat.models.messages import ToolSpec
+from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from groundchat.tools.search_preferences import SearchPreferences
 from groundchat.tools.compact_schema import compact
 
@@ -66,20 +68,49 @@ class ToolContext:
 Handler = Callable[[ToolContext, Any], Awaitable[BaseModel | JsonValue]]
 
 
+# What each of a tool's facts says, for the words of a definition that lacks one.
+_FACTS: dict[str, tuple[type[StrEnum], str]] = {
+    "grounding": (Grounding, "whether its figures ground a view"),
+    "drawer": (Drawer, "how the page draws it"),
+    "offline_template": (OfflineTemplate, "how the offline answerer writes from it"),
+}
+_Fact = TypeVar("_Fact", bound=StrEnum)
+
+
 @dataclass(frozen=True)
 class Tool:
+    """A tool and every fact of it: the other wings reach a tool's facts through it, never by its
+    name (tools/facts.py). A tool missing one, or naming one that does not exist, fails here."""
+
     name: str
     description: str
     input_model: type[BaseModel]
     permission: str
     handler: Handler
     output_model: type[BaseModel] | None = None
+    # Each is required (None raises, as for `permission`); a string is read as its enum's value.
+    grounding: Grounding = None  # type: ignore[assignment]
+    drawer: Drawer = None  # type: ignore[assignment]
+    offline_template: OfflineTemplate = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if not self.permission or not isinstance(self.permission, str):
             raise ToolDefinitionError(f"tool {self.name!r} has no permission: every tool must name one")
         if not self.name or not self.description:
             raise ToolDefinitionError("a tool needs a name and a description")
+        for fact, (kind, says) in _FACTS.items():
+            # Frozen: the checked value replaces what was given (an enum member for its string).
+            object.__setattr__(self, fact, self._fact(fact, kind, says))
+
+    def _fact(self, fact: str, kind: type[_Fact], says: str) -> _Fact:
+        value = getattr(self, fact)
+        if value is None:
+            raise ToolDefinitionError(f"tool {self.name!r} has no {fact} ({says}): every tool must name one "
+                                      f"of {', '.join(kind)}")
+        try:
+            return kind(value)
+        except ValueError:
+            raise ToolDefinitionError(f"tool {self.name!r}: {fact} {value!r} is not one of {', '.join(kind)}") from None
 
     def spec(self) -> ToolSpec:
         return self._spec
@@ -98,8 +129,12 @@ def define_tool(
     input_model: type[BaseModel],
     permission: str | None = None,
     output_model: type[BaseModel] | None = None,
+    grounding: Grounding | str | None = None,
+    drawer: Drawer | str | None = None,
+    offline_template: OfflineTemplate | str | None = None,
 ) -> Callable[[Handler], Tool]:
-    """Decorator form of `Tool(...)`; `permission` is required (None raises at definition)."""
+    """Decorator form of `Tool(...)`; `permission` and the three facts are required (None raises
+    at definition, and so does a value that is not one of its kind's)."""
 
     def wrap(handler: Handler) -> Tool:
         return Tool(
@@ -109,6 +144,9 @@ def define_tool(
             permission=permission,  # type: ignore[arg-type]
             handler=handler,
             output_model=output_model,
+            grounding=grounding,  # type: ignore[arg-type]
+            drawer=drawer,  # type: ignore[arg-type]
+            offline_template=offline_template,  # type: ignore[arg-type]
         )
 
     return wrap
@@ -123,6 +161,8 @@ class Registry(Protocol):
     question (tools/recall_tool.py's `GatedRegistry`)."""
 
     async def offered(self, caller: Caller) -> list[Tool]: ...
+
+    def get(self, name: str) -> Tool | None: ...
 
     async def execute(self, name: str, args: JsonObject, ctx: ToolContext) -> JsonValue: ...
 

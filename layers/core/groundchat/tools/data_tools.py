@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from groundchat.auth.callers import RUNS_READ
 from groundchat.money import cost_text
 from groundchat.benchmark.runs import NEWEST, RunFilter, RunSummary, order_problem
+from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from groundchat.tools.base import Tool, ToolContext, ToolError, ToolNotFound, define_tool
 from groundchat.tools.data_shapes import (
     RUN_LINKS,
@@ -113,6 +114,9 @@ def _run_row(run: RunSummary) -> RunRow:
     input_model=FilterArgs,
     permission=RUNS_READ,
     output_model=CompareContextsResult,
+    grounding=Grounding.FIGURES,
+    drawer=Drawer.CONTEXTS,
+    offline_template=OfflineTemplate.CONTEXTS,
 )
 async def compare_contexts(ctx: ToolContext, args: FilterArgs) -> CompareContextsResult:
     flt = args.to_filter()
@@ -166,6 +170,9 @@ def _context_rows(rows: list[OverviewRow], base: dict[str, str]) -> list[Context
     input_model=ListRunsArgs,
     permission=RUNS_READ,
     output_model=ListRunsResult,
+    grounding=Grounding.FIGURES,
+    drawer=Drawer.RUN_LIST,
+    offline_template=OfflineTemplate.RUN_LIST,
 )
 async def list_runs(ctx: ToolContext, args: ListRunsArgs) -> ListRunsResult:
     flt = args.to_filter()
@@ -191,6 +198,9 @@ def check_order(flt: RunFilter, order: str) -> None:
     input_model=GetRunArgs,
     permission=RUNS_READ,
     output_model=GetRunResult,
+    grounding=Grounding.FIGURES,
+    drawer=Drawer.RUN,
+    offline_template=OfflineTemplate.RUN,
 )
 async def get_run(ctx: ToolContext, args: GetRunArgs) -> GetRunResult:
     run = await _runs(ctx).get_run(args.run_id)
@@ -227,6 +237,9 @@ async def get_run(ctx: ToolContext, args: GetRunArgs) -> GetRunResult:
     input_model=TopRulesArgs,
     permission=RUNS_READ,
     output_model=TopRulesResult,
+    grounding=Grounding.FIGURES,
+    drawer=Drawer.RULE_COUNTS,
+    offline_template=OfflineTemplate.RULE_COUNTS,
 )
 async def top_rules(ctx: ToolContext, args: TopRulesArgs) -> TopRulesResult:
     flt = args.to_filter()

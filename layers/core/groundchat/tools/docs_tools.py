@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from groundchat.auth.callers import DOCS_READ
+from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ class SearchDocsInput(BaseModel):
     ),
     input_model=SearchDocsInput,
     permission=DOCS_READ,
+    grounding=Grounding.TEXT,
+    drawer=Drawer.EXCERPTS,
+    offline_template=OfflineTemplate.EXCERPTS,
 )
 async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> JsonObject:
     if ctx.docs is None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from groundchat.auth.callers import RECALL_READ, Caller
 from groundchat.recall.plan import TOOL_NAME, RecallPlan
+from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from groundchat.tools.base import Registry, Tool, ToolContext, ToolRefused, define_tool
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ class SearchMyConversationsInput(BaseModel):
     description="The user's own past questions and answers; cite hits by ref.",
     input_model=SearchMyConversationsInput,
     permission=RECALL_READ,
+    grounding=Grounding.TEXT,
+    drawer=Drawer.PAST_EXCHANGES,
+    offline_template=OfflineTemplate.PAST_EXCHANGES,
 )
 async def search_my_conversations(ctx: ToolContext, args: SearchMyConversationsInput) -> JsonObject:
     if ctx.recall is None:
@@ -66,6 +70,9 @@ class GatedRegistry:
 
     async def offered(self, caller: Caller) -> list[Tool]:
         return offered_for(await self._registry.offered(caller), self._plan)
+
+    def get(self, name: str) -> Tool | None:
+        return self._registry.get(name)
 
     async def execute(self, name: str, args: JsonObject, ctx: ToolContext) -> JsonValue:
         if name == TOOL_NAME and not self._plan.search:

@@ -6,6 +6,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, Awaitable, TypeVar
 
 from groundchat.auth.callers import DOCS_READ
+from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 from groundchat.tools.data_shapes import RUN_LINKS, CriterionOut, ExplainRuleArgs, ExplainRuleResult
 
@@ -36,6 +37,9 @@ def _rules(ctx: ToolContext) -> RuleLookup:
     input_model=ExplainRuleArgs,
     permission=DOCS_READ,
     output_model=ExplainRuleResult,
+    grounding=Grounding.TEXT,
+    drawer=Drawer.RULE,
+    offline_template=OfflineTemplate.RULE,
 )
 async def explain_rule(ctx: ToolContext, args: ExplainRuleArgs) -> ExplainRuleResult:
     from groundchat.benchmark.axe_rules import NO_WCAG, UnknownRule

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from groundchat.auth.callers import VIEWS_SHOW
 from groundchat.exchange.frames import ViewFrame
+from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 from groundchat.views.actions import ACTIONS
 from groundchat.views.catalog import COMPACT_SCHEMA
@@ -44,7 +45,8 @@ _DESCRIPTION = (
 )
 
 
-@define_tool(name="show_view", description=_DESCRIPTION, input_model=ShowViewInput, permission=VIEWS_SHOW)
+@define_tool(name="show_view", description=_DESCRIPTION, input_model=ShowViewInput, permission=VIEWS_SHOW,
+             grounding=Grounding.NONE, drawer=Drawer.VIEW, offline_template=OfflineTemplate.VIEW)
 async def show_view(ctx: ToolContext, args: ShowViewInput) -> JsonObject:
     answer = ctx.answer
     if answer.view_refusals >= MAX_REFUSALS:

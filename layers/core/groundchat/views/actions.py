@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable
 from urllib.parse import urlencode
 
 from groundchat.benchmark.runs import ALL_MODELS
-from groundchat.grounding.view_numbers import DATA_TOOLS
+from groundchat.grounding.view_numbers import FIGURES
 from groundchat.grounding.result_walk import result_nodes
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def returned_values(tool_results: Iterable[JsonObject]) -> dict[str, set[str]]:
     keys = {f.source for a in ACTIONS.values() for f in a.fields}
     found: dict[str, set[str]] = {k: set() for k in keys}
 
-    for key, value in result_nodes(tool_results, DATA_TOOLS):
+    for key, value in result_nodes(tool_results, FIGURES):
         # "all models" labels an aggregate row; it is not a model the run list can filter by.
         if key in found and isinstance(value, str) and value and value != ALL_MODELS:
             found[key].add(value)

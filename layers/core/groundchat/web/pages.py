@@ -3,6 +3,7 @@ text a user wrote (a question titled "{{DATA}}") is only ever text."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from typing import Mapping
 
@@ -20,3 +21,11 @@ def sign_in_kind(auth_mode: str) -> str:
     HttpOnly cookie the page can only ask about), the auth mode's own name elsewhere, so a page of
     a dev deployment never asks for a route that is not there."""
     return "oidc" if auth_mode == "oidc" else html.escape(auth_mode)
+
+
+def tool_drawers() -> str:
+    """What a page's `#tool-drawers` holds: each tool's drawer (tools/catalog.py `page_drawers`), as
+    JSON that cannot end its <script type="application/json"> element early."""
+    from groundchat.tools.catalog import page_drawers
+
+    return json.dumps(page_drawers()).replace("<", "\\u003c")
