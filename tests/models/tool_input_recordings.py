@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import json
 
+from pydantic import BaseModel
+
 import tests.models.provider_recordings as rec
+from groundchat.auth.callers import RUNS_READ
+from groundchat.models.openai_compat import OpenAICompatModel
+from groundchat.models.retry import NO_RETRY
+from groundchat.tools.base import Tool, ToolContext
 from tests.models.provider_recordings import chunk, sse
 
 VIEW = {
@@ -19,6 +25,25 @@ VIEW = {
     ],
 }
 VIEW_TEXT = json.dumps(VIEW)
+# What the view's numbers stand on: a data tool's result in the same answer (12 runs; 7.5 and 3.25
+# violations; 50 % and 75 % of the completion fractions).
+FIGURES = {"runs": 12, "rows": [{"context": "none", "mean_violations": 7.5, "completion_rate": 0.5},
+                                {"context": "checklist", "mean_violations": 3.25, "completion_rate": 0.75}]}
+
+
+class _NoArguments(BaseModel):
+    pass
+
+
+def figures_tool() -> Tool:
+    """`compare_contexts` as the recordings call it (a data tool by name, so its numbers ground a view)."""
+    async def figures(_ctx: ToolContext, _args: _NoArguments) -> dict:
+        return FIGURES
+
+    return Tool(name="compare_contexts", description="Compare the context levels.", input_model=_NoArguments,
+                permission=RUNS_READ, handler=figures)
+
+
 # Where the text is cut: uneven, so pieces end inside keys, strings and numbers alike.
 CUTS = (7, 19, 33, 34, 58, 90, 131, 160, 203, 251, 290, 333, 371, 402)
 
@@ -49,3 +74,26 @@ OPENAI_VIEW_CALL = sse(
     chunk({}, finish="tool_calls"),
     chunk(None, usage={"prompt_tokens": 1500, "completion_tokens": 160, "total_tokens": 1660}),
 )
+
+OPENAI_FIGURES_CALL = sse(
+    chunk({"tool_calls": [{"index": 0, "id": "call_fig01", "type": "function", "function": {"name": "compare_contexts", "arguments": "{}"}}]}),
+    chunk({}, finish="tool_calls"),
+    chunk(None, usage={"prompt_tokens": 1200, "completion_tokens": 12, "total_tokens": 1212}),
+)
+OPENAI_ANSWER = sse(
+    chunk({"content": "Checklist halves the violations."}),
+    chunk({}, finish="stop"),
+    chunk(None, usage={"prompt_tokens": 1700, "completion_tokens": 6, "total_tokens": 1706}),
+)
+
+
+def openai_view_answer(view_call: bytes = OPENAI_VIEW_CALL) -> list[tuple[int, bytes, dict]]:
+    """The three steps of an answer with a view, as a gateway streams them: the figures, the view
+    (its arguments in pieces), the words."""
+    return [(200, OPENAI_FIGURES_CALL, {}), (200, view_call, {}), (200, OPENAI_ANSWER, {})]
+
+
+def openai_model(replay: rec.OpenAIReplay) -> OpenAICompatModel:
+    """The real OpenAI-compatible adapter on a replayed gateway, priced as the price table has it."""
+    return OpenAICompatModel("gpt-4.1-mini", base_url="https://gateway.example/v1", api_key="sk-test-0123456789abcdef",
+                             transport=replay.transport, retry=NO_RETRY, price_id="openai:gpt-4.1-mini")
