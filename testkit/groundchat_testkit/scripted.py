@@ -5,11 +5,12 @@ rules providers enforce, so a test fails where a provider would.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, AsyncIterator, Iterable
 
-from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, UsageEvent
+from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolInputDelta, UsageEvent
 
 
 class TranscriptError(AssertionError):
@@ -87,6 +88,9 @@ class Step:
     provider_cost: Decimal | None = None
     report_usage: bool = True
     raise_error: BaseException | None = None
+    # Each call's arguments also stream as this many ToolInputDelta pieces of their JSON text first,
+    # as hosted models write them (before `raise_error`, so a step can fail with its input half shown).
+    input_pieces: int = 0
 
 
 class ScriptedModel:
@@ -104,7 +108,7 @@ class ScriptedModel:
     def calls(self) -> int:
         return len(self.requests)
 
-    async def __call__(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallEvent | UsageEvent | StopEvent]:
+    async def __call__(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolInputDelta | ToolCallEvent | UsageEvent | StopEvent]:
         assert_provider_transcript(request.messages)
         if request.messages and request.messages[-1].role == "assistant":
             raise UnansweredToolCalls("the transcript ends with an assistant turn: nothing to answer")
@@ -123,6 +127,9 @@ class ScriptedModel:
             yield TextDelta(text=step.text[:half])
             if step.text[half:]:
                 yield TextDelta(text=step.text[half:])
+        for j, (name, args) in enumerate(step.tool_calls if step.input_pieces else []):
+            for piece in _pieces(json.dumps(args), step.input_pieces):
+                yield ToolInputDelta(id=f"call_{index}_{j}", name=name, delta=piece)
         if step.raise_error is not None:
             raise step.raise_error
         for j, (name, args) in enumerate(step.tool_calls):
@@ -130,3 +137,9 @@ class ScriptedModel:
         if step.report_usage:
             yield UsageEvent(input_tokens=step.input_tokens, output_tokens=step.output_tokens, provider_cost=step.provider_cost)
         yield StopEvent(reason="tool_use" if step.tool_calls else "end_turn")
+
+
+def _pieces(text: str, count: int) -> list[str]:
+    """`text` cut into `count` pieces of about the same length (fewer when it is shorter)."""
+    size = max(1, -(-len(text) // count))
+    return [text[i:i + size] for i in range(0, len(text), size)]

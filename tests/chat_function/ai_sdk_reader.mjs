@@ -7,7 +7,8 @@
 //                            "lastOnly": <send only the last message, as the README configures it>,
 //                            "resume": <first resume the chat's answer in progress, as useChat({ resume: true }) does on mount>}'
 //
-// Output: {"turns": [{"status", "error", "chunks": [part types as parsed], "message": <UIMessage>}],
+// Output: {"turns": [{"status", "error", "chunks": [part types as parsed], "message": <UIMessage>,
+//                      "streamingInputs": [{"toolCallId", "input"}: each tool input as the chat held it while it streamed]}],
 //          "messages": [every UIMessage of the chat]}
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -22,10 +23,17 @@ class PlainState {
     this.status = "ready";
     this.error = undefined;
     this.messages = [];
+    this.streamingInputs = [];
   }
   pushMessage(message) { this.messages = [...this.messages, message]; }
   popMessage() { this.messages = this.messages.slice(0, -1); }
-  replaceMessage(index, message) { this.messages = this.messages.map((m, i) => (i === index ? message : m)); }
+  replaceMessage(index, message) {
+    this.messages = this.messages.map((m, i) => (i === index ? message : m));
+    // What a UI would draw at this moment of a tool call whose input is still arriving.
+    for (const part of message.parts || []) {
+      if (part.state === "input-streaming") this.streamingInputs.push(structuredClone({ toolCallId: part.toolCallId, input: part.input }));
+    }
+  }
   snapshot(thing) { return structuredClone(thing); }
 }
 
@@ -46,9 +54,10 @@ class NotingTransport extends DefaultChatTransport {
   }
 }
 
+const plain = new PlainState();
 class ReadingChat extends AbstractChat {
   constructor(init) {
-    super({ ...init, state: new PlainState() });
+    super({ ...init, state: plain });
   }
 }
 
@@ -76,6 +85,7 @@ if (options.resume) {
 }
 for (const question of options.questions) {
   noted.length = 0;
+  plain.streamingInputs = [];
   await chat.sendMessage({ text: question });
   const last = chat.messages[chat.messages.length - 1];
   turns.push({
@@ -83,6 +93,7 @@ for (const question of options.questions) {
     error: chat.error ? chat.error.message : null,
     chunks: [...noted],
     message: last && last.role === "assistant" ? last : null,
+    streamingInputs: plain.streamingInputs,
   });
 }
 process.stdout.write(JSON.stringify({ turns, messages: chat.messages }));

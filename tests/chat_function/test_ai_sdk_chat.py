@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from chat_function.ai_sdk_stream import UIMessageParts
-from groundchat.exchange.frames import CitationsFrame, DoneFrame, ErrorFrame, StartFrame, StepFrame, TextFrame, ToolCallFrame, ToolResultFrame
+from groundchat.exchange.frames import (
+    CitationsFrame, DoneFrame, ErrorFrame, StartFrame, StepFrame, TextFrame, ToolCallFrame, ToolInputDeltaFrame, ToolResultFrame,
+)
 from groundchat_testkit.scripted import ScriptedModel, Step
 
 PATH = "/api/ai-sdk/chat"
@@ -226,6 +228,35 @@ def test_each_model_step_is_a_start_step_finish_step_pair_and_a_stopped_answer_e
     out = [p["type"] for f in frames for p in parts.parts(f)]
     assert out == ["start", "start-step", "tool-input-available", "tool-output-available", "finish-step",
                    "start-step", "text-start", "text-delta", "text-end", "finish-step", "data-cost", "abort", "finish"]
+
+
+def test_a_streamed_input_is_start_deltas_then_available_and_a_call_never_made_is_an_input_error():
+    parts = UIMessageParts()
+    frames = [
+        StartFrame(conversation_id=CHAT_ID, run_id="r" * 32),
+        StepFrame(phase="start", step=0),
+        TextFrame(text="Here."),
+        ToolInputDeltaFrame(id="v1", name="show_view", delta='{"title": "A'),
+        ToolInputDeltaFrame(id="v1", name="show_view", delta='b", "parts": []}'),
+        ToolCallFrame(id="v1", name="show_view", args={"title": "Ab", "parts": []}),
+        ToolResultFrame(id="v1", name="show_view", error="view refused"),
+        StepFrame(phase="finish", step=0, finish_reason="tool_use"),
+        StepFrame(phase="start", step=1),
+        ToolInputDeltaFrame(id="v2", name="show_view", delta='{"title": "Cut'),
+        ErrorFrame(code="upstream_unreachable", message="The model stopped.", run_id="r" * 32),
+        DoneFrame(reason="error", run_id="r" * 32),
+    ]
+    out = [p for f in frames for p in parts.parts(f)]
+    assert [p["type"] for p in out] == [
+        "start", "start-step", "text-start", "text-delta", "text-end",
+        "tool-input-start", "tool-input-delta", "tool-input-delta", "tool-input-available", "tool-output-error", "finish-step",
+        "start-step", "tool-input-start", "tool-input-delta", "tool-input-error", "data-error", "data-cost", "error", "finish"]
+    assert out[5] == {"type": "tool-input-start", "toolCallId": "v1", "toolName": "show_view"}
+    assert [p["inputTextDelta"] for p in out[6:8]] == ['{"title": "A', 'b", "parts": []}']
+    assert out[8]["input"] == {"title": "Ab", "parts": []}
+    # The second call never came: its step failed while its input streamed. It ends, as an error,
+    # before the answer's own error ends the SDK's reading.
+    assert out[14]["toolCallId"] == "v2" and out[14]["input"] == '{"title": "Cut' and out[14]["errorText"]
 
 
 @pytest.mark.parametrize("reason, finish", [("complete", "stop"), ("max-steps", "other"), ("spend-cap", "other"), ("error", "error")])

@@ -226,3 +226,39 @@ def test_the_heartbeat_comments_pass_the_sdks_parser(sdk, served, make_env, sett
     [turn] = read["turns"]
     assert (turn["status"], turn["error"]) == ("ready", None)
     assert text_of(turn["message"]) == "Model m1 had 3.5 violations."
+
+
+def test_the_sdk_holds_a_tool_input_while_it_streams_then_the_whole_call_and_its_view(sdk, served, make_env):
+    """A gateway's recorded stream writes the view's spec in pieces: the SDK's chat holds the input
+    as it grows (what a UI draws meanwhile), then the whole call, its output and the accepted view."""
+    from groundchat.tools.view_tool import show_view
+    from tests.models.provider_recordings import OpenAIReplay
+    from tests.models.tool_input_recordings import VIEW, figures_tool, openai_model, openai_view_answer, view_pieces
+
+    env = make_env(openai_model(OpenAIReplay(*openai_view_answer())), tools=[figures_tool(), show_view],
+                   grants={"vera": [CHAT_USE, RUNS_READ, "views.show"]})
+    read = read_with_sdk(sdk, served.url(env.app), token(env, "vera"), new_chat_id(), ["Compare the context levels"])
+
+    [turn] = read["turns"]
+    assert (turn["status"], turn["error"]) == ("ready", None)
+    chunks = turn["chunks"]
+    # The figures' call (its "{}" in one piece), then the view's, piece by piece, each whole when made.
+    figures = chunks.index("tool-input-start")
+    assert chunks[figures:figures + 3] == ["tool-input-start", "tool-input-delta", "tool-input-available"]
+    first = chunks.index("tool-input-start", figures + 1)
+    last = chunks.index("tool-input-available", first)
+    assert chunks[first + 1:last] == ["tool-input-delta"] * len(view_pieces())
+    # While it streamed, the chat held the input parsed so far: the title before any part, then more
+    # and more of the parts, never anything that is not in the final view.
+    seen: list = []
+    for held in turn["streamingInputs"]:
+        if held["toolCallId"] == "call_view01" and held.get("input") is not None and (not seen or held["input"] != seen[-1]):
+            seen.append(held["input"])
+    assert len(seen) >= len(view_pieces()) // 2 and seen[-1] == VIEW
+    titled = [s for s in seen if isinstance(s, dict) and s.get("title") == VIEW["title"]]
+    assert titled and len(titled[0].get("parts") or []) < len(VIEW["parts"])
+    [view_call] = parts_of(turn["message"], "tool-show_view")
+    assert view_call["state"] == "output-available" and view_call["input"] == VIEW
+    assert view_call["output"] == {"accepted": True}
+    [view] = parts_of(turn["message"], "data-view")
+    assert view["data"]["title"] == VIEW["title"]

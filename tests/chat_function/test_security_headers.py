@@ -39,7 +39,7 @@ def env(make_env):
 
 
 PAGES = ["/chat", "/chat/runs", "/chat/runs?run=x", "/chat/trace?run=abc"]
-SCRIPTS = ["/static/transcript.js", "/static/transcript.css", "/static/public.js", "/static/chat.js", "/static/runs.js",
+SCRIPTS = ["/static/transcript.js", "/static/view_stream.js", "/static/transcript.css", "/static/public.js", "/static/chat.js", "/static/runs.js",
            "/static/trace.js"]
 
 
@@ -76,7 +76,7 @@ def test_no_page_holds_an_inline_script_or_handler(page):
     text = resources.files("chat_function").joinpath(f"static/{page}").read_text(encoding="utf-8")
     tags = re.findall(r"<script\b[^>]*>", text)
     # Each is a file of this site, or a data block a browser never runs (the chat page's tool drawers).
-    assert tags and all(re.fullmatch(r'<script src="(\.\./)?static/[a-z]+\.js">', tag)
+    assert tags and all(re.fullmatch(r'<script src="(\.\./)?static/[a-z_]+\.js">', tag)
                         or re.fullmatch(r'<script id="[a-z-]+" type="application/json">', tag) for tag in tags), tags
     assert not re.search(r"<[a-z][^>]*\son[a-z]+\s*=", text)
     assert "javascript:" not in text

@@ -104,8 +104,9 @@ async def test_two_tool_round_through_the_loop():
     )
     exchange, frames = await rec.ask(model_on(replay), "How does claude 4 do?")
 
-    assert [f.type for f in frames] == ["start", "step", "text", "tool-call", "tool-result", "tool-call", "tool-result", "step",
-                                        "step", "text", "step", "done"]
+    # Each input piece is shown as it arrives (tests/models/test_tool_input_streams.py); the calls follow whole.
+    assert [f.type for f in frames] == ["start", "step", "text", *["tool-input-delta"] * 3, "tool-call", "tool-result", "tool-call",
+                                        "tool-result", "step", "step", "text", "step", "done"]
     calls = [f.data for f in frames if f.type == "tool-call"]
     assert calls == [
         {"id": "tooluse_a1", "name": "lookup", "args": {"q": "claude 4"}},
@@ -251,7 +252,7 @@ async def test_priced_model_id_is_the_configured_string():
 
 def test_cost_is_left_to_the_price_table():
     # Bedrock reports tokens, never money: provider_cost stays None.
-    from groundchat.models.bedrock import events_from_stream
+    from groundchat.models.converse_stream import events_from_stream
 
     events = list(events_from_stream([
         {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "x"}}},

@@ -11,7 +11,7 @@ from groundchat.models.failures import ModelFailure
 from groundchat.models.openai_compat import OpenAICompatModel
 from groundchat.models.retry import RetryPolicy
 from groundchat_testkit.providers import assert_openai_messages
-from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolSpec, UsageEvent
+from groundchat.models.messages import Message, ModelRequest, StopEvent, TextDelta, ToolCallEvent, ToolInputDelta, ToolSpec, UsageEvent
 
 import tests.models.provider_recordings as rec
 from tests.models.provider_recordings import chunk, sse
@@ -79,6 +79,12 @@ async def test_tool_call_fragments_and_usage_chunk():
     assert events == [
         TextDelta(text="Checking "),
         TextDelta(text="both."),
+        # Each argument piece as it arrives, under its call's id (pieces of two calls interleave) ...
+        ToolInputDelta(id="call_A", name="lookup", delta='{"q": "cl'),
+        ToolInputDelta(id="call_B", name="lookup", delta='{"q"'),
+        ToolInputDelta(id="call_A", name="lookup", delta='aude"}'),
+        ToolInputDelta(id="call_B", name="lookup", delta=': "gpt"}'),
+        # ... then the calls, whole, once the stream has finished them.
         ToolCallEvent(id="call_A", name="lookup", args={"q": "claude"}),
         ToolCallEvent(id="call_B", name="lookup", args={"q": "gpt"}),
         # prompt_tokens counts the cached ones; ours keeps them apart.

@@ -11,6 +11,11 @@ and sent after the cost, just before `finish`: a reader that stops there has had
 Each model step is a `start-step` ... `finish-step` pair (the core's `step` frames, which say where a
 step that only called tools ends); an answer its reader stopped ends with `abort`, the part the SDK
 reads as a stop, after the cost.
+
+A tool call's arguments stream as the model writes them: `tool-input-start` at its first piece,
+`tool-input-delta` for each piece, `tool-input-available` with the whole input once the call is
+made. A call whose step ended before it was made (a failure, a stop, a cap) gets `tool-input-error`,
+so no tool part stays "input-streaming" in the reader's chat.
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ from groundchat.exchange.frames import (
     StepFrame,
     TextFrame,
     ToolCallFrame,
+    ToolInputDeltaFrame,
     ToolResultFrame,
 )
 
@@ -41,6 +47,7 @@ DONE = b"data: [DONE]\n\n"
 DATA_FRAMES = {"view": "data-view", "history": "data-history", "limit": "data-limit"}
 # How an answer ended, in the SDK's finish reasons; ours stays in the message's metadata.
 FINISH_REASONS = {"complete": "stop", "error": "error"}
+UNMADE_CALL = "This call was never made: the model's step ended before its tools ran."
 
 
 def part_event(part: JsonObject) -> bytes:
@@ -55,17 +62,24 @@ class UIMessageParts:
         self._text_id: str | None = None
         self._texts = 0
         self._held_error: JsonObject | None = None
+        # Calls whose input is streaming and not yet made: id -> (tool name, the input so far).
+        self._inputs: dict[str, tuple[str, str]] = {}
 
     def parts(self, frame: Frame) -> list[JsonObject]:
         if isinstance(frame, TextFrame):
             return [*self._open_text(), {"type": "text-delta", "id": self._text_id, "delta": frame.text}]
         out = self._close_text()
-        if isinstance(frame, StartFrame):
+        if isinstance(frame, (StepFrame, ErrorFrame, DoneFrame)):
+            out.extend(self._unmade_calls())
+        if isinstance(frame, ToolInputDeltaFrame):
+            out.extend(self._input_piece(frame))
+        elif isinstance(frame, StartFrame):
             out.append({"type": "start", "messageId": frame.run_id,
                         "messageMetadata": {"conversation_id": frame.conversation_id, "run_id": frame.run_id}})
         elif isinstance(frame, StepFrame):
             out.append({"type": "start-step"} if frame.phase == "start" else {"type": "finish-step"})
         elif isinstance(frame, ToolCallFrame):
+            self._inputs.pop(frame.id, None)
             out.append({"type": "tool-input-available", "toolCallId": frame.id, "toolName": frame.name, "input": frame.args})
         elif isinstance(frame, ToolResultFrame):
             out.extend(_tool_output(frame))
@@ -86,6 +100,23 @@ class UIMessageParts:
         elif frame.type in DATA_FRAMES:
             out.append({"type": DATA_FRAMES[frame.type], "data": frame.data})
         return out
+
+    def _input_piece(self, frame: ToolInputDeltaFrame) -> list[JsonObject]:
+        out: list[JsonObject] = []
+        if frame.id not in self._inputs:
+            self._inputs[frame.id] = (frame.name, "")
+            out.append({"type": "tool-input-start", "toolCallId": frame.id, "toolName": frame.name})
+        name, so_far = self._inputs[frame.id]
+        self._inputs[frame.id] = (name, so_far + frame.delta)
+        out.append({"type": "tool-input-delta", "toolCallId": frame.id, "inputTextDelta": frame.delta})
+        return out
+
+    def _unmade_calls(self) -> list[JsonObject]:
+        """Calls whose input streamed but which were never made: the step is over, so they never will be."""
+        unmade = [{"type": "tool-input-error", "toolCallId": call_id, "toolName": name, "input": so_far, "errorText": UNMADE_CALL}
+                  for call_id, (name, so_far) in self._inputs.items()]
+        self._inputs.clear()
+        return unmade
 
     def _open_text(self) -> list[JsonObject]:
         if self._text_id is not None:

@@ -114,7 +114,7 @@ async def json_answer(frames: AsyncIterator[Frame], answerer_notice: str | None 
         debug=ChatDebugInfo(recall_plan=done.get("recall"),
                             searches=[f["debug"] for f in by_type.get("tool-result", []) if f.get("debug")],
                             **({"answerer": "offline", "answerer_notice": answerer_notice} if answerer_notice else {})),
-        view=(by_type.get("view") or [{}])[-1].get("view"),
+        view=(by_type.get("view") or [None])[-1],  # a view frame's data is the view itself
         limit=(by_type.get("limit") or [None])[-1], error=_failure((by_type.get("error") or [None])[-1]),
     )
 

@@ -5,6 +5,7 @@ from importlib import resources
 
 ASSETS = {
     "transcript.js": "text/javascript",
+    "view_stream.js": "text/javascript",
     "transcript.css": "text/css",
 }
 

@@ -1028,6 +1028,7 @@
     frame(type, data) {
       const a = this.ensureAnswer();
       data = data || {};
+      if (global.GroundchatViewStream) global.GroundchatViewStream.frame(a, type, data);  // view_stream.js: a view drawn as it arrives
       switch (type) {
         case "text":
           a.raw += data.text || "";
@@ -1400,7 +1401,7 @@
   }
 
   global.GroundchatTranscript = {
-    Transcript, readFrames, actionAddress, url, BASE, VIEW_ACTIONS, renderMarkdown, scrollBox, dataTable, link, time, el,
+    Transcript, readFrames, actionAddress, url, BASE, VIEW_ACTIONS, renderMarkdown, scrollBox, dataTable, link, time, el, drawView,
     runListAddress, plural, runColumns, Auth, facts, searchDebug, feedbackControls, DRAWERS, drawerFor,
   };
 })(window);

@@ -21,6 +21,7 @@ from groundchat.exchange.frames import (
     StepFrame,
     TextFrame,
     ToolCallFrame,
+    ToolInputDeltaFrame,
     ToolResultFrame,
 )
 from groundchat.chat.answer_run import COMMITTED_REASONS, AnswerRun, Exchange, LoopLimits, answer_cost
@@ -35,6 +36,7 @@ from groundchat.models.messages import (
     TextDelta,
     ToolCall,
     ToolCallEvent,
+    ToolInputDelta,
     UsageEvent,
     tool_result_text,
 )
@@ -195,6 +197,9 @@ async def _model_step(step: int, request: ModelRequest, model: ChatModel, guard:
                     spans.chunk()
                     text_parts.append(event.text)
                     yield TextFrame(text=event.text)
+            elif isinstance(event, ToolInputDelta):  # shown as it is written; the call below is what runs
+                spans.chunk()
+                yield ToolInputDeltaFrame(id=event.id, name=event.name, delta=event.delta)
             elif isinstance(event, ToolCallEvent):
                 spans.chunk()
                 out.calls.append(ToolCall(id=event.id, name=event.name, args=event.args))

@@ -49,6 +49,19 @@ class StepFrame(_Frame):
     finish_reason: str | None = None
 
 
+class ToolInputDeltaFrame(_Frame):
+    """The next piece of a tool call's arguments (JSON text) while the model is still writing them,
+    so a reader can watch the call take shape (the page draws a view as its spec arrives). Pieces
+    of one call share its `id`; joined, they are the call's input. The `tool-call` frame with the
+    same id, sent once the step's words are complete, is what runs; a call whose step failed or
+    was stopped before its tools ran gets none, and its pieces count for nothing."""
+
+    type: Literal["tool-input-delta"] = "tool-input-delta"
+    id: str
+    name: str
+    delta: str
+
+
 class ToolCallFrame(_Frame):
     type: Literal["tool-call"] = "tool-call"
     id: str
@@ -176,9 +189,9 @@ class DoneFrame(_Frame):
 
 Frame = Annotated[
     Union[
-        StartFrame, StepFrame, TextFrame, ToolCallFrame, ToolResultFrame, ViewFrame, CitationsFrame,
+        StartFrame, StepFrame, TextFrame, ToolInputDeltaFrame, ToolCallFrame, ToolResultFrame, ViewFrame, CitationsFrame,
         HistoryFrame, LimitFrame, ErrorFrame, DoneFrame,
     ],
     Field(discriminator="type"),
 ]
-FrameType = Literal["start", "step", "text", "tool-call", "tool-result", "view", "citations", "history", "limit", "error", "done"]
+FrameType = Literal["start", "step", "text", "tool-input-delta", "tool-call", "tool-result", "view", "citations", "history", "limit", "error", "done"]

@@ -1,4 +1,5 @@
-"""Amazon Bedrock by IAM: our transcript to ConverseStream, its event stream back to our events.
+"""Amazon Bedrock by IAM: our transcript to ConverseStream, its event stream back to our events
+(read by `converse_stream.ConverseStreamReader`).
 
 Shapes follow botocore's service model for bedrock-runtime (ConverseStreamRequest,
 ConverseStreamOutput); the tests drive a real botocore client, so a shape we get wrong fails there.
@@ -10,26 +11,16 @@ import hashlib
 import json
 import re
 from contextlib import aclosing
-from typing import TYPE_CHECKING, AsyncIterator, Iterator, TypedDict
+from typing import TYPE_CHECKING, AsyncIterator
 
+from groundchat.models.converse_stream import ConverseStreamReader
 from groundchat.models.failures import ModelFailure, classify
 from groundchat.models.retry import RetryPolicy, stream_with_retries
-from groundchat.models.messages import (
-    NO_RESULT,
-    Message,
-    ModelEvent,
-    ModelRequest,
-    StopEvent,
-    TextDelta,
-    ToolCallEvent,
-    UsageEvent,
-)
+from groundchat.models.messages import NO_RESULT, Message, ModelEvent, ModelRequest
 from groundchat.models.image_parts import ConverseObject, converse_image_blocks
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient
-
-    from groundchat.json_shapes import JsonObject
 
 # Bedrock rejects a blank text block, so a turn with nothing to say still says this.
 EMPTY_TURN_TEXT = "(empty)"
@@ -158,110 +149,6 @@ def bedrock_tool_use_id(call_id: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# ConverseStream's event stream -> our events
-
-
-class _ToolBlock(TypedDict):
-    """A toolUse block while its input arrives in pieces."""
-
-    id: str
-    name: str
-    input: list[str]
-
-
-class ConverseStreamReader:
-    """Turns ConverseStreamOutput events (dicts as botocore parses them) into our events.
-
-    Fed one event at a time; `finish()` yields what can only be known at the end of the stream.
-    """
-
-    def __init__(self) -> None:
-        self.tool_blocks: dict[int, _ToolBlock] = {}
-        self.bad_tool_input: str | None = None
-        self.stop_reason: str | None = None
-        self.usage: UsageEvent | None = None
-        self.saw_text = False
-        self.saw_tool_call = False
-
-    def feed(self, event: JsonObject) -> list[ModelEvent]:
-        out: list[ModelEvent] = []
-        if "contentBlockStart" in event:
-            start = event["contentBlockStart"]
-            tool = start.get("start", {}).get("toolUse")
-            if tool:
-                self.tool_blocks[start["contentBlockIndex"]] = {"id": tool["toolUseId"], "name": tool["name"], "input": []}
-        elif "contentBlockDelta" in event:
-            block = event["contentBlockDelta"]
-            delta = block.get("delta", {})
-            if "text" in delta:
-                # Text blocks arrive without a contentBlockStart: a delta is enough.
-                if delta["text"]:
-                    self.saw_text = True
-                    out.append(TextDelta(text=delta["text"]))
-            elif "toolUse" in delta:
-                tool = self.tool_blocks.get(block["contentBlockIndex"])
-                if tool is None:
-                    raise ModelFailure("gateway", f"toolUse input for block {block['contentBlockIndex']} that never started")
-                tool["input"].append(delta["toolUse"]["input"])
-            # reasoningContent and citations are not part of the answer we show or store.
-        elif "contentBlockStop" in event:
-            tool = self.tool_blocks.pop(event["contentBlockStop"]["contentBlockIndex"], None)
-            if tool is not None:
-                call = self._tool_call(tool)
-                if call is not None:
-                    out.append(call)
-        elif "messageStop" in event:
-            self.stop_reason = event["messageStop"]["stopReason"]
-        elif "metadata" in event:
-            usage = event["metadata"].get("usage", {})
-            self.usage = UsageEvent(
-                input_tokens=usage.get("inputTokens", 0),
-                output_tokens=usage.get("outputTokens", 0),
-                cache_read_tokens=usage.get("cacheReadInputTokens", 0),
-                cache_write_tokens=usage.get("cacheWriteInputTokens", 0),
-            )
-            out.append(self.usage)
-        return out
-
-    def _tool_call(self, tool: _ToolBlock) -> ToolCallEvent | None:
-        raw = "".join(tool["input"])
-        try:
-            args = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            # Decided at the end: a truncated input under max_tokens is missing content, not a bug.
-            self.bad_tool_input = raw[:200]
-            return None
-        if not isinstance(args, dict):
-            self.bad_tool_input = raw[:200]
-            return None
-        self.saw_tool_call = True
-        return ToolCallEvent(id=tool["id"], name=tool["name"], args=args)
-
-    def finish(self) -> list[ModelEvent]:
-        usage = self.usage.model_dump(mode="json") if self.usage else None
-        if self.stop_reason is None:
-            raise ModelFailure("upstream_unreachable", "the stream ended before messageStop", usage=usage, retryable=True)
-        if self.bad_tool_input is not None and self.stop_reason != "max_tokens":
-            raise ModelFailure("gateway", f"tool input is not a JSON object: {self.bad_tool_input!r}", finish_reason=self.stop_reason, usage=usage)
-        if not self.saw_text and not self.saw_tool_call:
-            raise ModelFailure(
-                "content_missing",
-                f"the model stopped ({self.stop_reason}) without text or a tool call",
-                finish_reason=self.stop_reason,
-                usage=usage,
-            )
-        return [StopEvent(reason=self.stop_reason)]
-
-
-def events_from_stream(events: Iterator[JsonObject] | list[JsonObject]) -> Iterator[ModelEvent]:
-    """Synchronous translation of a whole stream; the adapter does the same one event at a time."""
-    reader = ConverseStreamReader()
-    for event in events:
-        yield from reader.feed(event)
-    yield from reader.finish()
-
-
-# ---------------------------------------------------------------------------------------------
 # The adapter
 
 
@@ -341,10 +228,4 @@ def _with_usage(failure: ModelFailure, reader: ConverseStreamReader) -> ModelFai
     return failure
 
 
-__all__ = [
-    "BedrockModel",
-    "ConverseStreamReader",
-    "bedrock_tool_use_id",
-    "events_from_stream",
-    "to_converse_request",
-]
+__all__ = ["BedrockModel", "bedrock_tool_use_id", "to_converse_request"]

@@ -67,6 +67,17 @@ class ToolCallEvent(BaseModel):
     args: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class ToolInputDelta(BaseModel):
+    """A piece of a tool call's arguments as the model writes them, before the call is whole: the
+    JSON text arrives in fragments, `delta` is the next one. The call itself still comes as one
+    ToolCallEvent when its input is complete; this only lets a reader watch it being written."""
+
+    type: Literal["tool_input"] = "tool_input"
+    id: str
+    name: str
+    delta: str
+
+
 class UsageEvent(BaseModel):
     type: Literal["usage"] = "usage"
     input_tokens: int = 0
@@ -82,7 +93,7 @@ class StopEvent(BaseModel):
     reason: str  # end_turn | tool_use | max_tokens | ...
 
 
-ModelEvent = Annotated[Union[TextDelta, ToolCallEvent, UsageEvent, StopEvent], Field(discriminator="type")]
+ModelEvent = Annotated[Union[TextDelta, ToolInputDelta, ToolCallEvent, UsageEvent, StopEvent], Field(discriminator="type")]
 
 
 class ExcerptTurn(BaseModel):
@@ -115,7 +126,7 @@ class ChatModel(Protocol):
     model_id: str
     price_id: str
 
-    def __call__(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolCallEvent | UsageEvent | StopEvent]: ...
+    def __call__(self, request: ModelRequest) -> AsyncIterator[TextDelta | ToolInputDelta | ToolCallEvent | UsageEvent | StopEvent]: ...
 
 
 def image_caption(position: int, image: ImageRef) -> str:

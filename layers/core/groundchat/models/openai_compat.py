@@ -22,6 +22,7 @@ from groundchat.models.messages import (
     StopEvent,
     TextDelta,
     ToolCallEvent,
+    ToolInputDelta,
     UsageEvent,
 )
 from groundchat.models.image_parts import openai_user_parts
@@ -109,11 +110,13 @@ def _assistant_message(message: Message) -> JsonObject | None:
 
 
 class _CallParts(TypedDict):
-    """One tool call while its id, name and argument pieces arrive."""
+    """One tool call while its id, name and argument pieces arrive; `passed`: how many of the
+    pieces have gone out as ToolInputDeltas (pieces that come before the id and name wait)."""
 
     id: str
     name: str
     arguments: list[str]
+    passed: int
 
 
 class ChatCompletionStreamReader:
@@ -139,7 +142,7 @@ class ChatCompletionStreamReader:
             for position, fragment in enumerate(delta.get("tool_calls") or []):
                 # Some servers send whole calls without an index: their position stands in for it.
                 index = fragment.get("index", position)
-                call = self.tool_calls.setdefault(index, {"id": "", "name": "", "arguments": []})
+                call = self.tool_calls.setdefault(index, {"id": "", "name": "", "arguments": [], "passed": 0})
                 if fragment.get("id"):
                     call["id"] = fragment["id"]
                 function = fragment.get("function") or {}
@@ -147,6 +150,7 @@ class ChatCompletionStreamReader:
                     call["name"] = function["name"]
                 if function.get("arguments"):
                     call["arguments"].append(function["arguments"])
+                out.extend(_input_delta(call))
             if choice.get("finish_reason"):
                 self.finish_reason = choice["finish_reason"]
         if chunk.get("usage"):
@@ -184,6 +188,15 @@ class ChatCompletionStreamReader:
             return out
         out.append(StopEvent(reason=finish))
         return out
+
+
+def _input_delta(call: _CallParts) -> list[ModelEvent]:
+    """The argument text not yet passed on, once the call has an id and a name to pass it under."""
+    if not (call["id"] and call["name"]) or call["passed"] == len(call["arguments"]):
+        return []
+    delta = "".join(call["arguments"][call["passed"]:])
+    call["passed"] = len(call["arguments"])
+    return [ToolInputDelta(id=call["id"], name=call["name"], delta=delta)]
 
 
 def usage_event(usage: JsonObject) -> UsageEvent:
