@@ -1,2 +1,2 @@
-"""Answering a question: the use case (checks in order, claim, history, price, precheck, loop,
-commit, trace), the loop, history profiles, prompts and the frames an answer streams."""
+"""Answering a question: the use case (the request, the checks in order, the composition), the run
+it builds (committed and traced), the loop, history profiles and prompts."""

@@ -9,15 +9,24 @@ import logging
 from dataclasses import dataclass
 
 from groundchat.auth.callers import Caller
-from groundchat.chat.stored_run import ConversationOpened
 from groundchat.exchange.refusal import Refusal
 from groundchat.ids import is_conversation_id
+from groundchat.models.messages import Message
 from groundchat.services import Services
 from groundchat.store.answers_in_progress import ANSWERED, RUNNING
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
 from groundchat.store.deletion_jobs import pending_deletion
 
 log = logging.getLogger("groundchat.chat")
+
+
+@dataclass
+class ConversationOpened:
+    """The conversation an answer belongs to, as read under its claim."""
+
+    id: str
+    existing: dict[str, object] | None  # its stored item; None: a new conversation, created by the commit
+    history: list[Message]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import json
 from copy import copy
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Callable
 
 from annotated_types import Le, MaxLen
 
@@ -166,6 +166,11 @@ def parse_body(body: bytes | str | JsonObject, limits: BodyLimits) -> ChatBody |
     if corpus:
         return Refusal(400, "bad-request", corpus, {"corpus_ids": list(CORPUS_IDS)})
     return parsed
+
+
+# How a route's body becomes a question: `parse_body` for ours; a client protocol's reader for its own
+# body (chat_function/ai_sdk_body.py), run at the same place in the order of checks (400).
+BodyParser = Callable[["bytes | str | JsonObject", BodyLimits], "ChatBody | Refusal"]
 
 
 def _is_text(value: str) -> bool:

@@ -1,1 +1,2 @@
-"""Model adapters: Bedrock ConverseStream, OpenAI-compatible, and the offline answerer."""
+"""The models an answer calls: the messages every adapter speaks, the adapter table, Bedrock
+ConverseStream and OpenAI-compatible adapters, failures and retry (the offline answerer: offline/)."""

@@ -9,13 +9,9 @@ re-import changes nothing and the views always agree with the runs (`groundchat 
 recomputes them to check).
 
 Reads never touch every run: `compare_contexts` and `top_rules` sum the cells of one partition
-(at most models × contexts items), the filter check is one BatchGetItem, the run list one Query
-newest first (of the table, or for a rule with other filters of a rule × field index), `get_run`
-one GetItem. A list by outcome (completed, failed, timeout) is counted from the cells, which hold
-each outcome's runs, and read from the lists above with the outcome checked in code, in pages sized
-from those counts; a rare outcome from the lists of only the models × contexts that have it. A
-list by most or fewest violations is one Query of the violations index (graded runs only), keyed by
-the same lists. See docs/engineering/benchmark-store.md.
+(at most models × contexts items), the filter check is one BatchGetItem, `get_run` one GetItem,
+and a run list, in any order, is read from the views by `RunLists` (store/run_lists.py). See
+docs/engineering/benchmark-store.md.
 
 There is no free-form query: callers name a query and fill its parameters (`RunFilter`).
 """
@@ -66,24 +62,16 @@ from groundchat.store.run_views import (
     CELL_PREFIX,
     CELLS,
     VALUE_PREFIX,
-    cell_prefix,
-    cell_view,
-    list_view,
-    rule_field_attribute,
-    rule_field_key,
     rule_view,
-    summary_from_entry,
     totals_from_item,
     value_entry,
 )
-from groundchat.store.run_list_reads import (  # noqa: F401  (UnsupportedOrder re-exported)
-    _SHOWN, ListReads, UnsupportedOrder, _first_matches, _page_size, _pages, refuse_unsupported,
-)
+from groundchat.store.run_lists import RunLists, UnsupportedOrder, pages, refuse_unsupported  # noqa: F401  (UnsupportedOrder re-exported)
 from groundchat.store.run_writer import RunWriter, ViewsOutOfStep, WriteReport  # noqa: F401  (re-exported)
-from groundchat.store.tables import RULE_FIELD_INDEXES, RUN_VIEWS, RUNS
+from groundchat.store.tables import RUN_VIEWS, RUNS
 
 if TYPE_CHECKING:
-    from groundchat.store.items import StoredItem, TableRequest
+    from groundchat.store.items import StoredItem
 
 
 @dataclass(frozen=True)
@@ -101,7 +89,7 @@ class RunPage:
 # ---- named queries -----------------------------------------------------------------------------
 
 
-class RunQueries(ListReads):
+class RunQueries:
     """Read-only: the named, parameterised queries the data tools may run. Nothing else."""
 
     # The offline answerer reads the facets on every question; they change only when runs are
@@ -112,6 +100,7 @@ class RunQueries(ListReads):
         self._dynamo = dynamo
         self._table = dynamo.table(RUNS)
         self._views = dynamo.table(RUN_VIEWS)
+        self._lists = RunLists(self._views)
         self._facets: tuple[float, dict[str, list[str]]] | None = None
 
     async def overview(self, flt: RunFilter | None = None) -> list[OverviewRow]:
@@ -134,7 +123,7 @@ class RunQueries(ListReads):
         """In `order` (newest first by default). Returns the runs and whether more matched than
         the limit. UnsupportedOrder for an order this filter cannot be listed in (`order_problem`)."""
         flt = flt or RunFilter()
-        collect, _ = self._reader(flt, order)
+        collect, _ = self._lists.reader(flt, order)
         found = await self._dynamo.run(collect, flt, limit + 1)
         return found[:limit], len(found) > limit
 
@@ -145,7 +134,7 @@ class RunQueries(ListReads):
         One Query of the list (as `list_runs`) and one of the cells for the count. `newer` and
         `older` name the list's two ends: earlier and later in its order."""
         flt = flt or RunFilter()
-        collect, key = self._reader(flt, order)
+        collect, key = self._lists.reader(flt, order)
         if before is not None:
             found = await self._dynamo.run(collect, flt, limit + 1, before, False)
             runs, newer, older = found[:limit][::-1], len(found) > limit, True
@@ -158,7 +147,7 @@ class RunQueries(ListReads):
 
     async def count_runs(self, flt: RunFilter | None = None, order: Order = NEWEST) -> int:
         """How many runs match: summed from the cells of one partition, never by reading the runs
-        (with a rule and an outcome, see `_outcome_counts` for the one case that reads some). In a
+        (with a rule and an outcome, see `RunLists.outcome_counts` for the one case that reads some). In a
         violations order only graded runs are listed, so only they are counted."""
         flt = flt or RunFilter()
         if order != NEWEST:
@@ -166,7 +155,7 @@ class RunQueries(ListReads):
             cells = (await self._cells(flt)).values()
             return sum(t.graded if flt.rule is None else t.rule_runs.get(flt.rule, 0) for t in cells)
         if flt.outcome is not None:
-            return await self._dynamo.run(lambda: sum(self._outcome_counts(flt, self._cells_sync(flt)).values()))
+            return await self._dynamo.run(lambda: sum(self._lists.outcome_counts(flt, self._lists.cells(flt)).values()))
         cells = (await self._cells(flt)).values()
         if flt.rule is None:
             return sum(t.runs for t in cells)
@@ -191,7 +180,7 @@ class RunQueries(ListReads):
         if self._facets is not None and now - self._facets[0] < self.FACETS_TTL_SECONDS:
             return self._facets[1]
         values: dict[str, set[str]] = {name: set() for name in (*FILTER_FIELDS, "rule")}
-        for item in await self._dynamo.run(lambda: list(self._query(CELLS))):
+        for item in await self._dynamo.run(lambda: list(self._lists.query(CELLS))):
             if item["entry"].startswith(VALUE_PREFIX):
                 values[item["field"]].add(item["value"])
             elif item["entry"].startswith(CELL_PREFIX):
@@ -207,18 +196,9 @@ class RunQueries(ListReads):
         return await self._dynamo.run(lambda: [summary_from_item(i) for i in self._summaries()])
 
     async def _cells(self, flt: RunFilter) -> dict[tuple[str, str], CellTotals]:
-        return await self._dynamo.run(self._cells_sync, flt)
+        return await self._dynamo.run(self._lists.cells, flt)
 
     # ---- in a worker thread ----
-
-    def _cells_sync(self, flt: RunFilter) -> dict[tuple[str, str], CellTotals]:
-        """The cells of one partition (the filter's task and label), narrowed to its model and
-        context: at most models × contexts items."""
-        out = {}
-        for item in self._query(cell_view(flt.task, flt.label), cell_prefix(flt.model)):
-            if all(getattr(flt, name) in (None, item[name]) for name in ("model", "context")):
-                out[(item["model"], item["context"])] = totals_from_item(item)
-        return out
 
     def _missing(self, flt: RunFilter) -> list[str]:
         wanted = {name: value for name, value in flt.as_params().items() if name in FILTER_FIELDS}
@@ -233,108 +213,14 @@ class RunQueries(ListReads):
                 if not resp.get("UnprocessedKeys"):
                     break
                 resp = self._dynamo.resource.batch_get_item(RequestItems=resp["UnprocessedKeys"])
-        if flt.rule is not None and next(self._query(rule_view(flt.rule), page=1), None) is not None:
+        if flt.rule is not None and next(self._lists.query(rule_view(flt.rule), page=1), None) is not None:
             found.add("rule")
         # An outcome is one of three words, checked where it is parsed; no view holds it as a value.
         return [name for name in flt.as_params() if name not in found and name != "outcome"]
 
-    def _collect(self, flt: RunFilter, want: int, start: str | None = None, newest_first: bool = True) -> list[RunSummary]:
-        """Up to `want` matching runs in list order, past the list key `start` when given (older
-        than it newest first, newer than it oldest first)."""
-        if flt.outcome is not None:
-            return self._collect_outcome(flt, want, start, newest_first)
-        values = {name: getattr(flt, name) for name in FILTER_FIELDS}
-        others = {name: value for name, value in values.items() if value is not None}
-        if flt.rule is None or not others:
-            view = list_view(values) if flt.rule is None else rule_view(flt.rule)
-            entries = self._query(view, newest_first=newest_first, page=want, stop=want, start=start, shown=True)
-            return [summary_from_entry(i) for i in entries]
-        # A rule and other filters: the rule's runs under one of the other values, from that field's
-        # index (store/run_views.py). In AWS an index is read eventually consistent (it cannot be
-        # read otherwise), so a run imported a moment ago may join these lists a moment later;
-        # every other list is read from the table.
-        if len(others) == 1:  # the index lists exactly the matches: one page, as a plain list
-            [(name, value)] = others.items()
-            found = self._query_rule_field(flt.rule, name, value, newest_first, page=want, stop=want, start=start)
-            return [summary_from_entry(i) for i in found]
-        # More fields: the cells say how many runs match, and how many each list holding them all
-        # has: each field's rule index, and the list of the other fields' runs (its rule checked in
-        # code). Read the smallest in pages sized to hold enough matches, checking the rest in code.
-        name, size, matches = self._narrowest(flt, others)
-        if not matches:
-            return []
-        enough = min(want, matches)
-        page = _page_size(enough, size, matches)
-        if name is None:
-            items = self._query(list_view(values), newest_first=newest_first, page=page, start=start, shown=True)
-        else:
-            items = self._query_rule_field(flt.rule, name, others[name], newest_first, page=page, start=start)
-        return _first_matches(items, flt, enough)
-
-
-    def _narrowest(self, flt: RunFilter, others: dict[str, str]) -> tuple[str | None, int, int]:
-        """The smallest list holding every match (a field whose rule index has the fewest entries
-        under its value, or None: the other fields' own list, when it has fewer, as for a rule
-        most runs break), its size, and how many runs match the whole filter: summed from at most
-        one cell partition per field and one for the whole filter (each at most models × contexts
-        items)."""
-        read: dict[str, list[tuple[StoredItem, CellTotals]]] = {}
-
-        def cells(view: str) -> list[tuple[StoredItem, CellTotals]]:
-            if view not in read:
-                read[view] = self._cell_items(view)
-            return read[view]
-
-        def rule_runs(cells_: list[tuple[StoredItem, CellTotals]]) -> int:
-            return sum(t.rule_runs.get(flt.rule, 0) for _, t in cells_)
-
-        sizes: dict[str | None, int] = {}
-        for name, value in others.items():
-            if name in ("model", "context"):  # the cells of every run, one per model × context
-                sizes[name] = rule_runs([(i, t) for i, t in cells(cell_view()) if i[name] == value])
-            else:
-                sizes[name] = rule_runs(cells(cell_view(**{name: value})))
-        scoped = [(i, t) for i, t in cells(cell_view(flt.task, flt.label))
-                  if all(getattr(flt, n) in (None, i[n]) for n in ("model", "context"))]
-        sizes[None] = sum(t.runs for _, t in scoped)
-        name = min(sizes, key=lambda n: sizes[n])
-        return name, sizes[name], rule_runs(scoped)
-
-    def _cell_items(self, view: str) -> list[tuple[StoredItem, CellTotals]]:
-        return [(item, totals_from_item(item)) for item in self._query(view, CELL_PREFIX)]
-
-    def _query(self, view: str, prefix: str | None = None, newest_first: bool = False, page: int | None = None,
-               stop: int | None = None, start: str | None = None, shown: bool = False,
-               beyond: str | None = None) -> Iterator[StoredItem]:
-        """`start` is a key of this list to go on after; `beyond` any list key, the entries past it
-        in the reading order (a key condition, so the key need not be in this list)."""
-        cond = Key("view").eq(view)
-        if prefix:
-            cond = cond & Key("entry").begins_with(prefix)
-        elif beyond is not None:
-            cond = cond & (Key("entry").lt(beyond) if newest_first else Key("entry").gt(beyond))
-        kwargs: TableRequest = {"KeyConditionExpression": cond, "ScanIndexForward": not newest_first,
-                                  **(_SHOWN if shown else {})}
-        if page is not None:
-            kwargs["Limit"] = page
-        if start is not None:
-            kwargs["ExclusiveStartKey"] = {"view": view, "entry": start}
-        yield from _pages(self._views.query, kwargs, stop)
-
-    def _query_rule_field(self, rule: str, name: str, value: str, newest_first: bool, page: int,
-                          stop: int | None = None, start: str | None = None) -> Iterator[StoredItem]:
-        """The rule's list entries whose `name` is `value`, from that field's index, in list order."""
-        attribute, key = rule_field_attribute(name), rule_field_key(rule, value)
-        kwargs: TableRequest = {"IndexName": RULE_FIELD_INDEXES[name].name, "KeyConditionExpression": Key(attribute).eq(key),
-                                  "ScanIndexForward": not newest_first, "Limit": page, **_SHOWN}
-        if start is not None:
-            # An index's start key names the item to go on after: its index key and the table's key.
-            kwargs["ExclusiveStartKey"] = {attribute: key, "view": rule_view(rule), "entry": start}
-        yield from _pages(self._views.query, kwargs, stop)
-
     def _summaries(self) -> Iterator[StoredItem]:
         kwargs = {"IndexName": "by_started", "KeyConditionExpression": Key("kind").eq(KIND), "ScanIndexForward": False}
-        yield from _pages(self._table.query, kwargs)
+        yield from pages(self._table.query, kwargs)
 
 
 def _no_outcome(flt: RunFilter) -> RunFilter:
