@@ -13,7 +13,8 @@ from groundchat.search.embeddings import QueryVector
 from groundchat.search.graph_build import build_graph
 from groundchat.search.graph_leg import GRAPH_LEG, graph_leg
 from groundchat.search.service import SearchService
-from groundchat.search.types import LegHit, LegSwitches
+from groundchat.search.preferences import SearchPreferences
+from groundchat.search.types import LegHit
 from tests.search.test_graph_build import ACT
 
 BY_SECTION = {c.section: c for c in ACT}
@@ -133,7 +134,7 @@ WITH = ["Article 3(5)", "Article 7(1)", "Annex I Section II, point (a)", "Recita
 def test_include_graph_forces_the_leg_and_the_debug_record_counts_it():
     backend = _Backend(*_legs())
     result = SearchService(backend, _Embedder(), max_excerpts=8).search("who counts as the maker?", k=8, include_graph=True)
-    debug = result.debug
+    debug = result.debug.record()
     assert debug["graph_enabled"] is True and debug["graph_default"] is False
     assert debug["graph_seeds"] == 4 and debug["graph_entities"] == 2 and debug["graph_inserted"] == 1
     assert debug["legs"][GRAPH_LEG] == {"hits": 1, "top": [BY_SECTION["Article 7(1)"].ref]}
@@ -146,13 +147,13 @@ def test_include_graph_forces_the_leg_and_the_debug_record_counts_it():
 def test_the_setting_decides_when_the_search_is_not_told_and_include_graph_false_is_the_search_without_it():
     off_by_default = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8)
     result = off_by_default.search("who counts as the maker?", k=8)
-    assert result.debug["graph_enabled"] is False and result.debug["graph_default"] is False
-    assert GRAPH_LEG not in result.debug["legs"] and [p.section for p in result.passages] == WITHOUT
-    assert result.debug["switches"] == {"include_vector": True, "include_sparse": True, "include_graph": False}
+    assert result.debug.record()["graph_enabled"] is False and result.debug.record()["graph_default"] is False
+    assert GRAPH_LEG not in result.debug.record()["legs"] and [p.section for p in result.passages] == WITHOUT
+    assert result.debug.record()["switches"] == {"include_vector": True, "include_sparse": True, "include_graph": False}
     on_by_default = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8, graph=True)
     assert [p.section for p in on_by_default.search("who counts as the maker?", k=8).passages] == WITH
     forced_off = on_by_default.search("who counts as the maker?", k=8, include_graph=False)
-    assert forced_off.debug["graph_enabled"] is False and [p.section for p in forced_off.passages] == WITHOUT
+    assert forced_off.debug.record()["graph_enabled"] is False and [p.section for p in forced_off.passages] == WITHOUT
 
 
 def test_the_setting_is_on_or_off_and_reaches_the_default_search(monkeypatch, tmp_path):
@@ -172,7 +173,7 @@ def test_the_setting_is_on_or_off_and_reaches_the_default_search(monkeypatch, tm
 def test_an_index_without_a_graph_searches_as_before_and_says_why():
     backend = _Backend(*_legs(), graph=None)
     result = SearchService(backend, _Embedder()).search("who counts as the maker?", include_graph=True)
-    assert result.debug["graph_enabled"] is False and result.debug["graph_error"] == "no_graph"
+    assert result.debug.record()["graph_enabled"] is False and result.debug.record()["graph_error"] == "no_graph"
     assert [p.section for p in result.passages] == WITHOUT
 
 
@@ -181,12 +182,12 @@ def test_the_switches_narrow_the_legs_asked_for_and_the_embedding():
     service = SearchService(backend, embedder)
     sparse_only = service.search("maker", include_vector=False)
     assert backend.wanted[-1] == {"bm25"} and embedder.calls == 0
-    assert "vector" not in sparse_only.debug["legs_ran"] and "bm25" in sparse_only.debug["legs_ran"]
+    assert "vector" not in sparse_only.debug.record()["legs_ran"] and "bm25" in sparse_only.debug.record()["legs_ran"]
     service.search("maker", include_sparse=False)
     assert backend.wanted[-1] == {"vector", "question_rows"} and embedder.calls == 1
     # The graph leg belongs to hybrid: one leg asked for alone runs alone.
     alone = service.search("maker", leg="bm25")
-    assert alone.debug["legs_ran"] == ["bm25"] and alone.debug["graph_enabled"] is False
+    assert alone.debug.record()["legs_ran"] == ["bm25"] and alone.debug.record()["graph_enabled"] is False
 
 
 def test_switching_off_every_leg_that_can_seed_is_a_clear_error():
@@ -196,4 +197,4 @@ def test_switching_off_every_leg_that_can_seed_is_a_clear_error():
     with pytest.raises(ValueError, match="switched off"):
         service.search("maker", leg="vector", include_vector=False)
     with pytest.raises(Exception):
-        LegSwitches(include_grpah=False)  # a misspelt switch is refused, not ignored
+        SearchPreferences(include_grpah=False)  # a misspelt switch is refused, not ignored

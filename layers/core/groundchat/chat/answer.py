@@ -33,7 +33,7 @@ from groundchat.models.messages import ImageRef, Message, ModelRequest
 from groundchat.chat.question_body import BodyLimits, ChatBody, body_limits, parse_body
 from groundchat.public.gate import Visit
 from groundchat.recall.hooks import RecallAccess
-from groundchat.tools.search_preferences import SearchPreferences
+from groundchat.search.preferences import SearchPreferences
 from groundchat.services import Services
 from groundchat.spending.budget_guard import BudgetGuard
 from groundchat.spending.step_guard import SpendCapReached
