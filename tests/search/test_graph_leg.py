@@ -3,6 +3,7 @@ against the question and placed under their seed; and what the search service ma
 counters, the setting, and the switches that narrow a search)."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from groundchat.corpus.chunk import Chunk
 from groundchat.search.embeddings import QueryVector
 from groundchat.search.graph_build import build_graph
-from groundchat.search.graph_leg import GRAPH_LEG, graph_leg
+from groundchat.search.graph_leg import GRAPH_LEG, GraphLeg, graph_leg
 from groundchat.search.service import SearchService
 from groundchat.search.preferences import SearchPreferences
 from groundchat.search.types import LegHit
@@ -142,6 +143,29 @@ def test_include_graph_forces_the_leg_and_the_debug_record_counts_it():
     assert "graph" in debug["timings_ms"] and debug["legs_ran"] == ["bm25", GRAPH_LEG, "vector"]
     # The duty that uses the defined term comes right after the definition; nothing else moved up.
     assert [p.section for p in result.passages] == WITH
+
+
+def test_the_graph_leg_is_one_module_and_one_line_of_the_pipeline():
+    """Without its line in `LEGS` the graph's counters vanish from the debug record and the search
+    serves what the graph-off search serves; no other module of the layer imports the leg."""
+    from groundchat.search import pipeline
+
+    assert [leg.name for leg in pipeline.LEGS].count(GRAPH_LEG) == 1
+    assert Path(pipeline.__file__).read_text(encoding="utf-8").count("GraphLeg") == 2  # its import and its line
+    importers = [p.name for p in Path(pipeline.__file__).parents[1].rglob("*.py")
+                 if "import GraphLeg" in p.read_text(encoding="utf-8") or "graph_leg import" in p.read_text(encoding="utf-8")]
+    assert importers == ["pipeline.py"]
+
+    without = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8)
+    without.legs = tuple(leg for leg in without.legs if not isinstance(leg, GraphLeg))
+    removed = without.search("who counts as the maker?", k=8, include_graph=True)
+    off = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8).search("who counts as the maker?", k=8,
+                                                                                include_graph=False)
+    record = removed.debug.record()
+    assert not [key for key in record if key.startswith("graph_") and key not in ("graph_enabled", "graph_default")]
+    assert record["graph_enabled"] is False and GRAPH_LEG not in record["legs"] and GRAPH_LEG not in record["legs_enabled"]
+    assert [(p.ref, p.score) for p in removed.passages] == [(p.ref, p.score) for p in off.passages]
+    assert [p.section for p in removed.passages] == WITHOUT
 
 
 def test_the_setting_decides_when_the_search_is_not_told_and_include_graph_false_is_the_search_without_it():

@@ -14,7 +14,7 @@ BM25 and the vector leg are the backend's own: they are served by one request to
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Literal, Protocol
+from typing import TYPE_CHECKING, Callable, Literal, Protocol, runtime_checkable
 
 from groundchat.search.preferences import SearchPreferences
 from groundchat.search.types import LegHit, SearchLeg
@@ -85,6 +85,7 @@ class Found:
         self._fused = run.hits
 
 
+@runtime_checkable
 class Leg(Protocol):
     @property
     def name(self) -> str:
