@@ -214,7 +214,7 @@ def measure(settings: Any, node: Any, json_path: Path | None, limit: int | None)
     from groundchat.search.fusion import fuse
     from groundchat.search.ingest import run_ingest, specs_for
     from groundchat_cli.retrieval_eval import evaluate, load_questions
-    from groundchat.search.service import CANDIDATES_PER_LEG
+    from groundchat.search.pipeline import CANDIDATES_PER_LEG
 
     settings = settings.model_copy(update={"search_backend": "opensearch", "opensearch_endpoint": node.endpoint})
     started = time.perf_counter()

@@ -102,7 +102,8 @@ def _result_json(result: Any) -> dict[str, Any]:
         "query": result.query, "outcome": result.outcome, "reason": result.reason,
         "hits": [{"ref": p.ref, "source": p.source, "section": p.section, "title": p.title, "url": p.url,
                   "score": p.score} for p in result.passages],
-        "freshness": result.freshness.model_dump(), "dropped": result.dropped, "debug": result.debug,
+        "freshness": result.freshness.model_dump(), "dropped": result.dropped,
+        "debug": result.debug.record() if result.debug else None,
     }
 
 
@@ -130,10 +131,11 @@ def cmd_search(args: argparse.Namespace) -> int:
             print("no passage matched")
         for n, p in enumerate(result.passages, start=1):
             print(f"{n}. [{p.ref}] {p.source} {p.section} — {p.title}  ({p.score:.4f})\n   {p.url}")
-        legs = ", ".join(f"{k}: {v['hits']}" for k, v in result.debug.get("legs", {}).items())
-        share = f" score share={result.debug['score_share']}" if "score_share" in result.debug else ""
-        print(f"-- {_backend_name(settings)} {result.debug.get('fusion')} k={result.debug.get('rrf_k')}{share} rerank={result.debug.get('rerank')} "
-              f"legs({legs}) {result.debug.get('timings_ms', {}).get('total')} ms")
+        if result.debug is not None:
+            d = result.debug
+            legs = ", ".join(f"{name}: {found.hits}" for name, found in d.legs.items())
+            print(f"-- {_backend_name(settings)} {d.fusion} k={d.rrf_k} score share={d.score_share} rerank={d.rerank} "
+                  f"legs({legs}) {d.timings_ms.get('total')} ms")
     return 0 if result.outcome != "unavailable" else 2
 
 

@@ -64,14 +64,23 @@ def test_every_module_an_architecture_page_names_exists():
 
 
 def test_a_derived_leg_as_the_leg_recipe_describes_it():
-    """docs/architecture/add-a-search-leg.md: a derived leg is a pure function from the other legs'
-    hits to its own ranked list, named and weighted in its module; the criterion leg is the model."""
+    """docs/architecture/add-a-search-leg.md: a derived leg is a module with a pure function from the
+    other legs' hits to its own ranked list and a small class that meets `Leg`; one line in the
+    pipeline's `LEGS` runs it. The criterion leg is the model; a leg written here by the recipe
+    votes in a real search and the debug record names it."""
+    from dataclasses import dataclass
+
     from groundchat.corpus.chunk import make_chunk
     from groundchat.search import criterion_leg as leg
+    from groundchat.search import pipeline
+    from groundchat.search.leg import Found, Joins, Leg, LegRun, SearchPlan
+    from groundchat.search.service import SearchService
     from groundchat.search.types import LegHit
+    from tests.search.test_graph_leg import BY_SECTION, _Backend, _Embedder, _legs
 
     recipe = (REPO_ROOT / "docs" / "architecture" / "add-a-search-leg.md").read_text(encoding="utf-8")
-    assert "criterion_leg.py" in recipe and "LegHit" in recipe
+    for step in ("criterion_leg.py", "LegHit", "LEGS", "search/pipeline.py", "search/leg.py", "LegRun", "enabled(plan)"):
+        assert step in recipe, step
     assert (leg.CRITERION_LEG, leg.CRITERION_WEIGHT) == ("criterion", 0.5)
 
     def hit(section: str, i: int, score: float) -> LegHit:
@@ -82,6 +91,34 @@ def test_a_derived_leg_as_the_leg_recipe_describes_it():
     ranked = leg.criterion_leg(vector)
     # 2.4.7 matches better over its two best passages taken together, though 2.4.13 has the best one.
     assert [h.chunk.section for h in ranked][:1] == ["2.4.7"]
+
+    # A leg by the recipe: recitals first, from the BM25 leg's own candidates, at a large weight.
+    def recitals_first(bm25: list[LegHit]) -> list[LegHit]:
+        return [LegHit(h.chunk, 1.0) for h in bm25 if h.chunk.section.startswith("Recital ")]
+
+    @dataclass(frozen=True)
+    class RecitalLeg:
+        name: str = "recitals"
+        joins: Joins = "votes"
+        asks: frozenset[str] = frozenset()
+        needs_vector: bool = False
+
+        def enabled(self, plan: SearchPlan) -> bool:
+            return plan.hybrid
+
+        def run(self, plan: SearchPlan, found: Found) -> LegRun | None:
+            return LegRun(recitals_first(found.legs.get("bm25", [])), weight=5.0)
+
+    service = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8)
+    before = service.search("who counts as the maker?", k=8, include_graph=False)
+    service.legs = (*pipeline.LEGS[:2], RecitalLeg(), *pipeline.LEGS[2:])  # the one line in LEGS
+    after = service.search("who counts as the maker?", k=8, include_graph=False)
+    record = after.debug.record()
+    assert record["legs"]["recitals"] == {"hits": 1, "top": [BY_SECTION["Recital 41"].ref]}
+    assert record["legs_enabled"]["recitals"] is True and "recitals" in record["legs_ran"]
+    assert after.passages[0].section == "Recital 41" != before.passages[0].section
+    assert "recitals" not in service.search("maker", leg="bm25").debug.record()["legs"]  # hybrid only
+    assert all(isinstance(one, Leg) for one in (*pipeline.LEGS, RecitalLeg()))
 
 
 async def test_a_tool_made_by_the_recipe_is_offered_refused_and_run():

@@ -91,20 +91,20 @@ def test_the_service_moves_the_criterion_that_matches_as_a_whole_up(monkeypatch)
     result = _service(bm25, vector).search("our focus ring was removed", k=4)
     # 2.4.7 now leads; its second passage follows the first of each other criterion (search/diversity.py).
     assert [p.section for p in result.passages] == ["Understanding 2.4.7 Examples", "Understanding 2.4.13 Examples", "2.4.7", "2.4.13"]
-    assert CRITERION_LEG in result.debug["legs"]
+    assert CRITERION_LEG in result.debug.record()["legs"]
     # Without the leg the same two legs put 2.4.13 first.
-    monkeypatch.setattr("groundchat.search.service.criterion_leg_applies", lambda fused: False)
+    monkeypatch.setattr("groundchat.search.criterion_leg.criterion_leg_applies", lambda fused: False)
     without = _service(bm25, vector).search("our focus ring was removed", k=4)
     assert [p.section for p in without.passages][:2] == ["Understanding 2.4.13 Examples", "Understanding 2.4.7 Examples"]
     monkeypatch.undo()
     # The vector leg alone keeps its own order: the leg belongs to hybrid.
     alone = _service(bm25, vector).search("our focus ring was removed", k=4, leg="vector")
     assert [p.section for p in alone.passages][0] == "Understanding 2.4.13 Examples"
-    assert CRITERION_LEG not in alone.debug["legs"]
+    assert CRITERION_LEG not in alone.debug.record()["legs"]
 
 
 def test_a_question_on_the_act_gets_no_criterion_leg():
     art, sc = hit("eaa", "Article 4(1)", 0), hit("wcag22", "1.4.3", 0)
     result = _service([art, sc], [LegHit(art.chunk, 0.8), LegHit(sc.chunk, 0.7)]).search("what must shops do", k=2)
-    assert CRITERION_LEG not in result.debug["legs"]
+    assert CRITERION_LEG not in result.debug.record()["legs"]
     assert [p.section for p in result.passages] == ["Article 4(1)", "1.4.3"]

@@ -37,17 +37,22 @@ def test_hit_with_debug_info_per_leg(service):
     result = service.search("how big must pointer targets be in CSS pixels")
     assert result.outcome == "hit"
     assert result.passages[0].section == "2.5.8"
-    d = result.debug
+    d = result.debug.record()
     assert d["fusion"] == "scores+rrf" and d["rrf_k"] == 60 and d["score_share"] == 0.7 and d["weights"] == {"bm25": 1.0, "vector": 1.0, "questions": 1.0}
     assert d["rerank"] == "none" and d["backend"] == "embedded" and d["embedding_model"] == "test-hash-64"
     assert d["legs"]["bm25"]["hits"] >= 1 and d["legs"]["vector"]["hits"] == 4
-    assert set(d["timings_ms"]) >= {"embed", "legs", "fuse", "rerank", "total"}
+    # Every step of the pipeline is timed under its name (search/pipeline.py).
+    assert set(d["timings_ms"]) >= {"expand", "embed", "backend", "legs", "fuse", "place", "rank", "spread", "excerpts", "total"}
+    # Seed 002's names: per-leg enablement, the fusion method, the weights, the confidence threshold.
+    assert (d["vector_enabled"], d["sparse_enabled"], d["graph_enabled"], d["fusion_method"]) == (True, True, False, "scores+rrf")
+    assert d["legs_enabled"] == {"bm25": True, "vector": True, "questions": True, "criterion": True, "graph": False}
+    assert (d["vector_weight"], d["sparse_weight"]) == (1.0, 1.0) and "confidence_threshold" in d
 
 
 def test_stemming_matches_other_word_forms(service):
     result = service.search("contrasting ratios", leg="bm25")
     assert [p.section for p in result.passages] == ["1.4.3"]
-    assert result.debug["fusion"] == "none"
+    assert result.debug.record()["fusion"] == "none"
 
 
 def test_empty_is_not_unavailable(service):

@@ -72,6 +72,6 @@ def test_the_service_serves_the_named_passage_first_and_says_so(tmp_path):
     # The words point at pointer targets; the number names contrast. The number wins.
     result = service.search("pointer targets CSS pixels, or is 1.4.3 the one?")
     assert result.passages[0].section == "1.4.3"
-    assert result.debug["exact"] == ["1.4.3"]
+    assert result.debug.record()["exact"] == ["1.4.3"]
     assert "2.5.8" in [p.section for p in result.passages]
-    assert service.search("pointer targets CSS pixels", leg="bm25").debug.get("exact") is None
+    assert service.search("pointer targets CSS pixels", leg="bm25").debug.record().get("exact") is None

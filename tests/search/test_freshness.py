@@ -5,7 +5,8 @@ import pytest
 
 from groundchat.auth.callers import DOCS_READ, Caller
 from groundchat.search.embedded import EmbeddedIndex
-from groundchat.search.service import SearchService, _freshness
+from groundchat.search.excerpts import freshness as _freshness
+from groundchat.search.service import SearchService
 from groundchat.search.types import Passage
 from groundchat.tools.base import ToolContext, ToolRegistry
 from groundchat.tools.docs_tools import search_docs

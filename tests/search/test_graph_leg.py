@@ -3,6 +3,7 @@ against the question and placed under their seed; and what the search service ma
 counters, the setting, and the switches that narrow a search)."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 import numpy as np
@@ -11,9 +12,10 @@ import pytest
 from groundchat.corpus.chunk import Chunk
 from groundchat.search.embeddings import QueryVector
 from groundchat.search.graph_build import build_graph
-from groundchat.search.graph_leg import GRAPH_LEG, graph_leg
+from groundchat.search.graph_leg import GRAPH_LEG, GraphLeg, graph_leg
 from groundchat.search.service import SearchService
-from groundchat.search.types import LegHit, LegSwitches
+from groundchat.search.preferences import SearchPreferences
+from groundchat.search.types import LegHit
 from tests.search.test_graph_build import ACT
 
 BY_SECTION = {c.section: c for c in ACT}
@@ -133,7 +135,7 @@ WITH = ["Article 3(5)", "Article 7(1)", "Annex I Section II, point (a)", "Recita
 def test_include_graph_forces_the_leg_and_the_debug_record_counts_it():
     backend = _Backend(*_legs())
     result = SearchService(backend, _Embedder(), max_excerpts=8).search("who counts as the maker?", k=8, include_graph=True)
-    debug = result.debug
+    debug = result.debug.record()
     assert debug["graph_enabled"] is True and debug["graph_default"] is False
     assert debug["graph_seeds"] == 4 and debug["graph_entities"] == 2 and debug["graph_inserted"] == 1
     assert debug["legs"][GRAPH_LEG] == {"hits": 1, "top": [BY_SECTION["Article 7(1)"].ref]}
@@ -143,16 +145,39 @@ def test_include_graph_forces_the_leg_and_the_debug_record_counts_it():
     assert [p.section for p in result.passages] == WITH
 
 
+def test_the_graph_leg_is_one_module_and_one_line_of_the_pipeline():
+    """Without its line in `LEGS` the graph's counters vanish from the debug record and the search
+    serves what the graph-off search serves; no other module of the layer imports the leg."""
+    from groundchat.search import pipeline
+
+    assert [leg.name for leg in pipeline.LEGS].count(GRAPH_LEG) == 1
+    assert Path(pipeline.__file__).read_text(encoding="utf-8").count("GraphLeg") == 2  # its import and its line
+    importers = [p.name for p in Path(pipeline.__file__).parents[1].rglob("*.py")
+                 if "import GraphLeg" in p.read_text(encoding="utf-8") or "graph_leg import" in p.read_text(encoding="utf-8")]
+    assert importers == ["pipeline.py"]
+
+    without = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8)
+    without.legs = tuple(leg for leg in without.legs if not isinstance(leg, GraphLeg))
+    removed = without.search("who counts as the maker?", k=8, include_graph=True)
+    off = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8).search("who counts as the maker?", k=8,
+                                                                                include_graph=False)
+    record = removed.debug.record()
+    assert not [key for key in record if key.startswith("graph_") and key not in ("graph_enabled", "graph_default")]
+    assert record["graph_enabled"] is False and GRAPH_LEG not in record["legs"] and GRAPH_LEG not in record["legs_enabled"]
+    assert [(p.ref, p.score) for p in removed.passages] == [(p.ref, p.score) for p in off.passages]
+    assert [p.section for p in removed.passages] == WITHOUT
+
+
 def test_the_setting_decides_when_the_search_is_not_told_and_include_graph_false_is_the_search_without_it():
     off_by_default = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8)
     result = off_by_default.search("who counts as the maker?", k=8)
-    assert result.debug["graph_enabled"] is False and result.debug["graph_default"] is False
-    assert GRAPH_LEG not in result.debug["legs"] and [p.section for p in result.passages] == WITHOUT
-    assert result.debug["switches"] == {"include_vector": True, "include_sparse": True, "include_graph": False}
+    assert result.debug.record()["graph_enabled"] is False and result.debug.record()["graph_default"] is False
+    assert GRAPH_LEG not in result.debug.record()["legs"] and [p.section for p in result.passages] == WITHOUT
+    assert result.debug.record()["switches"] == {"include_vector": True, "include_sparse": True, "include_graph": False}
     on_by_default = SearchService(_Backend(*_legs()), _Embedder(), max_excerpts=8, graph=True)
     assert [p.section for p in on_by_default.search("who counts as the maker?", k=8).passages] == WITH
     forced_off = on_by_default.search("who counts as the maker?", k=8, include_graph=False)
-    assert forced_off.debug["graph_enabled"] is False and [p.section for p in forced_off.passages] == WITHOUT
+    assert forced_off.debug.record()["graph_enabled"] is False and [p.section for p in forced_off.passages] == WITHOUT
 
 
 def test_the_setting_is_on_or_off_and_reaches_the_default_search(monkeypatch, tmp_path):
@@ -172,7 +197,7 @@ def test_the_setting_is_on_or_off_and_reaches_the_default_search(monkeypatch, tm
 def test_an_index_without_a_graph_searches_as_before_and_says_why():
     backend = _Backend(*_legs(), graph=None)
     result = SearchService(backend, _Embedder()).search("who counts as the maker?", include_graph=True)
-    assert result.debug["graph_enabled"] is False and result.debug["graph_error"] == "no_graph"
+    assert result.debug.record()["graph_enabled"] is False and result.debug.record()["graph_error"] == "no_graph"
     assert [p.section for p in result.passages] == WITHOUT
 
 
@@ -181,12 +206,12 @@ def test_the_switches_narrow_the_legs_asked_for_and_the_embedding():
     service = SearchService(backend, embedder)
     sparse_only = service.search("maker", include_vector=False)
     assert backend.wanted[-1] == {"bm25"} and embedder.calls == 0
-    assert "vector" not in sparse_only.debug["legs_ran"] and "bm25" in sparse_only.debug["legs_ran"]
+    assert "vector" not in sparse_only.debug.record()["legs_ran"] and "bm25" in sparse_only.debug.record()["legs_ran"]
     service.search("maker", include_sparse=False)
     assert backend.wanted[-1] == {"vector", "question_rows"} and embedder.calls == 1
     # The graph leg belongs to hybrid: one leg asked for alone runs alone.
     alone = service.search("maker", leg="bm25")
-    assert alone.debug["legs_ran"] == ["bm25"] and alone.debug["graph_enabled"] is False
+    assert alone.debug.record()["legs_ran"] == ["bm25"] and alone.debug.record()["graph_enabled"] is False
 
 
 def test_switching_off_every_leg_that_can_seed_is_a_clear_error():
@@ -196,4 +221,4 @@ def test_switching_off_every_leg_that_can_seed_is_a_clear_error():
     with pytest.raises(ValueError, match="switched off"):
         service.search("maker", leg="vector", include_vector=False)
     with pytest.raises(Exception):
-        LegSwitches(include_grpah=False)  # a misspelt switch is refused, not ignored
+        SearchPreferences(include_grpah=False)  # a misspelt switch is refused, not ignored

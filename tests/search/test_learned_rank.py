@@ -100,9 +100,9 @@ def test_the_search_runs_the_step_on_hybrid_searches_only_and_reports_it():
     service = SearchService(_Backend(*_legs()), _Embedder(), ranker=ranker)
     plain = SearchService(_Backend(*_legs()), _Embedder(), ranker=None).search("who counts as the maker?", k=8)
     result = service.search("who counts as the maker?", k=8)
-    assert result.best_match == "weak" and result.debug["ranker"] == {"confidence": 0.1, "threshold": 9.0, "best_match": "weak"}
+    assert result.best_match == "weak" and result.debug.record()["ranker"] == {"confidence": 0.1, "threshold": 9.0, "best_match": "weak"}
     assert {p.section for p in result.passages} == {p.section for p in plain.passages}
-    assert plain.best_match is None and "ranker" not in plain.debug
+    assert plain.best_match is None and "ranker" not in plain.debug.record()
     assert "bm25" in ranker.evidence.legs
     assert service.search("maker", leg="bm25").best_match is None
 

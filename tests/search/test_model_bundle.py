@@ -94,7 +94,7 @@ def test_a_missing_or_broken_model_makes_the_search_unavailable_with_a_reason(tm
         embedder.model = dataclasses.replace(embedder.model, model_sha256=sha256_file(fake))
     result = SearchService(_UnreachedBackend(), embedder).search("why does contrast matter")
     assert (result.outcome, result.reason, result.passages) == ("unavailable", "embedding_unavailable", [])
-    assert result.debug["error"]
+    assert result.debug.record()["error"]
 
 
 def test_preload_loads_the_shared_local_model_and_leaves_bedrock_alone(monkeypatch):

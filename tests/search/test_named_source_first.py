@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from groundchat.corpus.chunk import make_chunk
-from groundchat.search import service as service_module
+from groundchat.search import pipeline as pipeline_module
 from groundchat.search.named_source_first import named_first
 from groundchat.search.types import BackendUnavailable, LegHit
 
@@ -48,7 +48,7 @@ def service(tmp_path, monkeypatch):
     from tests.search.test_embedded import _build
 
     # Few candidates, so that WCAG's five criteria on flashes fill both legs' lists.
-    monkeypatch.setattr(service_module, "CANDIDATES_PER_LEG", 3)
+    monkeypatch.setattr(pipeline_module, "CANDIDATES_PER_LEG", 3)
     embedder = WordHashEmbedder()
     _build(tmp_path / "index.sqlite", embedder, TEXTS)
     return SearchService(EmbeddedIndex(tmp_path / "index.sqlite"), embedder, max_excerpts=5)
@@ -56,17 +56,17 @@ def service(tmp_path, monkeypatch):
 
 def test_a_question_naming_the_act_finds_its_passage_that_the_mixed_candidates_crowded_out(service):
     plain = service.search("flashing flashes seizures")
-    assert "eaa" not in [p.source for p in plain.passages] and "named_text" not in plain.debug
+    assert "eaa" not in [p.source for p in plain.passages] and "named_text" not in plain.debug.record()
     named = service.search("flashing flashes seizures: is there an EU rule under the EAA?")
     assert named.passages[0].section == "Annex I Section I, point 2(i)"
-    assert named.debug["named_text"]["source"] == "eaa"
-    assert named.debug["named_text"]["lead"][0] == named.passages[0].ref
+    assert named.debug.record()["named_text"]["source"] == "eaa"
+    assert named.debug.record()["named_text"]["lead"][0] == named.passages[0].ref
     assert {p.section for p in named.passages[2:]} <= {f"2.3.{n}" for n in range(1, 6)}  # the mixed list follows
 
 
 def test_a_source_filter_from_the_caller_is_left_alone(service):
     result = service.search("flashing flashes seizures under the EAA", sources=["wcag22"])
-    assert {p.source for p in result.passages} == {"wcag22"} and "named_text" not in result.debug
+    assert {p.source for p in result.passages} == {"wcag22"} and "named_text" not in result.debug.record()
 
 
 def test_when_the_named_search_fails_the_mixed_list_still_serves(service):
@@ -82,7 +82,7 @@ def test_when_the_named_search_fails_the_mixed_list_still_serves(service):
     service.backend.legs = failing_second_call
     result = service.search("flashing flashes seizures under the EAA")
     assert result.outcome == "hit" and result.passages[0].source == "wcag22"
-    assert result.debug["named_text"] == {"source": "eaa", "error": str(BackendUnavailable("index_unavailable", "disk went away"))}
+    assert result.debug.record()["named_text"] == {"source": "eaa", "error": str(BackendUnavailable("index_unavailable", "disk went away"))}
 
 
 def test_a_mixed_list_already_led_by_the_named_text_needs_no_second_search():

@@ -96,9 +96,9 @@ def test_both_legs_and_the_nearest_questions_in_one_msearch_with_the_exact_body(
     result = svc.search("contrast ratio", sources=["wcag22"], k=5)
     assert result.outcome == "hit"
     assert [(p.ref, p.section) for p in result.passages] == [(CHUNK.ref, "1.4.3")]
-    assert result.debug["backend"] == "opensearch"
+    assert result.debug.record()["backend"] == "opensearch"
     # A WCAG passage leads, so the criterion leg (search/criterion_leg.py) is fused too.
-    assert result.debug["legs"] == {"bm25": {"hits": 1, "top": [CHUNK.ref]}, "vector": {"hits": 1, "top": [CHUNK.ref]},
+    assert result.debug.record()["legs"] == {"bm25": {"hits": 1, "top": [CHUNK.ref]}, "vector": {"hits": 1, "top": [CHUNK.ref]},
                                     "criterion": {"hits": 1, "top": [CHUNK.ref]}}
     msearches = [r for r in fake.requests if r[1].startswith(f"/{ALIAS}/_msearch")]
     assert len(msearches) == 1

@@ -90,8 +90,8 @@ def test_a_question_row_is_never_a_passage_even_asked_word_for_word(tmp_path):
         assert QUESTIONS not in {p.source for p in result.passages}
     result = service.search(asked)
     assert result.passages[0].section == "Article 3(23)"
-    assert result.debug["legs"]["questions"]["hits"] == 1
-    assert result.debug["weights"]["questions"] == QUESTION_WEIGHT == 1.0
+    assert result.debug.record()["legs"]["questions"]["hits"] == 1
+    assert result.debug.record()["weights"]["questions"] == QUESTION_WEIGHT == 1.0
 
 
 def test_an_index_without_questions_searches_as_before(tmp_path):
@@ -103,7 +103,7 @@ def test_an_index_without_questions_searches_as_before(tmp_path):
     build.commit({"source_hashes": "{}"})
     result = SearchService(EmbeddedIndex(tmp_path / "index.sqlite"), embedder).search("by when was the law due")
     assert [p.section for p in result.passages] == ["Article 31(1)"]
-    assert "questions" not in result.debug["legs"]
+    assert "questions" not in result.debug.record()["legs"]
 
 
 def test_with_the_real_bank_a_situation_reaches_its_article_first(real_search):
@@ -115,7 +115,7 @@ def test_with_the_real_bank_a_situation_reaches_its_article_first(real_search):
     assert without.search(question, k=5).passages[0].section not in ("Article 17", "Article 18(1)", "Article 18(2)")
     result = real_search.search(question, k=5)
     assert result.passages[0].section.startswith(("Article 17", "Article 18"))
-    assert result.debug["legs"]["questions"]["hits"] > 0
+    assert result.debug.record()["legs"]["questions"]["hits"] > 0
 
 
 def test_a_new_index_swapped_in_brings_its_own_questions(tmp_path):

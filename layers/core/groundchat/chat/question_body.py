@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Annotated, Callable
 
 from annotated_types import Le, MaxLen
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model, field_validator
+from pydantic import ConfigDict, Field, StrictBool, ValidationError, create_model
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticCustomError
 
 from groundchat.corpus.chunk import SOURCES
 from groundchat.exchange.refusal import Refusal
-from groundchat.tools.search_preferences import SearchPreferences, Source
+from groundchat.search.preferences import SearchPreferences, SearchSwitches, Source
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
@@ -54,9 +53,10 @@ def _request_rules(schema: JsonObject) -> None:
                      "properties": {"include_vector": {"const": False}, "include_sparse": {"const": False}}}
 
 
-class ChatBody(BaseModel):
+class ChatBody(SearchSwitches):
     """Exactly what a client may send: a question for a conversation, and what its searches may
-    use (tools/search_preferences.py: they only narrow). Nothing else."""
+    use (search/preferences.py: they only narrow; `top_k` and the leg switches are inherited from
+    there as they are). Nothing else."""
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_request_rules)
     # Any string is read (a malformed id is the 404 of an unknown conversation, not a 400); the
@@ -77,10 +77,6 @@ class ChatBody(BaseModel):
     web_enabled: StrictBool = Field(default=False, description="there is no web search here: true is refused (400)",
                                     json_schema_extra={"const": False})
     sources: list[Source] | None = Field(default=None, min_length=1, max_length=len(SOURCES))
-    top_k: int | None = Field(default=None, ge=1, description="excerpts per search, at most this deployment's ceiling")
-    include_vector: StrictBool = True
-    include_sparse: StrictBool = True
-    include_graph: StrictBool = True
 
     @classmethod
     def within(cls, limits: BodyLimits) -> type[ChatBody]:
@@ -88,18 +84,8 @@ class ChatBody(BaseModel):
         what the OpenAPI document shows."""
         return _bounded(cls, limits)
 
-    @field_validator("top_k", mode="before")
-    @classmethod
-    def _a_count_is_a_json_number(cls, value: object) -> object:
-        # JSON's integer (3, or 3.0 as JSON Schema allows), never a boolean or a string of digits.
-        if isinstance(value, (bool, str)):
-            raise PydanticCustomError("int_type", "Input should be a valid integer")
-        return value
-
     def search_preferences(self) -> SearchPreferences:
-        return SearchPreferences(sources=self._searched_sources(), top_k=self.top_k,
-                                 include_vector=self.include_vector, include_sparse=self.include_sparse,
-                                 include_graph=self.include_graph)
+        return SearchPreferences(sources=self._searched_sources(), top_k=self.top_k, **self.switches())
 
     def corpus_problem(self) -> str | None:
         """Why `corpus_id` and `sources` cannot both hold, or None."""

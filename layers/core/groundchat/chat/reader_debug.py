@@ -14,8 +14,13 @@ if TYPE_CHECKING:
 SHOWN = ("backend", "leg", "fusion", "rrf_k", "score_share", "weights", "rerank", "embedding_model", "sources", "legs",
          "timings_ms", "expanded", "exact", "prior", "recall_plan", "hits",
          # The graph leg's own accounting (search/graph_leg.py), named as the tri-brid system we follow names it.
-         "graph_enabled", "graph_seeds", "graph_entities", "graph_expansion_hits", "graph_hydrated", "legs_ran",
-         # Which legs this search was allowed, and what the request narrowed (tools/search_preferences.py).
+         "graph_enabled", "graph_seeds", "graph_entities", "graph_expansion_hits", "graph_hydrated", "graph_inserted",
+         "legs_ran",
+         # Seed 002's names for which legs this search runs, how it fuses and weighs them, and the
+         # learned ranking step's threshold (search/debug.py).
+         "legs_enabled", "vector_enabled", "sparse_enabled", "fusion_method", "vector_weight", "sparse_weight",
+         "confidence_threshold",
+         # Which legs this search was allowed, and what the request narrowed (search/preferences.py).
          "switches", "request")
 
 

@@ -22,7 +22,10 @@ the leg would only add WCAG passages that do not answer it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from groundchat.search.diversity import group_of
+from groundchat.search.leg import Found, Joins, LegRun, SearchPlan
 from groundchat.search.types import LegHit
 
 CRITERION_LEG = "criterion"
@@ -54,4 +57,21 @@ def criterion_leg(vector_hits: list[LegHit]) -> list[LegHit]:
             for group in ordered for h in by_criterion[group][:PASSAGES_PER_CRITERION]]
 
 
-__all__ = ["CRITERION_LEG", "CRITERION_WEIGHT", "criterion_leg", "criterion_leg_applies"]
+@dataclass(frozen=True)
+class CriterionLeg:
+    """The leg as the search runs it (search/leg.py): on the fused order of the legs before it."""
+    name: str = CRITERION_LEG
+    joins: Joins = "votes"
+    asks: frozenset[str] = frozenset()
+    needs_vector: bool = False
+
+    def enabled(self, plan: SearchPlan) -> bool:
+        return plan.hybrid
+
+    def run(self, plan: SearchPlan, found: Found) -> LegRun | None:
+        if not criterion_leg_applies(found.fused()):
+            return None
+        return LegRun(criterion_leg(found.legs.get("vector", [])), weight=CRITERION_WEIGHT)
+
+
+__all__ = ["CriterionLeg", "CRITERION_LEG", "CRITERION_WEIGHT", "criterion_leg", "criterion_leg_applies"]

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 
 from groundchat.search.diversity import group_of
 from groundchat.search.graph import RULES, Graph, node_id
-from groundchat.search.types import LegHit
+from groundchat.search.leg import Found, Joins, LegRun, SearchPlan
+from groundchat.search.types import BackendUnavailable, LegHit
 
 GRAPH_LEG = "graph"
 _HOP = RULES["hop"]
@@ -104,6 +105,33 @@ def graph_leg(graph: Graph, fused: list[LegHit], sources: list[str], *, seeds: i
     return out
 
 
+@dataclass(frozen=True)
+class GraphLeg:
+    """The leg as the search runs it (search/leg.py): it places, on the fused order of the voting
+    legs, over the sources searched. An index without a graph, or one that fails to read it, leaves
+    the search as it was and says why in the debug record."""
+    name: str = GRAPH_LEG
+    joins: Joins = "places"
+    asks: frozenset[str] = frozenset()
+    needs_vector: bool = False
+
+    def enabled(self, plan: SearchPlan) -> bool:
+        return plan.hybrid and plan.preferences.include_graph
+
+    def run(self, plan: SearchPlan, found: Found) -> LegRun | None:
+        fused = found.fused()
+        if not fused:
+            return None
+        try:
+            graph = found.index.graph() if hasattr(found.index, "graph") else None
+        except BackendUnavailable as exc:
+            return LegRun([], counters={"graph_error": exc.reason}, skipped=True)
+        if graph is None:
+            return LegRun([], counters={"graph_error": "no_graph"}, skipped=True)
+        result = graph_leg(graph, fused, plan.sources)
+        return LegRun(result.hits, shown=result.inserted, counters={"graph_enabled": True, **result.counters()})
+
+
 def _seeds(fused: list[LegHit], n: int) -> list[tuple[int, str]]:
     """(place in `fused`, node id) of the first passage of each of the first `n` groups."""
     out, groups = [], set()
@@ -167,4 +195,4 @@ def _group(hit: LegHit) -> str:
     return group_of(hit.chunk.source, hit.chunk.section)
 
 
-__all__ = ["GRAPH_LEG", "GraphLegResult", "graph_leg"]
+__all__ = ["GraphLeg", "GRAPH_LEG", "GraphLegResult", "graph_leg"]

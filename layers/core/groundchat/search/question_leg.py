@@ -18,10 +18,12 @@ WCAG's rose too. Lending to both sources at once lost the Act's questions to WCA
 """
 from __future__ import annotations
 
-from typing import Mapping
+from dataclasses import dataclass
+from typing import Callable, Mapping
 
 from groundchat.corpus.chunk import whole_section
-from groundchat.search.question_words import WORDS_WEIGHT
+from groundchat.search.leg import Found, Joins, LegRun, SearchPlan
+from groundchat.search.question_words import WORDS_WEIGHT, QuestionWords, bank_words
 from groundchat.search.types import LegHit
 
 QUESTION_LEG = "questions"
@@ -82,4 +84,38 @@ def question_leg(scores: Mapping[str, float], candidates: dict[str, list[LegHit]
     return out
 
 
-__all__ = ["PARTS", "QUESTION_LEG", "QUESTION_ROWS", "ROWS", "QUESTION_WEIGHT", "parts_of", "part_scores", "question_leg"]
+@dataclass(frozen=True)
+class BankEvidence:
+    """What the bank says of one question: its parts' scores and the parts whose words it shares."""
+    parts: dict[str, float]
+    words: dict[str, float]
+
+
+@dataclass(frozen=True)
+class QuestionLeg:
+    """The leg as the search runs it (search/leg.py). The nearest questions come with the backend's
+    one request; the bank's words are matched against the question as asked, since the bank is in
+    users' words. What the bank said is kept in the search's notes, so a second search of the same
+    question over fewer sources (search/named_source_first.py) lends the same parts."""
+    words: Callable[[], QuestionWords] = bank_words
+    name: str = QUESTION_LEG
+    joins: Joins = "votes"
+    asks: frozenset[str] = frozenset({ROWS})
+    needs_vector: bool = True
+
+    def enabled(self, plan: SearchPlan) -> bool:
+        return plan.hybrid and plan.preferences.include_vector
+
+    def run(self, plan: SearchPlan, found: Found) -> LegRun | None:
+        bank = found.notes.get(self.name)
+        if not isinstance(bank, BankEvidence):
+            rows = found.backend.get(ROWS, [])
+            words = self.words().scores(plan.query) if rows else {}
+            bank = found.notes[self.name] = BankEvidence(part_scores(rows, words), words)
+        counters = {"question_words": sorted(bank.words, key=lambda part: -bank.words[part])[:5]}
+        if not bank.parts:
+            return LegRun([], counters=counters, skipped=True)
+        return LegRun(question_leg(bank.parts, found.legs), counters=counters)
+
+
+__all__ = ["BankEvidence", "QuestionLeg", "PARTS", "QUESTION_LEG", "QUESTION_ROWS", "ROWS", "QUESTION_WEIGHT", "parts_of", "part_scores", "question_leg"]

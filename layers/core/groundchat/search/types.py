@@ -4,12 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, Field
 
 from groundchat.corpus.chunk import Chunk
+from groundchat.search.debug import SearchDebug
 
 Outcome = Literal["hit", "empty", "unavailable"]
-Leg = Literal["hybrid", "bm25", "vector"]
+# What one search serves: the legs fused, or one leg alone.
+SearchLeg = Literal["hybrid", "bm25", "vector"]
 
 
 class BackendUnavailable(RuntimeError):
@@ -25,19 +27,6 @@ class BackendUnavailable(RuntimeError):
 class LegHit:
     chunk: Chunk
     score: float
-
-
-class LegSwitches(BaseModel):
-    """Which legs one search may run, for evaluation and for the chat's JSON API. They only narrow:
-    a leg switched on still runs only where the search runs it (the graph leg in hybrid only, seeded
-    by the other legs), and the debug record says which legs ran."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    include_vector: bool = True  # the vector leg, and the question bank's rows, which need the vector
-    include_sparse: bool = True  # the BM25 leg
-    # The graph leg (search/graph_leg.py); None: as GROUNDCHAT_SEARCH_GRAPH says.
-    include_graph: bool | None = None
 
 
 class Passage(BaseModel):
@@ -65,7 +54,7 @@ class SearchResult(BaseModel):
     freshness: Freshness = Field(default_factory=Freshness)
     # What our own ceiling removed: passages beyond the count, characters cut from excerpts.
     dropped: dict[str, int] = Field(default_factory=lambda: {"passages": 0, "chars": 0})
-    debug: dict[str, JsonValue] = Field(default_factory=dict)
+    debug: SearchDebug | None = None  # None only for a result no search made
     # The learned ranking step's word on its first passage (search/learned_rank.py): "weak" when its
     # confidence is under the threshold chosen on the tune sets; None when the step did not run.
     best_match: Literal["strong", "weak"] | None = None

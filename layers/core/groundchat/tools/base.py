@@ -13,7 +13,7 @@ from groundchat.exchange.state import AnswerState
 from groundchat.json_shapes import JsonValue
 from groundchat.models.messages import ToolSpec
 from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
-from groundchat.tools.search_preferences import SearchPreferences
+from groundchat.search.preferences import SearchPreferences
 from groundchat.tools.compact_schema import compact
 
 if TYPE_CHECKING:

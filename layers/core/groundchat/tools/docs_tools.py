@@ -55,8 +55,10 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> JsonObject:
     except ValueError as exc:
         raise ToolError(str(exc)) from exc
     asked = ctx.search.model_dump(exclude_defaults=True, mode="json")
-    # The record says what this request narrowed (its legs_ran and sources say what ran).
-    ctx.answer.debug = {**result.debug, "request": asked} if asked and isinstance(result.debug, dict) else result.debug
+    # The record says what this request narrowed (its legs_ran and sources say what ran); the
+    # trace, the page and the JSON answer read it as dumped here.
+    if result.debug is not None:
+        ctx.answer.debug = (result.debug.model_copy(update={"request": asked}) if asked else result.debug).record()
     out: JsonObject = {"outcome": result.outcome}
     if result.outcome == "unavailable":
         out["reason"] = result.reason
