@@ -62,6 +62,11 @@ def add_corpus_commands(sub: Any) -> None:
     retrieval.add_argument("--through-router", action="store_true",
                            help="ask as the offline answerer does: its router's plan, then the search it plans "
                                 "(the sample's names stand for the data's)")
+    retrieval.add_argument("--url", nargs="?", const="", default=None, metavar="URL",
+                           help="search through a running app instead of in this process, as a client does "
+                                "(its MCP door's search_docs): the functions `make run-lambda` or a deployment "
+                                "serve; without URL the local stack on PORT, or the one running. Hybrid only")
+    retrieval.add_argument("--as", dest="as_user", default=None, help="with --url: the user signed in as (dev token)")
     _add_backend_option(retrieval)
     retrieval.set_defaults(func=cmd_eval_retrieval)
     from groundchat_cli.eval_answers import add_eval_answers_command
@@ -139,10 +144,20 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0 if result.outcome != "unavailable" else 2
 
 
+def _runs(legs: list[str], graph: str) -> list[tuple[str, bool]]:
+    """Each (leg, graph leg on) the evaluation runs; `compare` adds hybrid without the graph."""
+    runs = [(leg, graph != "off") for leg in legs]
+    if graph == "compare" and "hybrid" in legs:
+        runs.insert(runs.index(("hybrid", True)), ("hybrid", False))
+    return runs
+
+
 def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     from groundchat_cli.retrieval_eval import evaluate, load_questions
     from groundchat.search import open_default_search
 
+    if args.url is not None:
+        return _eval_through_app(args)
     settings = _search_settings(args)
     if settings is None:
         return 2
@@ -151,14 +166,40 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     if args.through_router:
         return _print_through_router(service, questions, args.json, get_settings().embedding_model)
     legs = ["bm25", "vector", "hybrid"] if args.leg == "all" else [args.leg]
-    runs = [(leg, args.graph != "off") for leg in legs]
-    if args.graph == "compare" and "hybrid" in legs:
-        runs.insert(runs.index(("hybrid", True)), ("hybrid", False))
-    reports = [evaluate(service, questions, leg=leg, include_graph=graph) for leg, graph in runs]
-    if args.json:
+    reports = [evaluate(service, questions, leg=leg, include_graph=graph) for leg, graph in _runs(legs, args.graph)]
+    return _print_reports(reports, f"backend: {_backend_name(settings)}", args.json)
+
+
+def _eval_through_app(args: argparse.Namespace) -> int:
+    """The hybrid search of a running app, asked over its MCP door one question at a time."""
+    from groundchat_cli.client import _token
+    from groundchat_cli.mcp_search import McpSearch, RemoteSearchFailed
+    from groundchat_cli.retrieval_eval import evaluate, load_questions
+    from groundchat_cli.stack_address import app_url
+
+    refused = ("--through-router" if args.through_router else "--backend" if args.backend
+               else f"--leg {args.leg}" if args.leg not in ("all", "hybrid") else None)
+    if refused:
+        print(f"eval retrieval --url measures the app's own search (hybrid, its index): {refused} is for the "
+              "search in this process", file=sys.stderr)
+        return 2
+    url = app_url(args.url or None)
+    questions = load_questions(args.file)
+    try:
+        with McpSearch(url, _token(args.as_user)[1]) as service:
+            reports = [evaluate(service, questions, leg="hybrid", include_graph=graph)
+                       for _, graph in _runs(["hybrid"], args.graph)]
+    except RemoteSearchFailed as exc:
+        print(f"eval retrieval --url {url}: {exc}", file=sys.stderr)
+        return 1
+    return _print_reports(reports, f"through: {url}/mcp (search_docs)", args.json)
+
+
+def _print_reports(reports: list[dict[str, Any]], heading: str, as_json: bool) -> int:
+    if as_json:
         print(json.dumps(reports, indent=2))
         return 0
-    print(f"backend: {_backend_name(settings)}")
+    print(heading)
     print(f"{'leg':14} {'source':8} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR':>6}")
     for report in reports:
         name = report["leg"] + ("" if report["leg"] != "hybrid" or report["graph"] else " no-graph")

@@ -10,10 +10,26 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, Sequence
 
-from groundchat.search.service import SearchService
 from groundchat_cli.gold_match import matches_gold
+
+
+class Found(Protocol):
+    source: str
+    section: str
+
+
+class Result(Protocol):
+    @property
+    def passages(self) -> Sequence[Found]: ...
+
+
+class Searches(Protocol):
+    """The in-process search service, or a running app's search (groundchat_cli/mcp_search.py)."""
+
+    def search(self, query: str, *, k: int | None = ..., leg: Any = ..., include_vector: bool = ...,
+               include_sparse: bool = ..., include_graph: bool | None = ...) -> Result: ...
 
 
 @dataclass
@@ -52,7 +68,7 @@ def paragraph_rank(ranked: list[str | None], paragraphs: list[str]) -> int:
     return next((i + 1 for i, s in enumerate(ranked) if s is not None and s in paragraphs), 0)
 
 
-def evaluate(service: SearchService, questions: list[Question], *, leg: str = "hybrid", k: int = 5,
+def evaluate(service: Searches, questions: list[Question], *, leg: str = "hybrid", k: int = 5,
              include_vector: bool = True, include_sparse: bool = True, include_graph: bool = True) -> dict[str, Any]:
     """The search is not told the source: a question must find its passage among all three."""
     per: dict[str, list[int]] = {}
@@ -60,7 +76,7 @@ def evaluate(service: SearchService, questions: list[Question], *, leg: str = "h
     paragraph_level: dict[str, list[int]] = {}
     rows = []
     for question in questions:
-        result = service.search(question.q, k=k, leg=leg, include_vector=include_vector,  # type: ignore[arg-type]
+        result = service.search(question.q, k=k, leg=leg, include_vector=include_vector,
                                 include_sparse=include_sparse, include_graph=include_graph)
         sections = [p.section for p in result.passages if p.source == question.source]
         ranked = [p.section if p.source == question.source else None for p in result.passages]

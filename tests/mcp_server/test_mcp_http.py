@@ -99,6 +99,29 @@ async def test_invalid_arguments_are_an_error_result_naming_the_field(serve):
     assert bad.is_error and bad.content[0].text.startswith("error: invalid arguments: limit:")
 
 
+async def test_a_host_narrows_a_calls_searches_in_its_meta_as_the_json_api_does(serve):
+    served = await started(serve())
+    query = {"query": "contrast ratio of text"}
+    async with served.session("dora") as dora:
+        whole = await dora.call_tool("search_docs", query)
+        two = await dora.call_tool("search_docs", query, meta={f"{META}search": {"top_k": 2}})
+        keyword_only = await dora.call_tool("search_docs", query, meta={f"{META}search": {"include_vector": False}})
+        over = await dora.call_tool("search_docs", query, meta={f"{META}search": {"top_k": 9}})
+        not_a_count = await dora.call_tool("search_docs", query, meta={f"{META}search": {"top_k": "2"}})
+        unknown = await dora.call_tool("search_docs", query, meta={f"{META}search": {"k": 2}})
+    excerpts = _json(whole)["excerpts"]
+    assert len(excerpts) > 2
+    # The first two of the same search: a narrowing, not another ranking.
+    assert [e["ref"] for e in _json(two)["excerpts"]] == [e["ref"] for e in excerpts[:2]]
+    trace = await served.services.traces.get(keyword_only.meta[f"{META}run_id"], "dora")
+    assert "vector" not in trace["steps"][0]["debug"]["legs_ran"]
+    assert trace["steps"][0]["debug"]["request"] == {"include_vector": False}
+    assert over.is_error and over.content[0].text == "error: _meta groundchat/search: top_k is at most 8 excerpts per search here"
+    assert not_a_count.is_error and not_a_count.content[0].text.startswith("error: _meta groundchat/search: top_k:")
+    assert unknown.is_error and "k: Extra inputs are not permitted" in unknown.content[0].text
+    assert over.meta[f"{META}cost"] == "0"  # refused before the search was charged
+
+
 async def test_a_search_past_the_cap_is_an_error_result_saying_the_cap_was_reached(serve, dynamo):
     from groundchat.store import budget_counters as bc
     from tests.spending.helpers import counter, usage_rows

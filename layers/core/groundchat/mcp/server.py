@@ -43,7 +43,8 @@ def build_server(tools: McpTools, caller_of: CallerOf) -> Server:
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         # A host that traces sends its `traceparent` in `_meta`: the call's span joins that trace.
         carrier = {k: v for k, v in (params.meta or {}).items() if k in TRACE_KEYS and isinstance(v, str)}
-        return call_result(await tools.call(caller_of(ctx), params.name, dict(params.arguments or {}), carrier))
+        return call_result(await tools.call(caller_of(ctx), params.name, dict(params.arguments or {}), carrier,
+                                            dict(params.meta or {})))
 
     return Server(SERVER_NAME, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 

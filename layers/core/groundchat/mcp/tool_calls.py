@@ -19,6 +19,7 @@ from groundchat.telemetry import answer_spans
 from groundchat.telemetry import attributes as attr
 from groundchat.grounding.citations import refs_in_results
 from groundchat.grounding.result_ceiling import fit_result
+from groundchat.mcp.search_meta import SearchMetaInvalid, search_preferences
 from groundchat.money import cost_text, money_text
 from groundchat.recall.plan import TOOL_NAME as RECALL_TOOL
 from groundchat.spending.step_guard import SpendCapReached
@@ -63,18 +64,20 @@ class McpTools:
     async def offered(self, caller: Caller) -> list[Tool]:
         return [t for t in await self._services.registry.offered(caller) if t.name not in ANSWER_ONLY]
 
-    async def call(self, caller: Caller, name: str, args: JsonObject, trace_carrier: dict[str, str] | None = None) -> ToolCallResult:
-        """`trace_carrier`: the host's `traceparent` (MCP `_meta`); the call's span joins its trace."""
+    async def call(self, caller: Caller, name: str, args: JsonObject, trace_carrier: dict[str, str] | None = None,
+                   meta: JsonObject | None = None) -> ToolCallResult:
+        """`trace_carrier`: the host's `traceparent` (MCP `_meta`); the call's span joins its trace.
+        `meta`: the request's `_meta`, where a host may narrow the call's searches (mcp/search_meta.py)."""
         with telemetry.joined(trace_carrier):
             span = answer_spans.start_tool(telemetry.NO_SPAN, None, name, args)
             with telemetry.active(span):
-                called = await self._call(caller, name, args)
+                called = await self._call(caller, name, args, meta)
         span.set(attr.RUN_ID, called.run_id)
         span.set(attr.ANSWER_COST, str(called.cost))
         answer_spans.end_tool(span, _step_outcome(called.outcome), called.result)
         return called
 
-    async def _call(self, caller: Caller, name: str, args: JsonObject) -> ToolCallResult:
+    async def _call(self, caller: Caller, name: str, args: JsonObject, meta: JsonObject | None) -> ToolCallResult:
         services = self._services
         ctx = services.tool_context(caller)  # a fresh run: its searches are charged under it
         started_at, started = time.time(), time.perf_counter()
@@ -84,6 +87,10 @@ class McpTools:
         try:
             if name in ANSWER_ONLY:
                 raise ToolRefused(f"tool {name!r} is not available to this caller")
+            try:
+                ctx.search = search_preferences(meta, services.settings.search_max_excerpts)
+            except SearchMetaInvalid as exc:
+                raise ToolError(str(exc)) from None
             value = await services.registry.execute(name, args, ctx)
             result = fit_result(value, services.settings.max_tool_result_chars)
         except (ToolRefused, ToolError) as exc:
