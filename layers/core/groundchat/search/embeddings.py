@@ -16,8 +16,8 @@ import numpy as np
 # The interface and its failures are named from here too, where the rest of the search imports them.
 from groundchat.search.embedding_base import (Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector,  # noqa: F401
                                               _QueryMixin, unit_rows)
-from groundchat.search.embedding_models import (DEFAULT_LOCAL_MODEL, LocalModel, UnknownModel, files_of,
-                                                local_model, local_model_keys)
+from groundchat.search.embedding_models import (DEFAULT_LOCAL_MODEL, LocalModel, UnknownModel, configured_local_key,
+                                                files_of, local_model, local_model_keys)
 from groundchat.search.embedding_windows import windows
 from groundchat.search.model_bundle import BundleError, sha256_file, shipped_files
 
@@ -268,19 +268,12 @@ def shared_local_embedder(model: str | None = None) -> LocalOnnxEmbedder:
     a pool of threads of its own, and each of them opening its own tripled the chat's memory. A
     session answers concurrent calls safely, and the tokenizer keeps no state between them."""
     global _SHARED_LOCAL
-    key = model or _configured_local_model()
+    key = model or configured_local_key()
     with _SHARED_LOCAL_LOCK:
         if _SHARED_LOCAL is None or _SHARED_LOCAL.model.key != key:
             # One process runs one local model: a second name replaces the first, never adds to it.
             _SHARED_LOCAL = LocalOnnxEmbedder(model=key)
         return _SHARED_LOCAL
-
-
-def _configured_local_model() -> str:
-    from groundchat.config import get_settings
-
-    kind, _, key = get_settings().embedding_model.partition(":")
-    return (key or DEFAULT_LOCAL_MODEL) if kind == "local" else DEFAULT_LOCAL_MODEL
 
 
 def make_embedder(spec: str, *, region: str = "eu-west-1") -> Embedder:
