@@ -9,8 +9,9 @@ rule per threshold, the same for every model (MiniLM's rows reproduce the values
   of the read retrieval sets' questions (tune and validate, 266): no question on the texts declined;
 - topic_close_margin / topic_open_margin: the 0.01 step under the lowest likeness margin
   (offline/topic_neighbours.py) of the decision sets' on-topic questions the word lists let in, and
-  of those they do not; the decision sets are the read retrieval sets (tune, validate, second tune)
-  and the router's tune and validate rows that name a tool;
+  one step lower still under those they do not (one question, so one step of room); the decision sets are the read retrieval sets (tune, validate, second tune)
+  and the router's tune and validate rows that name a tool, less those it takes up whatever their
+  likeness (a run, a model or a rule named);
 - support_*: `groundchat eval support --tune`'s grid search on citation_support_tune.jsonl alone.
 
 It prints what the rules choose beside the row in use, and how many of the gate's off-topic probes
@@ -52,14 +53,21 @@ def rows(name: str) -> list[dict]:
 
 
 def decision_questions() -> tuple[list[str], list[str]]:
-    """(on-topic, off-topic) questions of the sets the gate is decided on."""
+    """(on-topic, off-topic) questions of the sets the gate is decided on. An on-topic question the
+    router takes up whatever its likeness (it names a run, a model or a rule) decides no margin."""
+    from groundchat.benchmark.axe_rules import rule_ids
+    from groundchat.offline.router import route
+    from groundchat_cli import sample
+    from groundchat_cli.router_eval import TOOLS
+
+    facets, rules = sample.sample_names(), set(rule_ids())
     on = [r["q"] for name in RETRIEVAL_READ for r in rows(name)]
     off = [r["q"] for r in rows("topic_gate_tune")]
     for name, splits in ROUTER_READ.items():
         for r in rows(name):
             if r.get("split") in splits:
                 (off if r["tool"] == "none" else on).append(r["q"])
-    return on, off
+    return [q for q in on if not route(q, TOOLS, facets, rules, topic=lambda _: -1.0).calls], off
 
 
 def step_under(value: float, step: float = 0.01) -> float:
@@ -98,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             margins = [judge.margin(q) for q in on]
             off_margins = [judge.margin(q) for q in off]
             close = step_under(min(m for m, w in zip(margins, wordy) if w))
-            opened = step_under(min(m for m, w in zip(margins, wordy) if not w))
+            # One step of room more: so few decision questions lack the word lists' words that the
+            # lowest is one question's margin.
+            opened = round(step_under(min(m for m, w in zip(margins, wordy) if not w)) - 0.01, 2)
             near = step_at_or_under(nearest[0])
             declined = sum(not (m > (close if w else opened)) for m, w in zip(off_margins, off_wordy))
             declined_near = sum(not (m > (close if w else opened)) and n < near

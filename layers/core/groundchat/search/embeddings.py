@@ -44,7 +44,9 @@ def model_id_of(model: LocalModel) -> str:
     """The id an index records. It names how long texts are embedded too (vectors of a truncated
     text and of its windows differ) and, past MiniLM, the pooling and the prefixes' use."""
     base = f"{model.name}@{model.model_sha256[:12]}/windows-{WINDOW_TOKENS}"
-    return base if model.key == DEFAULT_LOCAL_MODEL else f"{base}/{model.pooling}-pooled"
+    # MiniLM's ids, from before any other model, name neither: an index it built keeps its id.
+    plain = model.pooling == "mean" and not model.query_prefix and not model.passage_prefix
+    return base if plain else f"{base}/{model.pooling}-pooled"
 
 
 LOCAL_MODEL_ID = model_id_of(local_model(DEFAULT_LOCAL_MODEL))
