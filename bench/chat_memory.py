@@ -6,8 +6,10 @@ many threads it runs (each copy of the model brings a pool of its own). Asserts 
 
     .venv/bin/python bench/chat_memory.py [--answers 50] [--port 8931]
 
-The questions are the first of a retrieval set in users' words (tests/eval/users_words_report.jsonl),
-so the answers search, look rules up and query the runs as people's questions do.
+The questions are those of the retrieval sets in users' words (tests/eval/users_words_*.jsonl, over
+1,400, each asked once before any is asked again), so the answers search, look rules up and query
+the runs as people's questions do, and no cache is flattered by repeats. The server starts as `make
+run` starts it (MALLOC_ARENA_MAX=2 unless set).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-QUESTIONS = ROOT / "tests" / "eval" / "users_words_report.jsonl"
+QUESTIONS = sorted((ROOT / "tests" / "eval").glob("users_words_*.jsonl"))
 
 
 def rss_mib(pid: int) -> float:
@@ -60,9 +62,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=50)
     parser.add_argument("--port", type=int, default=8931)
+    parser.add_argument("--every", type=int, default=10, help="print the memory after every this many answers")
     args = parser.parse_args()
-    questions = [json.loads(line)["q"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
-    env = {**os.environ, "PORT": str(args.port), "GROUNDCHAT_MODEL": "offline"}
+    questions = list(dict.fromkeys(json.loads(line)["q"] for path in QUESTIONS
+                                   for line in path.read_text().splitlines() if line.strip()))
+    env = {"MALLOC_ARENA_MAX": "2", **os.environ, "PORT": str(args.port), "GROUNDCHAT_MODEL": "offline"}
     server = subprocess.Popen([str(BIN / "groundchat"), "serve", "--port", str(args.port)], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -86,7 +90,7 @@ def main() -> None:
             for n in range(args.answers):
                 reason = ask(client, token, questions[n % len(questions)])
                 reasons[reason] = reasons.get(reason, 0) + 1
-                if n == 0 or (n + 1) % 10 == 0:
+                if n == 0 or (n + 1) % args.every == 0:
                     print(f"after {n + 1:>3} answer(s): RSS {rss_mib(pid):.0f} MiB")
             print(f"answers by how they ended: {reasons}")
             print(f"threads in the chat process: {threads(pid)}")

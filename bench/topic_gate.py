@@ -12,6 +12,7 @@ import statistics
 import time
 from pathlib import Path
 
+from groundchat.config import get_settings
 from groundchat.offline.topic_neighbours import TopicNeighbours, topic_examples
 from groundchat.search.embeddings import make_embedder
 
@@ -22,7 +23,7 @@ QUESTIONS = Path(__file__).resolve().parent.parent / "tests" / "eval" / "topic_g
 def main() -> None:
     questions = [json.loads(line)["q"] for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
     examples = topic_examples()
-    judge = TopicNeighbours(lambda: make_embedder("local:minilm-int8"))
+    judge = TopicNeighbours(lambda: make_embedder(get_settings().embedding_model))  # the configured local model
     start = time.perf_counter()
     judge.margin(questions[0])
     first = (time.perf_counter() - start) * 1000

@@ -133,10 +133,11 @@ def index_copy(real_index, tmp_path):
 
 @pytest.fixture(scope="session")
 def topic_margin():
-    """The offline answerer's likeness margin with the real local model (it ships in a package)."""
+    """The offline answerer's likeness margin with the configured local model."""
+    from groundchat.config import get_settings
     from groundchat.offline.topic_neighbours import local_topic_neighbours
 
-    return local_topic_neighbours("local:minilm-int8").margin
+    return local_topic_neighbours(get_settings().embedding_model).margin
 
 
 @pytest.fixture(scope="session")

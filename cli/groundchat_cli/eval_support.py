@@ -31,7 +31,7 @@ def add_eval_support_command(kinds: Any) -> None:
 
 def cmd_eval_support(args: argparse.Namespace) -> int:
     from groundchat.config import get_settings
-    from groundchat.grounding.citation_support import PARAMS, SupportScorer
+    from groundchat.grounding.citation_support import SupportScorer, support_params
     from groundchat_cli.support_eval import PairsError, load_pairs, pair_features, resolve_passages, tune, weak_metrics
     from groundchat.search import embedded_index_path
     from groundchat.search.embedded import EmbeddedIndex
@@ -53,8 +53,8 @@ def cmd_eval_support(args: argparse.Namespace) -> int:
     except (PairsError, BackendUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    params = PARAMS
-    out: dict[str, Any] = {"params": vars(PARAMS)}
+    params = support_params(scorer.embedder.model)  # the configured model's, from its row
+    out: dict[str, Any] = {"model": scorer.embedder.model.key, "params": vars(params)}
     if args.tune:
         params, _ = tune(*parts["tune"])  # the report part is never looked at here
         out["tuned"] = vars(params)

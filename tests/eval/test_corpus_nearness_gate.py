@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 from groundchat.offline.router import REFUSAL, route
-from groundchat.offline.router_gate import NEAR_THE_CORPUS
+from groundchat.search.embedding_models import thresholds_in_use
 from groundchat_cli.router_eval import TOOLS
 from tests.offline.test_offline_router import FACETS, RULES
 
 HERE = Path(__file__).parent
+NEAR_THE_CORPUS = thresholds_in_use().near_the_corpus  # the configured model's (search/embedding_models.json)
 
 
 def _rows(name: str) -> list[dict]:

@@ -17,10 +17,10 @@ from groundchat_testkit.answer_runs import kept_run
 from groundchat.grounding.cited_sentences import cited_sentences
 from groundchat.grounding.citations import citation_check
 from groundchat.grounding.citation_support import (
-    PARAMS,
     SupportFeatures,
     SupportScorer,
     check_support,
+    support_params,
     support_score,
     verdict_of,
 )
@@ -37,6 +37,8 @@ DEADLINE = {"ref": "5e6f7a8b", "source": "docs", "section": "Dates", "title": "W
             "text": "The national rules take effect on 28 June 2025. Products already on sale before that day may "
                     "stay on sale for five more years."}
 PASSAGES = {p["ref"]: p for p in (FOCUS, DEADLINE)}
+# The configured local model's parameters, from its row of search/embedding_models.json.
+PARAMS = support_params()
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,15 @@ import pytest
 
 from groundchat.offline.answerer import OfflineAnswerer
 from groundchat.offline.router import REFUSAL, route
-from groundchat.offline.router_gate import CLOSE_MARGIN, OPEN_MARGIN
+from groundchat.search.embedding_models import thresholds_in_use
 from groundchat.offline.topic_neighbours import TopicNeighbours, local_topic_neighbours, topic_examples
 from groundchat_cli.router_eval import TOOLS
 from tests.offline.test_offline_router import FACETS, RULES
 
 EVAL = Path(__file__).resolve().parents[1] / "eval"
+# The configured model's margins, from its row of search/embedding_models.json.
+CLOSE_MARGIN = thresholds_in_use().topic_close_margin
+OPEN_MARGIN = thresholds_in_use().topic_open_margin
 
 
 class AxisEmbedder:

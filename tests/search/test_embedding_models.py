@@ -95,3 +95,70 @@ def test_a_fetched_model_embeds_a_query_with_its_prefix_and_a_passage_without(ke
     near, far = e.embed(["Target size: a pointer target is at least 24 by 24 CSS pixels",
                          "Member States shall lay down the rules on penalties"])
     assert float(query.vector @ near) > float(query.vector @ far)
+
+
+def test_every_model_carries_its_cosine_thresholds_and_a_zero_price():
+    from decimal import Decimal
+
+    from groundchat.spending.prices import price_for
+
+    for key in local_model_keys():
+        t = local_model(key).thresholds
+        assert t is not None, key
+        assert 0 < t.near_the_corpus < 1 and 0 < t.support_threshold < 1 and 0 <= t.support_cosine_weight <= 1
+        assert t.topic_close_margin < t.topic_open_margin
+        price = price_for(f"local:{key}")
+        assert (price.input_per_mtok, price.output_per_mtok) == (Decimal(0), Decimal(0))
+
+
+@pytest.mark.parametrize("key", ["minilm-int8", "bge-small-en-v1.5-q", "e5-small-v2-q"])
+def test_switching_the_model_switches_the_gate_and_the_support_check_to_its_thresholds(monkeypatch, key):
+    from groundchat.config import reset_settings_cache
+    from groundchat.grounding.citation_support import support_params, verdict_of
+    from groundchat.offline.router_gate import near_the_corpus, on_topic
+    from groundchat.search.embedding_models import thresholds_in_use
+
+    monkeypatch.setenv("GROUNDCHAT_EMBEDDING_MODEL", f"local:{key}")
+    reset_settings_cache()
+    try:
+        t = local_model(key).thresholds
+        assert thresholds_in_use() == t
+        params = support_params()
+        assert (params.cosine_weight, params.absent_factor, params.threshold) == (
+            t.support_cosine_weight, t.support_absent_factor, t.support_threshold)
+        assert verdict_of(t.support_threshold) == "supported" and verdict_of(t.support_threshold - 0.001) == "weak"
+        assert near_the_corpus("q", lambda _: t.near_the_corpus) and not near_the_corpus("q", lambda _: t.near_the_corpus - 0.001)
+        unknown = "words spelt the same but said differently: anything required?"  # no word list knows it
+        assert on_topic(unknown, unknown, lambda _: t.topic_open_margin + 0.001)
+        assert not on_topic(unknown, unknown, lambda _: t.topic_open_margin)
+    finally:
+        monkeypatch.delenv("GROUNDCHAT_EMBEDDING_MODEL")
+        reset_settings_cache()
+
+
+def test_a_model_without_tuned_thresholds_cannot_be_configured(monkeypatch, tmp_path):
+    import json
+
+    from groundchat.search import embedding_models
+
+    table = json.loads(embedding_models._TABLE.read_text(encoding="utf-8"))
+    del table["e5-small-v2-q"]["thresholds"]
+    path = tmp_path / "embedding_models.json"
+    path.write_text(json.dumps(table), encoding="utf-8")
+    monkeypatch.setattr(embedding_models, "_TABLE", path)
+    monkeypatch.setattr(embedding_models, "configured_local_key", lambda: "e5-small-v2-q")
+    embedding_models.local_model.cache_clear()
+    try:
+        assert embedding_models.local_model("e5-small-v2-q").thresholds is None  # still measurable
+        with pytest.raises(UnknownModel, match="no thresholds .* tune them first"):
+            embedding_models.thresholds_in_use()
+    finally:
+        embedding_models.local_model.cache_clear()
+
+
+def test_an_index_keeps_the_model_id_it_was_built_with_whichever_model_is_the_default():
+    from groundchat.search.embeddings import model_id_of
+
+    assert model_id_of(local_model("minilm-int8")) == "all-MiniLM-L6-v2-onnx-int8@8199be6f699a/windows-200"
+    assert model_id_of(local_model("bge-small-en-v1.5-q")).endswith("/windows-200/cls-pooled")
+    assert model_id_of(local_model("e5-small-v2-q")).endswith("/windows-200/mean-pooled")

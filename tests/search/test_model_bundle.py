@@ -138,3 +138,38 @@ def test_a_model_that_cannot_load_leaves_the_warm_up_without_failing_the_start(m
 
     monkeypatch.setattr(warm, "preload", broken)
     assert warm.warm_up(Settings(model="offline")) == {}
+
+
+def test_the_warm_up_hands_back_the_heap_its_loading_freed(monkeypatch):
+    from groundchat.config import Settings
+    from groundchat import warm_up as warm
+
+    trimmed = []
+    monkeypatch.setattr(warm, "preload", lambda spec: None)
+    monkeypatch.setattr(warm, "hand_back_freed_memory", lambda: trimmed.append(True))
+    warm.warm_up(Settings(model="ollama:x"))
+    assert trimmed == [True]
+
+
+def test_freed_heap_goes_back_to_the_system():
+    import sys
+
+    from groundchat.warm_up import hand_back_freed_memory
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc's malloc_trim is Linux's")
+
+    def rss_mib() -> float:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+
+    # 120 MiB of malloc'd blocks (over pymalloc's 512 bytes, under mmap's threshold: the heap), all
+    # freed but the last, which pins the heap's top so that free alone gives nothing back.
+    blocks = [bytes(1200) for _ in range(100_000)]
+    last = blocks[-1]
+    del blocks
+    held = rss_mib()
+    if not hand_back_freed_memory():
+        pytest.skip("no glibc here")
+    assert held - rss_mib() > 60
+    assert len(last) == 1200

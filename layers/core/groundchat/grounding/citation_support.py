@@ -35,6 +35,7 @@ from groundchat.grounding.cited_sentences import cited_sentences, clean
 from groundchat.grounding.figure_agreement import Agreement, agreement
 from groundchat.grounding.key_terms import key_terms, term_overlap
 from groundchat.observability import record_count
+from groundchat.search.embedding_models import LocalModel, thresholds_in_use
 from groundchat.search.embeddings import EmbeddingError
 
 if TYPE_CHECKING:
@@ -53,8 +54,14 @@ class SupportParams:
     threshold: float
 
 
-# Calibrated on the tune part only, by F0.5 of `weak` (`groundchat eval support --tune` prints the search).
-PARAMS = SupportParams(cosine_weight=0.45, absent_factor=0.5, threshold=0.39)
+def support_params(model: LocalModel | None = None) -> SupportParams:
+    """The parameters of `model` (else the configured local model's): they sit on its cosine scale, so
+    they live with it in search/embedding_models.json. Calibrated on the tune part only, by F0.5 of
+    `weak` (`groundchat eval support --tune` prints the search); for MiniLM w 0.45, absent figure
+    0.5, threshold 0.39."""
+    t = model.thresholds if model is not None and model.thresholds is not None else thresholds_in_use()
+    return SupportParams(cosine_weight=t.support_cosine_weight, absent_factor=t.support_absent_factor,
+                         threshold=t.support_threshold)
 
 _FIGURE_FACTOR = {"none": 1.0, "matched": 1.0, "contradicted": 0.0}
 _MAX_WINDOWS = 40  # a passage's own sentences embedded at most (an excerpt is at most ~1,200 characters)
@@ -77,13 +84,15 @@ class SupportFeatures:
     figures: Agreement
 
 
-def support_score(features: SupportFeatures, params: SupportParams = PARAMS) -> float:
+def support_score(features: SupportFeatures, params: SupportParams | None = None) -> float:
+    params = params or support_params()
     blended = params.cosine_weight * max(0.0, features.cosine) + (1 - params.cosine_weight) * features.overlap
     factor = params.absent_factor if features.figures == "absent" else _FIGURE_FACTOR[features.figures]
     return round(min(1.0, max(0.0, blended * factor)), 3)
 
 
-def verdict_of(score: float, params: SupportParams = PARAMS) -> Verdict:
+def verdict_of(score: float, params: SupportParams | None = None) -> Verdict:
+    params = params or support_params()
     return "supported" if score >= params.threshold else "weak"
 
 
@@ -148,7 +157,7 @@ def clear_window_cache() -> None:
         _CACHE.clear()
 
 
-def best_score(candidates: Sequence[SupportFeatures], params: SupportParams = PARAMS) -> float:
+def best_score(candidates: Sequence[SupportFeatures], params: SupportParams | None = None) -> float:
     """A sentence is as supported as its best reading (the clause before the ref, or the whole)."""
     return max(support_score(f, params) for f in candidates)
 
@@ -186,16 +195,19 @@ def check_support(answer_text: str, passages: dict[str, JsonObject],
     if not cited:
         return SupportCheck("nothing-to-check", [])
     pairs = [(c.texts, _cited_passage(c.ref, passages[c.ref])) for c in cited]
+    scorer = scorer or SupportScorer()
     try:
-        features = (scorer or SupportScorer()).features(pairs)
+        features = scorer.features(pairs)
     except (EmbeddingError, ImportError, OSError) as exc:
         _warn_once(exc)
         record_count("SupportUnchecked")
         return SupportCheck("unchecked", [], UNCHECKED_NOTE)
+    # The parameters of the model that embedded (a stand-in embedder in a test: the configured one's).
+    params = support_params(getattr(scorer.embedder, "model", None))
     out = []
     for c, candidates in zip(cited, features):
-        score = best_score(candidates)
-        out.append({"ref": c.ref, "sentence": c.sentence, "score": score, "verdict": verdict_of(score)})
+        score = best_score(candidates, params)
+        out.append({"ref": c.ref, "sentence": c.sentence, "score": score, "verdict": verdict_of(score, params)})
     return SupportCheck("checked", out)
 
 

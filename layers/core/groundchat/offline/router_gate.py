@@ -13,6 +13,7 @@ import re
 from typing import Callable
 
 from groundchat.offline.router_topics import asks_only_a_price, speaks_of_the_texts
+from groundchat.search.embedding_models import CosineThresholds, thresholds_in_use
 
 # What opens the gate alone: the benchmark's words, accessibility's and the Act's. A price opens it
 # only when the question names nothing else (offline/router_topics.py: "the cheapest flight" is not
@@ -36,43 +37,39 @@ DOMAIN = re.compile(
 
 # The likeness margin (offline/topic_neighbours.py, a difference of cosines) that opens the gate to a
 # question none of the word lists knows, and the one under which a question the word lists let in is
-# declined all the same ("the rules for returning goods in the EU"). Chosen on the decision sets: every
-# on-topic question of the router's and the retrieval's kept, most of the off-topic probes declined.
-OPEN_MARGIN = 0.06
-CLOSE_MARGIN = -0.02
+# declined all the same ("the rules for returning goods in the EU"); and how near (the highest cosine of
+# the question's vector to a passage or a question-bank question, search/service.py `nearness`) the
+# corpus must come for a question the votes would decline to be searched all the same. All three are on
+# the embedding model's cosine scale, so they live with the model (search/embedding_models.json) and
+# were chosen on the decision sets for each: every on-topic question of the router's and the read
+# retrieval sets kept, most of the off-topic probes declined. For MiniLM, margins 0.06 and -0.02 and
+# nearness 0.45: the nearest any of the 266 tune and validate retrieval questions came was 0.456, while
+# a question the corpus has nothing near (a recipe, a football score) comes 0.20 to 0.40.
 
 
-# How near (the highest cosine of the question's vector to a passage or a question-bank question,
-# search/service.py `nearness`) the corpus must come for a question the votes above would decline to
-# be searched all the same. Measured on the tune and validate retrieval sets (266 questions on the
-# texts, in users' words): the nearest any of them came was 0.456, the next 0.477; so at 0.45 no such
-# question is declined, while a question the corpus has nothing near (a recipe, a football score,
-# 0.20 to 0.40) still is. On the decision sets' 108 off-topic questions the votes alone decline 99;
-# with this, 66: the other 33 (GDPR, VAT, a landing page's design) lie as near the texts as real
-# questions do, and are searched rather than risk declining a real one.
-NEAR_THE_CORPUS = 0.45
-
-
-def near_the_corpus(question: str, nearness: Callable[[str], float | None] | None) -> bool:
+def near_the_corpus(question: str, nearness: Callable[[str], float | None] | None,
+                    thresholds: CosineThresholds | None = None) -> bool:
     """Whether the search finds something of the corpus near the question; False when it cannot say."""
     if nearness is None:
         return False
     near = nearness(question)
-    return near is not None and near >= NEAR_THE_CORPUS
+    return near is not None and near >= (thresholds or thresholds_in_use()).near_the_corpus
 
 
 def on_topic_words(q: str) -> bool:
     return bool(DOMAIN.search(q)) or asks_only_a_price(q)
 
 
-def on_topic(q: str, question: str, topic: Callable[[str], float | None] | None) -> bool:
+def on_topic(q: str, question: str, topic: Callable[[str], float | None] | None,
+             thresholds: CosineThresholds | None = None) -> bool:
     """The word lists' vote, weighed where there is one against the question's likeness to what the
     chat answers and declines."""
     words = on_topic_words(q) or speaks_of_the_texts(q)
     margin = topic(question) if topic is not None else None
     if margin is None:
         return words
-    return margin > (CLOSE_MARGIN if words else OPEN_MARGIN)
+    t = thresholds or thresholds_in_use()
+    return margin > (t.topic_close_margin if words else t.topic_open_margin)
 
 
-__all__ = ["CLOSE_MARGIN", "DOMAIN", "NEAR_THE_CORPUS", "OPEN_MARGIN", "near_the_corpus", "on_topic", "on_topic_words"]
+__all__ = ["DOMAIN", "near_the_corpus", "on_topic", "on_topic_words"]

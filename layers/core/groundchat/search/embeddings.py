@@ -16,8 +16,8 @@ import numpy as np
 # The interface and its failures are named from here too, where the rest of the search imports them.
 from groundchat.search.embedding_base import (Embedder, EmbeddingError, EmbeddingModelMismatch, QueryVector,  # noqa: F401
                                               _QueryMixin, unit_rows)
-from groundchat.search.embedding_models import (DEFAULT_LOCAL_MODEL, LocalModel, UnknownModel, files_of,
-                                                local_model, local_model_keys)
+from groundchat.search.embedding_models import (DEFAULT_LOCAL_MODEL, LocalModel, UnknownModel, configured_local_key,
+                                                files_of, local_model, local_model_keys)
 from groundchat.search.embedding_windows import windows
 from groundchat.search.model_bundle import BundleError, sha256_file, shipped_files
 
@@ -44,7 +44,9 @@ def model_id_of(model: LocalModel) -> str:
     """The id an index records. It names how long texts are embedded too (vectors of a truncated
     text and of its windows differ) and, past MiniLM, the pooling and the prefixes' use."""
     base = f"{model.name}@{model.model_sha256[:12]}/windows-{WINDOW_TOKENS}"
-    return base if model.key == DEFAULT_LOCAL_MODEL else f"{base}/{model.pooling}-pooled"
+    # MiniLM's ids, from before any other model, name neither: an index it built keeps its id.
+    plain = model.pooling == "mean" and not model.query_prefix and not model.passage_prefix
+    return base if plain else f"{base}/{model.pooling}-pooled"
 
 
 LOCAL_MODEL_ID = model_id_of(local_model(DEFAULT_LOCAL_MODEL))
@@ -268,19 +270,12 @@ def shared_local_embedder(model: str | None = None) -> LocalOnnxEmbedder:
     a pool of threads of its own, and each of them opening its own tripled the chat's memory. A
     session answers concurrent calls safely, and the tokenizer keeps no state between them."""
     global _SHARED_LOCAL
-    key = model or _configured_local_model()
+    key = model or configured_local_key()
     with _SHARED_LOCAL_LOCK:
         if _SHARED_LOCAL is None or _SHARED_LOCAL.model.key != key:
             # One process runs one local model: a second name replaces the first, never adds to it.
             _SHARED_LOCAL = LocalOnnxEmbedder(model=key)
         return _SHARED_LOCAL
-
-
-def _configured_local_model() -> str:
-    from groundchat.config import get_settings
-
-    kind, _, key = get_settings().embedding_model.partition(":")
-    return (key or DEFAULT_LOCAL_MODEL) if kind == "local" else DEFAULT_LOCAL_MODEL
 
 
 def make_embedder(spec: str, *, region: str = "eu-west-1") -> Embedder:

@@ -113,6 +113,8 @@ BUILTIN_PRICES: dict[str, ModelPrice] = {
     "openai:gpt-4o-mini": _p("0.15", "0.60", "0.075"),
     # Embeddings for the docs search (output is not billed).
     "local:minilm-int8": _p("0", "0", trust=False),
+    "local:bge-small-en-v1.5-q": _p("0", "0", trust=False),
+    "local:e5-small-v2-q": _p("0", "0", trust=False),
     "bedrock:amazon.titan-embed-text-v2:0": _p("0.02", "0"),
 }
 
