@@ -20,7 +20,7 @@ from groundchat.attachments.question import prepare_question_images
 from groundchat.attachments.uploads import ImagesRefused, UploadProblem, Uploads
 from groundchat.auth.callers import CHAT_USE, SIGN_IN_MESSAGE, Caller
 from groundchat.chat.answer_run import LoopLimits, offered_specs
-from groundchat.chat.freshness_note import stale_source_note
+from groundchat.chat.freshness_note import SourceChecks, stale_source_note
 from groundchat.chat.history import policy_for, shape_history
 from groundchat.chat.loop import run_exchange
 from groundchat.chat.prompts import system_prompt
@@ -178,11 +178,22 @@ async def _prepare(services: Services, caller: Caller, conversation: Conversatio
         # A first question whose history had nothing to shorten has nothing to say about it.
         shortening=shaped if conversation.history or shaped.outcome != "unchanged" else None,
         guard=spend, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
-        checks=[citation_check, stale_source_note(settings.stale_source_days)],
+        checks=[citation_check, stale_source_note(settings.stale_source_days, checks=_source_checks(services))],
         services=services, caller=caller, conversation=conversation, recall=recall, spend=spend,
     )
     frames = _with_recall_plan(run.shown_plan, run_exchange(run))
     return Answer(conversation_id=conversation.id, run_id=run_id, frames=frames, caller_id=caller.id)
+
+
+def _source_checks(services: Services) -> SourceChecks:
+    """The ingest's checks of the normative texts' official sources, from the index the answer searched."""
+    from groundchat.corpus.source_checks import SourceCheck, checked_sources
+    from groundchat.search.index_meta import serving_meta
+
+    def read() -> dict[str, SourceCheck]:
+        return checked_sources(serving_meta(getattr(services.docs, "backend", None)))
+
+    return read
 
 
 def _summariser(services: Services, conversation: ConversationOpened, run_id: str, spend: BudgetGuard) -> Summariser:
