@@ -39,12 +39,12 @@ async def allow(permission, caller):
     return True
 
 
-async def answer(text: str, days: int):
+async def answer(text: str, days: int, checks=None):
     model = ScriptedModel([Step(tool_calls=[("search_docs", {"query": "q"})]), Step(text=text)])
     registry = ToolRegistry([Tool(name="search_docs", grounding="text", drawer="excerpts", offline_template="excerpts", description="search", input_model=Query, permission=DOCS_READ,
                                   handler=fake_search)], allow)
     run = await kept_run(model, registry, system="sys", question="What does the law say?",
-                         checks=[citation_check, stale_source_note(days, clock=lambda: NOW)])
+                         checks=[citation_check, stale_source_note(days, clock=lambda: NOW, checks=checks)])
     frames = [f async for f in run_exchange(run)]
     return frames, run.committed[0]
 
@@ -92,3 +92,41 @@ def test_the_setting_is_read_from_the_environment(monkeypatch):
     monkeypatch.setenv("GROUNDCHAT_STALE_SOURCE_DAYS", "30")
     reset_settings_cache()
     assert get_settings().stale_source_days == 30
+
+
+# The normative texts' official sources, as the ingest last checked them (corpus/source_checks.py).
+def _checked(changed: bool):
+    from groundchat.corpus.source_checks import SourceCheck
+
+    return lambda: {"eaa": SourceCheck(checked_at="2026-11-30T02:00:00Z", changed=changed)}
+
+
+async def test_a_law_whose_official_source_is_unchanged_says_when_it_was_checked_and_warns_of_nothing():
+    frames, ex = await answer("Economic operators must comply [aaaa1111].", 1095, checks=_checked(False))
+    notes = [f.text for f in frames if f.type == "text" and f.text.startswith("\n\n_")]
+    assert notes == ["\n\n_Texts quoted: Directive (EU) 2019/882 (the European Accessibility Act) as dated 2019-06-07, "
+                     "its official source last checked 2026-11-30. A text in force stays current until it is amended._"]
+    assert "Note:" not in ex.new_messages[-1].content
+
+
+async def test_a_law_whose_official_source_changed_since_the_copy_quoted_is_warned_of():
+    frames, ex = await answer("Economic operators must comply [aaaa1111].", 1095, checks=_checked(True))
+    notes = "".join(f.text for f in frames if f.type == "text" and f.text.startswith("\n\n_"))
+    assert notes.endswith("\n\n_Note: the official source has changed since the copy quoted here: Directive (EU) "
+                          "2019/882 (the European Accessibility Act) (found on 2026-11-30). Check the current text "
+                          "before relying on this answer._")
+    assert ex.new_messages[-1].content.endswith(notes)
+    # However old the text, a source that has not changed brings no warning, and the age rule is off
+    # (0 days) without silencing a change.
+    frames, _ = await answer("Economic operators must comply [aaaa1111].", 0, checks=_checked(True))
+    assert any("has changed since" in f.text for f in frames if f.type == "text")
+
+
+async def test_checks_that_cannot_be_read_leave_the_texts_dated():
+    def unreadable():
+        raise OSError("index unreachable")
+
+    frames, _ = await answer("Economic operators must comply [aaaa1111].", 1095, checks=unreadable)
+    assert [f.text for f in frames if f.type == "text" and f.text.startswith("\n\n_")] == [
+        "\n\n_Texts quoted: Directive (EU) 2019/882 (the European Accessibility Act) as dated 2019-06-07. "
+        "A text in force stays current until it is amended._"]

@@ -206,8 +206,9 @@ class Settings(BaseSettings):
     # An answer built on a source dated longer ago than this says so (0: never).
     stale_source_days: int = Field(default=1095, ge=0)
     """an answer whose oldest source of our own docs is dated longer ago than this gets a note saying so
-    (`0`: never); WCAG 2.2 and the Act are never called stale for their age, the answer says the date of
-    the text it quotes"""
+    (`0`: never); WCAG 2.2 and the Act are never called stale for their age: the answer says the date of
+    the text it quotes and when the ingest last checked its official source, and warns only when that
+    source has changed since the copy quoted"""
     max_steps: int = 6
     """model steps per answer"""
     max_output_tokens: int = 3000

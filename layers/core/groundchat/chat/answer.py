@@ -19,7 +19,7 @@ from groundchat.attachments.uploads import Uploads
 from groundchat.auth.callers import Caller
 from groundchat.chat.answer_run import LoopLimits, offered_specs
 from groundchat.chat.follow import follow_answer
-from groundchat.chat.freshness_note import stale_source_note
+from groundchat.chat.freshness_note import SourceChecks, stale_source_note
 from groundchat.chat.history import policy_for, shape_history
 from groundchat.chat.loop import run_exchange
 from groundchat.chat.opening import ConversationOpened, Repeat, release_claim
@@ -125,7 +125,7 @@ async def _composed(services: Services, checked: Checked, conversation: Conversa
         # A first question whose history had nothing to shorten has nothing to say about it.
         shortening=shaped if earlier or shaped.outcome != "unchanged" else None,
         guard=guard, limits=LoopLimits(settings.max_steps, settings.max_output_tokens, settings.max_tool_result_chars),
-        checks=[citation_check, stale_source_note(settings.stale_source_days)],
+        checks=[citation_check, stale_source_note(settings.stale_source_days, checks=_source_checks(services))],
         stores=_run_stores(services, recall), existing=conversation.existing, recall=recall,
     )
 
@@ -134,6 +134,17 @@ def _run_stores(services: Services, recall: RecallPlan) -> RunStores:
     return RunStores(dynamo=services.dynamo, conversations=services.conversations, answers=services.answers,
                      traces=services.traces, cleaners=services.deletion_cleaners(),
                      recall=services.recall if recall.indexes else None)
+
+
+def _source_checks(services: Services) -> SourceChecks:
+    """The ingest's checks of the normative texts' official sources, from the index the answer searched."""
+    from groundchat.corpus.source_checks import SourceCheck, checked_sources
+    from groundchat.search.index_meta import serving_meta
+
+    def read() -> dict[str, SourceCheck]:
+        return checked_sources(serving_meta(getattr(services.docs, "backend", None)))
+
+    return read
 
 
 def _summariser(services: Services, conversation: ConversationOpened, run_id: str, guard: BudgetGuard) -> Summariser:

@@ -14,13 +14,8 @@ reported in the summary and left out of the derived text.
 """
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import io
 import json
 import logging
-import os
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -33,11 +28,14 @@ import numpy as np
 from groundchat.corpus import eaa, markdown_docs, question_bank, wcag
 from groundchat.corpus.chunk import Chunk
 from groundchat.corpus.dates import parse_utc
+from groundchat.corpus.source_checks import CHECKS_KEY, INDEXED_KEY
 from groundchat.corpus.index_text import INDEX_TEXT_VERSION, embedding_text
 from groundchat.corpus.notes import Notes, NotesOutOfDate, NotesReport, check_notes, load, using
 from groundchat.search.embeddings import Embedder
 from groundchat.search.graph import GRAPH_VERSION, Graph, GraphSize, size_line
 from groundchat.search.graph_build import store_graph
+from groundchat.search.official_sources import fetch_official, indexed_texts, record_checks
+from groundchat.search.source_spec import SourceSpec, source_hash
 from groundchat.search.vector_cache import VectorCache, vector_cache_for
 
 log = logging.getLogger("groundchat.search")
@@ -47,18 +45,6 @@ Progress = Callable[[str, int, int], None]
 # Texts per `embed` call for an embedder that does not batch by itself (Titan takes one text a
 # call); the local model groups texts by tokens (embeddings.TOKENS_PER_BATCH) and reports each batch.
 EMBED_SLICE = 16
-
-
-@dataclass(frozen=True)
-class SourceSpec:
-    name: str
-    path: Path
-    convert: Callable[[Path], list[Chunk]]
-    files: Callable[[Path], list[Path]]
-    official_url: str | None = None
-    # The converter's version, part of the source hash: a converter that writes different chunks
-    # from the same files makes the next ingest convert that source again.
-    version: str = ""
 
 
 WCAG_TARBALL = "https://github.com/w3c/wcag/archive/refs/tags/WCAG22-20241212.tar.gz"
@@ -78,43 +64,6 @@ def manifest(corpus_dir: Path, docs_dir: Path) -> list[SourceSpec]:
         SourceSpec("questions", question_bank.bank_dir(), question_bank.convert, question_bank.source_files,
                    version=question_bank.CONVERTER_VERSION),
     ]
-
-
-def fetch_official(specs: Sequence[SourceSpec], workdir: Path, client: Any = None) -> list[SourceSpec]:
-    """The same manifest with each source downloaded from its official address into workdir."""
-    import httpx
-
-    client = client or httpx.Client(follow_redirects=True, timeout=120)
-    out = []
-    for spec in specs:
-        if spec.official_url is None:
-            out.append(spec)
-            continue
-        response = client.get(spec.official_url)
-        response.raise_for_status()
-        if spec.name == "wcag22":
-            with tarfile.open(fileobj=io.BytesIO(response.content), mode="r:gz") as tar:
-                tar.extractall(workdir / "wcag", filter="data")
-            root = next((workdir / "wcag").iterdir()) / "guidelines"
-            out.append(dataclasses.replace(spec, path=root))
-        else:
-            target = workdir / f"{spec.name}.pdf"
-            target.write_bytes(response.content)
-            out.append(dataclasses.replace(spec, path=target))
-    return out
-
-
-def source_hash(spec: SourceSpec) -> str:
-    digest = hashlib.sha256()
-    digest.update(f"converter {spec.version}".encode())
-    digest.update(b"\0")
-    base = spec.path if spec.path.is_dir() else spec.path.parent
-    for f in spec.files(spec.path):
-        # relpath, not relative_to: a source may read files beside its folder (Understanding WCAG).
-        digest.update(Path(os.path.relpath(f, base)).as_posix().encode())
-        digest.update(b"\0")
-        digest.update(f.read_bytes())
-    return digest.hexdigest()
 
 
 class Build(Protocol):
@@ -180,6 +129,9 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
     progress = progress or (lambda stage, done, total: None)
     hashes = {spec.name: source_hash(spec) for spec in specs}
     serving = store.serving_meta()
+    # Recorded on the serving index before anything is built: a build that fails after a changed
+    # source was read leaves the check saying so.
+    checks = record_checks(store, serving, specs)
     # Stored vectors are reusable only if the same model embedded the same derived text.
     same_model = (bool(serving) and serving.get("model_id") == embedder.model_id
                   and serving.get("index_text") == INDEX_TEXT_VERSION)
@@ -217,6 +169,7 @@ def run_ingest(specs: Sequence[SourceSpec], store: Store, embedder: Embedder, *,
         build.commit({
             "graph_version": GRAPH_VERSION, "graph": json.dumps(summary.graph, sort_keys=True),
             "source_hashes": json.dumps(hashes, sort_keys=True),
+            CHECKS_KEY: checks, INDEXED_KEY: indexed_texts(specs),
             "index_text": INDEX_TEXT_VERSION,
             "layout": store.layout,
             "notes_problems": json.dumps(report.lines()),
