@@ -4,11 +4,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from groundchat.search.service import SearchService
 from groundchat.search.types import BackendUnavailable, Passage, SearchResult
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
+    from groundchat.search.service import SearchService
+
+
+def __getattr__(name: str):
+    # The service (and numpy with the model's runtime under it) loads when a search is built, not
+    # when a module only needs the request's preferences (search/preferences.py) at import.
+    if name == "SearchService":
+        from groundchat.search.service import SearchService
+
+        return SearchService
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def backend_kind(settings: "Settings") -> str:
@@ -32,8 +42,9 @@ def open_index_store(settings: "Settings"):
     return EmbeddedStore(embedded_index_path(settings))
 
 
-def open_default_search(settings: "Settings") -> SearchService:
+def open_default_search(settings: "Settings") -> "SearchService":
     """The configured search service: the embedded file by default, OpenSearch when an endpoint is set."""
+    from groundchat.search.service import SearchService
     from groundchat.search.embeddings import make_embedder
     from groundchat.search.rerank import make_reranker
 
