@@ -262,3 +262,24 @@ def test_the_sdk_holds_a_tool_input_while_it_streams_then_the_whole_call_and_its
     assert view_call["output"] == {"accepted": True}
     [view] = parts_of(turn["message"], "data-view")
     assert view["data"]["title"] == VIEW["title"]
+
+
+def test_a_call_whose_step_failed_while_its_input_streamed_ends_as_an_input_error_in_the_sdk(sdk, served, make_env):
+    from groundchat.models.failures import ModelFailure
+
+    model = ScriptedModel([Step(tool_calls=[("compare_contexts", {"context": "checklist"})], input_pieces=3,
+                                raise_error=ModelFailure("upstream_unreachable", "the stream broke"))])
+    env = make_env(model)
+    read = read_with_sdk(sdk, served.url(env.app), token(env, "alice"), new_chat_id(), ["Which context is best?"])
+
+    [turn] = read["turns"]
+    assert turn["status"] == "error"
+    chunks = turn["chunks"]
+    start = chunks.index("tool-input-start")
+    assert chunks[start:start + 5] == ["tool-input-start", *["tool-input-delta"] * 3, "tool-input-error"]
+    assert "tool-input-available" not in chunks  # the call was never made
+    [call] = parts_of(turn["message"], "tool-compare_contexts")
+    # Not left "input-streaming": the SDK's chat shows the call ended, with what had arrived of it.
+    assert call["state"] == "output-error" and call["errorText"].startswith("This call was never made")
+    # What had arrived of its input: `input` in ai 7, `rawInput` in ai 5.
+    assert call.get("input", call.get("rawInput")) == '{"context": "checklist"}'

@@ -81,7 +81,11 @@ async def test_a_question_through_an_openai_compatible_gateway(dynamo, settings,
     # Each model step is framed by its `step` frames (start, finish): two steps here.
     assert [f[1]["phase"] for f in frames if f[0] == "step"] == ["start", "finish", "start", "finish"]
     frames = [f for f in frames if f[0] != "step"]
-    assert [f[0] for f in frames] == ["start", "tool-call", "tool-result", "text", "text", "citations", "done"]
+    # The call's arguments as the gateway streamed them, piece by piece, then the call itself.
+    assert [f[0] for f in frames] == ["start", "tool-input-delta", "tool-input-delta", "tool-call", "tool-result", "text", "text",
+                                      "citations", "done"]
+    assert [f[1]["delta"] for f in frames[1:3]] == ["{\"context\": ", "\"full\"}"]
+    frames = [f for f in frames if f[0] != "tool-input-delta"]
     assert frames[1][1] == {"id": "call_abc", "name": "compare_contexts", "args": {"context": "full"}}
     assert frames[-1][1]["reason"] == "complete"
 
