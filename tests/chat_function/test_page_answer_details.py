@@ -11,6 +11,7 @@ import pytest
 from boto3.dynamodb.conditions import Key
 
 from groundchat.auth.callers import CHAT_USE, DOCS_READ, RUNS_READ, TRACES_READ
+from groundchat.search.debug import SearchDebug
 from groundchat.search.types import Passage, SearchResult
 from groundchat.store.tables import USAGE
 from groundchat.tools.docs_tools import search_docs
@@ -30,11 +31,14 @@ class FakeDocs:
                  "legs": {"bm25": {"hits": 12, "top": ["bbbb2222"]}, "vector": {"hits": 30, "top": ["bbbb2222", "cccc3333"]}},
                  "timings_ms": {"embed": 3.5, "legs": 1.25, "fuse": 0.1, "rerank": 0.0, "total": 5.0},
                  "rerank_error": f"ConnectionError: {SECRET}",
-                 "named_text": {"source": "wcag22", "lead": ["bbbb2222"]}}
+                 "named_text": {"source": "wcag22", "lead": ["bbbb2222"]},
+                 "fusion_method": "scores+rrf", "switches": {"include_vector": True, "include_sparse": True, "include_graph": False},
+                 "legs_enabled": {"bm25": True, "vector": True}, "vector_enabled": True, "sparse_enabled": True,
+                 "graph_default": False}
         passage = Passage(ref="bbbb2222", source="wcag22", section="1.4.3", title="1.4.3 Contrast (Minimum)",
                           url="https://www.w3.org/TR/WCAG22/#contrast-minimum", text="Body copy should stand out from its background by 4.5:1 or more.",
                           updated_at="2024-12-12T00:00:00Z", score=1.0)
-        return SearchResult(outcome="hit", query=query, passages=[passage], debug=debug)
+        return SearchResult(outcome="hit", query=query, passages=[passage], debug=SearchDebug.model_validate(debug))
 
 
 @pytest.fixture
