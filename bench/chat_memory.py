@@ -4,12 +4,10 @@ the citation-support check and the recall all embed with the local model). Print
 resident memory (VmRSS) when it is ready, after its first answer and after every tenth, and how
 many threads it runs (each copy of the model brings a pool of its own). Asserts nothing.
 
-    .venv/bin/python bench/chat_memory.py [--answers 50] [--port 8931] [--store-apart]
+    .venv/bin/python bench/chat_memory.py [--answers 50] [--port 8931] [--every 10]
 
-`make run` keeps its DynamoDB stand-in (moto) inside the chat's own process, so its figure counts
-every conversation, usage row and trace the answers stored. With `--store-apart` the stand-in runs
-as a process of its own (GROUNDCHAT_DYNAMODB_ENDPOINT, as any outside DynamoDB) and the figure is
-the chat process alone, as in AWS; the store's memory is printed beside it.
+`make run` keeps its DynamoDB stand-in (moto) inside the chat's own process, so the figure counts
+every conversation, usage row and trace the answers stored, which in AWS live in DynamoDB.
 
 The questions are those of the retrieval sets in users' words (tests/eval/users_words_*.jsonl, over
 1,400, each asked once before any is asked again), so the answers search, look rules up and query
@@ -68,17 +66,11 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=50)
     parser.add_argument("--port", type=int, default=8931)
     parser.add_argument("--every", type=int, default=10, help="print the memory after every this many answers")
-    parser.add_argument("--store-apart", action="store_true", help="run the DynamoDB stand-in as its own process")
+
     args = parser.parse_args()
     questions = list(dict.fromkeys(json.loads(line)["q"] for path in QUESTIONS
                                    for line in path.read_text().splitlines() if line.strip()))
     env = {"MALLOC_ARENA_MAX": "2", **os.environ, "PORT": str(args.port), "GROUNDCHAT_MODEL": "offline"}
-    store = None
-    if args.store_apart:
-        store_port = args.port + 1
-        store = subprocess.Popen([str(BIN / "moto_server"), "-p", str(store_port)], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-        env["GROUNDCHAT_DYNAMODB_ENDPOINT"] = f"http://127.0.0.1:{store_port}"
     server = subprocess.Popen([str(BIN / "groundchat"), "serve", "--port", str(args.port)], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -103,16 +95,12 @@ def main() -> None:
                 reason = ask(client, token, questions[n % len(questions)])
                 reasons[reason] = reasons.get(reason, 0) + 1
                 if n == 0 or (n + 1) % args.every == 0:
-                    apart = f" (the store's process: {rss_mib(store.pid):.0f} MiB)" if store is not None else ""
-                    print(f"after {n + 1:>3} answer(s): RSS {rss_mib(pid):.0f} MiB{apart}", flush=True)
+                    print(f"after {n + 1:>3} answer(s): RSS {rss_mib(pid):.0f} MiB", flush=True)
             print(f"answers by how they ended: {reasons}")
             print(f"threads in the chat process: {threads(pid)}")
     finally:
         server.terminate()
         server.wait(timeout=60)
-        if store is not None:
-            store.terminate()
-            store.wait(timeout=60)
 
 
 if __name__ == "__main__":
