@@ -26,9 +26,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from groundchat_cli.local_lambda import INVOKE_PATH, LocalLambda
+from groundchat_cli.local_lambda import LocalLambda
 
 PRELUDE_END = b"\0" * 8
+# The header cargo-lambda's emulator marks an answer with whose streaming prelude it has applied.
+APPLIED_PRELUDE = "lambda-runtime-function-response-mode"
 log = logging.getLogger("groundchat_cli.apigw_rest")
 
 
@@ -236,9 +238,15 @@ class RestApiStandIn:
             headers = {"content-type": "application/json"}
             if route.streaming:
                 headers["Lambda-Runtime-Function-Response-Mode"] = "streaming"
-            connection.request("POST", INVOKE_PATH, body=json.dumps(event).encode(), headers=headers)
+            connection.request("POST", function.invoke_path, body=json.dumps(event).encode(), headers=headers)
             answer = connection.getresponse()
             try:
+                if answer.getheader(APPLIED_PRELUDE) == "streaming":
+                    # cargo-lambda's emulator has read the prelude already: the status, headers and
+                    # cookies are its answer's own, and the body follows as the function writes it.
+                    if not route.streaming:
+                        self.prelude_on_buffered.add((route.method, route.resource))
+                    return self._relay(request, answer)
                 if answer.status != 200:
                     # API Gateway says no more than this; the emulator's status and the function's
                     # last lines say why, for whoever runs the stand-in.
@@ -287,6 +295,15 @@ class RestApiStandIn:
         data = base64.b64decode(body) if result.get("isBase64Encoded") else body.encode()
         self._send(request, int(result["statusCode"]), headers, data)
 
+    def _relay(self, request, answer: http.client.HTTPResponse) -> None:
+        request.send_response(answer.status)
+        for name, value in answer.getheaders():
+            if name.lower() not in ("content-length", "transfer-encoding", "connection", "date", APPLIED_PRELUDE):
+                request.send_header(name, value)
+        request.send_header("transfer-encoding", "chunked")
+        request.end_headers()
+        self._pass_on(request, answer, b"")
+
     def _stream(self, request, answer: http.client.HTTPResponse) -> None:
         buffer = b""
         while PRELUDE_END not in buffer:
@@ -307,7 +324,11 @@ class RestApiStandIn:
             request.send_header("set-cookie", cookie)
         request.send_header("transfer-encoding", "chunked")
         request.end_headers()
+        self._pass_on(request, answer, rest)
 
+    @staticmethod
+    def _pass_on(request, answer: http.client.HTTPResponse, rest: bytes) -> None:
+        """The body, chunk by chunk as the emulator hands it over (`rest`: what came with the prelude)."""
         def write(data: bytes) -> None:
             if data:
                 request.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

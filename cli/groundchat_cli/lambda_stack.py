@@ -5,7 +5,9 @@ runs and the corpus index under GROUNDCHAT_HOME), but the chat and share functio
 artifacts (infra/package.py, code only, with the layer's requirements from the Lambda tools cache)
 under the real Lambda Web Adapter and the runtime interface emulator, behind the testkit's API
 Gateway REST stand-in on http://127.0.0.1:$PORT (at / as a custom domain mapped to the stage, and at
-/<stage>/ as the execute-api address).
+/<stage>/ as the execute-api address). `LAMBDA_HOST=cargo-lambda` runs the chat function under
+cargo-lambda's emulator, which streams an answer as the function writes it (the runtime interface
+emulator hands it over whole when it ends); the share function stays under the latter.
 """
 from __future__ import annotations
 
@@ -53,8 +55,14 @@ def run(port: int | None = None) -> int:
         Stack, StackError, env_port, port_in_use, remove_stack_file, write_stack_file,
     )
     from groundchat_cli.apigw_rest import RestApiStandIn
-    from groundchat_cli.local_lambda import LambdaToolsMissing, LocalLambda, function_config, load_template, require_tools
+    from groundchat_cli.local_lambda import (
+        HOSTS, LambdaToolsMissing, LocalLambda, function_config, load_template, require_tools,
+    )
 
+    host = os.environ.get("LAMBDA_HOST", "").strip() or "rie"
+    if host not in HOSTS:
+        print(f"run-lambda: LAMBDA_HOST={host!r} is not a local Lambda host; known: {', '.join(HOSTS)}", file=sys.stderr)
+        return 1
     try:
         port = port or env_port() or DEFAULT_PORT
         tools = require_tools()
@@ -92,14 +100,17 @@ def run(port: int | None = None) -> int:
             template = load_template()
             for logical in ("ChatFunction", "ShareFunction"):
                 (root / logical).mkdir()
-                functions[logical] = LocalLambda(function_config(template, logical), build, root / logical,
-                                                 _function_env(settings, Path(settings.home))).start()
+                config = function_config(template, logical)
+                # cargo-lambda's emulator streams, but hosts only a function under the Web Adapter.
+                functions[logical] = LocalLambda(config, build, root / logical, _function_env(settings, Path(settings.home)),
+                                                 host=host if config.adapter_layer else "rie").start()
             api = RestApiStandIn(template, functions, port=port).start()
             # The address file `make run` writes: `groundchat try`, `search` and the rest find this stack.
             write_stack_file(settings, Stack(port=port, url=api.url, dynamodb_endpoint=endpoint, pid=os.getpid(),
                                              table_prefix=settings.table_prefix,
                                              state=str(local.log_path) if local else None))
-            print(f"groundchat (packaged, under the Lambda Web Adapter and the runtime interface emulator) on "
+            emulator = "cargo-lambda's emulator (streaming)" if host == "cargo-lambda" else "the runtime interface emulator"
+            print(f"groundchat (packaged, under the Lambda Web Adapter and {emulator}) on "
                   f"{api.url}/chat and {api.stage_url}/chat  (token: .venv/bin/groundchat token {settings.dev_user})")
             while all(f.process and f.process.poll() is None for f in functions.values()):
                 time.sleep(0.5)

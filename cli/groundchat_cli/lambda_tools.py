@@ -33,6 +33,9 @@ RIE_MODULE = "github.com/aws/aws-lambda-runtime-interface-emulator"
 # The emulator has no tagged release on the Go proxy newer than this pseudo-version.
 RIE_VERSION = "v0.0.0-20261030222936-bef5c4ba774d"
 RIC_VERSION = "4.2.2"
+# cargo-lambda's emulator (`cargo lambda watch`), prebuilt on PyPI: unlike the runtime interface
+# emulator it hands a streamed response to the invoker as the function writes it.
+CARGO_LAMBDA_VERSION = "1.9.2"
 LAMBDA_PYTHON_VERSION = (3, 12)
 REPO = Path(__file__).resolve().parents[2]
 LAYER_REQUIREMENTS = REPO / "layers" / "core" / "requirements.txt"
@@ -60,6 +63,10 @@ def adapter_layer_bootstrap() -> Path:
 
 def rie_binary() -> Path:
     return cache_root() / f"aws-lambda-rie-{RIE_VERSION}" / "aws-lambda-rie"
+
+
+def cargo_lambda_binary() -> Path:
+    return cache_root() / f"cargo-lambda-{CARGO_LAMBDA_VERSION}" / "bin" / "cargo-lambda"
 
 
 def lambda_python() -> str | None:
@@ -108,6 +115,8 @@ class Tools:
     layer_deps: Path | None
     runtime_client: Path | None
     model_deps: Path | None = None
+    # Only the streaming host needs it (local_lambda.py's `host="cargo-lambda"`); not in `missing`.
+    cargo_lambda: Path | None = None
 
     @property
     def missing(self) -> list[str]:
@@ -126,7 +135,8 @@ def present() -> Tools:
     return Tools(exists(adapter_layer_bootstrap()) and exists(adapter_binary()), exists(rie_binary()), lambda_python(),
                  exists(layer_dependencies() / ".complete") and layer_dependencies(),
                  exists(runtime_client() / ".complete") and runtime_client(),
-                 exists(model_dependencies() / ".complete") and model_dependencies())
+                 exists(model_dependencies() / ".complete") and model_dependencies(),
+                 exists(cargo_lambda_binary()))
 
 
 def _pip_for_lambda(target: Path, requirements: list[str], *, prune: bool = False) -> None:
@@ -186,6 +196,12 @@ def build() -> Tools:
     if not (runtime_client() / ".complete").exists():
         runtime_client().parent.mkdir(parents=True, exist_ok=True)
         _pip_for_lambda(runtime_client(), [f"awslambdaric=={RIC_VERSION}"])
+    if not cargo_lambda_binary().exists():
+        # A wheel holding the prebuilt binary as its one script; --target puts it under bin/.
+        target = cargo_lambda_binary().parent.parent
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        "--no-deps", "--only-binary=:all:", "--target", str(target),
+                        f"cargo-lambda=={CARGO_LAMBDA_VERSION}"], check=True)
     return present()
 
 

@@ -39,6 +39,13 @@ TEMPLATE = REPO / "template.yaml"
 ADAPTER_LAYER = re.compile(r":layer:LambdaAdapterLayer(X86|Arm64):\d+")
 MOUNTED = ("/opt", "/var/task", "/var/runtime", "/var/lang")
 INVOKE_PATH = "/2015-03-31/functions/function/invocations"
+# The hosts a local Lambda runs under: the runtime interface emulator (buffers a streamed response,
+# its issue #175), or cargo-lambda's emulator, which streams it. cargo-lambda serves the runtime API
+# under /.rt beside the invoke API, and names a function it does not build `_`.
+HOSTS = ("rie", "cargo-lambda")
+CARGO_LAMBDA_INVOKE_PATH = "/2015-03-31/functions/_/invocations"
+# `cargo lambda watch` reads a Cargo project's metadata even when it starts no function: an empty one.
+CARGO_PROJECT = '[package]\nname = "function"\nversion = "0.0.0"\nedition = "2021"\n\n[[bin]]\nname = "function"\npath = "main.rs"\n'
 START_SECONDS = 60.0
 
 # The managed python3.12 runtime's start, as played here: its bootstrap runs the runtime interface
@@ -149,13 +156,19 @@ class LocalLambda:
     build: Path
     workdir: Path
     local_env: dict[str, str] = field(default_factory=dict)
+    host: str = "rie"
     port: int = 0
     process: subprocess.Popen | None = None
+    emulator: subprocess.Popen | None = None  # cargo-lambda's, outside the function's session
     output: list[str] = field(default_factory=list)
 
     @property
+    def invoke_path(self) -> str:
+        return CARGO_LAMBDA_INVOKE_PATH if self.host == "cargo-lambda" else INVOKE_PATH
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{INVOKE_PATH}"
+        return f"http://127.0.0.1:{self.port}{self.invoke_path}"
 
     def _lay_out(self, tools: lambda_tools.Tools) -> Path:
         root = self.workdir / "root"
@@ -202,10 +215,16 @@ class LocalLambda:
         return {**lambda_env, **function_env}
 
     def start(self) -> "LocalLambda":
+        if self.host not in HOSTS:
+            raise ValueError(f"unknown local Lambda host {self.host!r}; known: {', '.join(HOSTS)}")
+        if self.host == "cargo-lambda" and not self.config.adapter_layer:
+            # awslambdaric opens http.client.HTTPConnection(AWS_LAMBDA_RUNTIME_API): a host and port,
+            # never the /.rt path under which cargo-lambda serves the runtime API.
+            raise ValueError(f"{self.config.logical} runs under awslambdaric, which cannot reach cargo-lambda's "
+                             "runtime API (served under /.rt): run it under the runtime interface emulator")
         tools = require_tools()
         root = self._lay_out(tools)
         self.port = free_port()
-        runtime_api = f"127.0.0.1:{free_port()}"
         for mount_point in MOUNTED:
             Path(mount_point).mkdir(parents=True, exist_ok=True)
         mounts = {"/opt": root / "opt", "/var/task": self.build / "functions" / self.config.artifact,
@@ -213,28 +232,60 @@ class LocalLambda:
         script = ["set -e"]
         for target, source in mounts.items():
             script += [f"mount --bind '{source}' {target}", f"mount -o remount,bind,ro {target}"]
-        script += ["cd /var/task",
-                   f"exec '{tools.rie}' --log-level info --runtime-interface-emulator-address 127.0.0.1:{self.port} "
-                   f"--runtime-api-address {runtime_api} /var/runtime/bootstrap"]
+        script.append("cd /var/task")
+        environment = self.environment()
+        if self.host == "rie":
+            runtime_api = f"127.0.0.1:{free_port()}"
+            script.append(f"exec '{tools.rie}' --log-level info --runtime-interface-emulator-address 127.0.0.1:{self.port} "
+                          f"--runtime-api-address {runtime_api} /var/runtime/bootstrap")
+        else:
+            self._start_cargo_lambda(tools)
+            # What Lambda does at init, which cargo-lambda leaves to whoever starts the function:
+            # each extension of /opt/extensions started, then the runtime's bootstrap.
+            script += ['for extension in /opt/extensions/*; do if [ -x "$extension" ]; then "$extension" & fi; done',
+                       "exec /var/runtime/bootstrap"]
+            # The adapter's runtime client parses this as a URI: with a path it needs the scheme. Its
+            # extension registration puts "http://" in front again and fails (a panic in its own
+            # task, logged); the adapter serves on, and cargo-lambda waits for no extension.
+            environment["AWS_LAMBDA_RUNTIME_API"] = f"http://127.0.0.1:{self.port}/.rt"
         self.process = subprocess.Popen(
             ["unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", "\n".join(script)],
-            env=self.environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-        threading.Thread(target=self._read_output, daemon=True).start()
+            env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        threading.Thread(target=self._read_output, args=(self.process,), daemon=True).start()
+        self._wait_listening(self.process if self.host == "rie" else self.emulator)
+        return self
+
+    def _start_cargo_lambda(self, tools: lambda_tools.Tools) -> None:
+        if tools.cargo_lambda is None or not shutil.which("cargo"):
+            raise LambdaToolsMissing("cargo-lambda's emulator needs its binary (make lambda-tools) and cargo on the PATH")
+        project = self.workdir / "cargo-lambda"
+        project.mkdir(parents=True, exist_ok=True)
+        (project / "Cargo.toml").write_text(CARGO_PROJECT)
+        (project / "main.rs").write_text("fn main() {}\n")
+        self.emulator = subprocess.Popen(
+            [str(tools.cargo_lambda), "lambda", "watch", "--only-lambda-apis", "--invoke-address", "127.0.0.1",
+             "--invoke-port", str(self.port), "--timeout", str(self.config.timeout), "--color", "never"],
+            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+        threading.Thread(target=self._read_output, args=(self.emulator,), daemon=True).start()
+        self._wait_listening(self.emulator)
+
+    def _wait_listening(self, process: subprocess.Popen) -> None:
         deadline = time.monotonic() + START_SECONDS
         while True:
-            if self.process.poll() is not None:
+            if process.poll() is not None:
                 raise RuntimeError(f"the emulator stopped: {self.log()}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
+                return
             except OSError:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the emulator did not listen: {self.log()}")
                 time.sleep(0.05)
 
-    def _read_output(self) -> None:
-        assert self.process and self.process.stdout
-        for line in iter(self.process.stdout.readline, b""):
+    def _read_output(self, process: subprocess.Popen) -> None:
+        assert process.stdout
+        for line in iter(process.stdout.readline, b""):
             self.output.append(line.decode(errors="replace").rstrip("\n"))
 
     def log(self) -> str:
@@ -264,29 +315,33 @@ class LocalLambda:
         """Ends the emulator and everything it started. The emulator puts the adapter and the app's
         server in process groups of their own, so a signal to its group alone left them running:
         the whole session this function was started in (its own) is signalled instead."""
-        if not self.process:
-            return
-        session = self.process.pid
-        for signum, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-            members = session_members(session)
-            for pid in members:
+        for process in (self.process, self.emulator):
+            if process is not None:
+                _end_session(process)
+
+
+def _end_session(process: subprocess.Popen) -> None:
+    """Every live process of the session `process` leads: SIGTERM, then SIGKILL to what stays."""
+    session = process.pid
+    for signum, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+        for pid in session_members(session):
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + wait
+        while session_members(session) and time.monotonic() < deadline:
+            if process.poll() is None:
                 try:
-                    os.kill(pid, signum)
-                except ProcessLookupError:
+                    process.wait(0.1)
+                except subprocess.TimeoutExpired:
                     pass
-            deadline = time.monotonic() + wait
-            while session_members(session) and time.monotonic() < deadline:
-                if self.process.poll() is None:
-                    try:
-                        self.process.wait(0.1)
-                    except subprocess.TimeoutExpired:
-                        pass
-                else:
-                    time.sleep(0.05)
-            if not session_members(session):
-                break
-        if self.process.poll() is None:
-            self.process.wait(5)
+            else:
+                time.sleep(0.05)
+        if not session_members(session):
+            break
+    if process.poll() is None:
+        process.wait(5)
 
 
 def session_members(session: int) -> list[int]:

@@ -75,9 +75,12 @@ def chat_env(endpoint: str, home: Path, **more: str) -> dict[str, str]:
             "PORT": str(free_port()), **more}
 
 
-def start_function(template, logical: str, build: Path, workdir: Path, env: dict[str, str]) -> LocalLambda:
+def start_function(template, logical: str, build: Path, workdir: Path, env: dict[str, str], host: str = "rie") -> LocalLambda:
+    """`host`: the emulator it runs under (local_lambda.HOSTS); cargo-lambda's needs its binary."""
+    if host == "cargo-lambda" and require_local_lambda().cargo_lambda is None:
+        pytest.skip("cargo-lambda's emulator is not built (make lambda-tools)")
     workdir.mkdir(parents=True, exist_ok=True)
-    return LocalLambda(function_config(template, logical), build, workdir, env).start()
+    return LocalLambda(function_config(template, logical), build, workdir, env, host=host).start()
 
 
 def token(user: str = "alice") -> dict[str, str]:

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from groundchat_cli.local_lambda import free_port
+from groundchat_cli.local_lambda import HOSTS, free_port
 from tests.cli.test_serve_stack import shell  # noqa: F401  (fixture)
 from tests.conftest import REPO_ROOT
 from tests.lambda_shape.local_stack import require_local_lambda
@@ -69,17 +69,21 @@ def readme_try_lines() -> list[str]:
 
 
 def run_lambda(env: dict[str, str], port: str) -> subprocess.Popen:
+    # A group of its own, as a terminal's job is: a signal to the group reaches it and nothing else.
     return subprocess.Popen([sys.executable, "-m", "groundchat_cli.lambda_stack"], cwd=REPO_ROOT,
-                            env={**env, "PORT": port}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            env={**env, "PORT": port}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
 
 
-@pytest.fixture
-def stack(shell):  # noqa: F811
+@pytest.fixture(params=HOSTS)
+def stack(request, shell):  # noqa: F811
     if not any(os.environ.get(name, "").lower() in ("1", "true", "yes") for name in ("CI", "TEST_RUN_LAMBDA")):
         pytest.skip("the README's make run-lambda lines take some 70 s: CI runs them, or set TEST_RUN_LAMBDA=1")
+    if request.param == "cargo-lambda" and require_local_lambda().cargo_lambda is None:
+        pytest.skip("cargo-lambda's emulator is not built (make lambda-tools)")
     require_local_lambda()
     port = free_port()
-    proc = run_lambda(shell, str(port))
+    proc = run_lambda({**shell, "LAMBDA_HOST": request.param}, str(port))
     lines: list[str] = []
     ready = threading.Event()
 
@@ -108,12 +112,13 @@ def test_the_readme_try_line_answers_through_the_packaged_functions(stack):
                               timeout=300)
         assert done.returncode == 0 and "done: complete" in done.stdout, (line, done.stdout, done.stderr, "".join(stack["lines"]))
         assert "Traceback" not in done.stderr
-    # SIGTERM takes the Ctrl-C path: the functions stopped, the address file removed, exit 0.
+    # SIGTERM to its group (a supervisor's stop, a closed terminal's job) takes the Ctrl-C path: the
+    # functions stopped, the address file removed, exit 0.
     proc = stack["proc"]
     started = descendants(proc.pid)
     # The emulator, the adapter and the app's server of each function, whatever group each is in.
     assert any("lambda-adapter" in cmd for cmd in started.values()) and any("uvicorn" in cmd for cmd in started.values())
-    proc.send_signal(signal.SIGTERM)
+    os.killpg(proc.pid, signal.SIGTERM)
     assert proc.wait(60) == 0, "".join(stack["lines"])
     left = {pid: cmd for pid, cmd in started.items() if _alive(pid, cmd)}
     assert left == {}, "run-lambda left processes running"
