@@ -31,13 +31,10 @@ from chat_function.signin import add_sign_in_routes
 from chat_function.streaming import ExchangeStream
 from chat_function.snapstart import add_after_restore_route
 from groundchat.auth.callers import CHAT_USE, RUNS_READ, TRACES_READ, Caller
-from groundchat.attachments.question import images_status
 from groundchat.ids import is_answer_run_id, is_benchmark_run_id, is_conversation_id
 from groundchat.services import Services, build_services
-from groundchat.spending.operator import budget_status
 from groundchat.store.conversation_images import is_sha256, read_image
 from groundchat.store.conversations import ConversationBusy, public_conversation, public_message
-from groundchat.store.deletion import FINISHED, delete_conversation
 from groundchat.store.feedback import public_feedback, reasons as feedback_reasons
 from groundchat.tools.base import ToolError, ToolNotFound, ToolRefused
 from page_assets.assets import ASSETS, asset
@@ -122,6 +119,8 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
     async def images(request: Request) -> dict[str, Any]:
         """Whether the page may offer attachments (the model has a published image token bound),
         and the limits each question's images are held to; a chat that is not configured takes none."""
+        from groundchat.attachments.question import images_status  # with the first use: not at a cold start
+
         services = services_of(request)
         return images_status(services.settings, services.model if services.model_status()[0] else None)
 
@@ -156,6 +155,8 @@ def _chat_routes(app: FastAPI, max_question_chars: int) -> None:
 
     @app.get("/api/chat/budget", responses=refusals(401, *ALWAYS))
     async def budget(request: Request, caller: Caller = Depends(signed_in)) -> Response:
+        from groundchat.spending.operator import budget_status  # with the first use: not at a cold start
+
         services = services_of(request)
         return JSONResponse(await budget_status(services.dynamo, services.settings, caller.id))
 
@@ -208,6 +209,8 @@ def _conversation_routes(app: FastAPI) -> None:
         (money) stay. Someone else's is a 404 like an unknown one; an answer in progress, a 409.
         204: nothing was left to read, but what remained of the owner's under this id is gone now
         (a deletion a crash interrupted, one already done, a first question that went unanswered)."""
+        from groundchat.store.deletion import FINISHED, delete_conversation  # with the first use: not at a cold start
+
         try:
             services = services_of(request)
             deleted = await delete_conversation(services.dynamo, conversation_id, caller.id, services.deletion_cleaners()) \
