@@ -5,7 +5,7 @@ import re
 from typing import Callable
 
 from groundchat.json_shapes import JsonObject, JsonValue
-from groundchat.offline.search_answers import cited_answer, shorten as _shorten
+from groundchat.offline.search_answers import cited_answer, shorten as _shorten, why_it_matters
 
 # One tool's outcome in the turn being answered: its name, its result (parsed JSON, or the text
 # when it is not JSON) and whether it was an error.
@@ -30,6 +30,9 @@ def compose(question: str, results: list[ToolOutcome]) -> str:
             continue
         if name == "search_docs":  # its lead is the sentence of the best passage that answers the question
             parts.append(_search_docs(value, question))
+            continue
+        if name == "explain_rule":  # asked why, it leads with why the criterion matters
+            parts.append(_explain_rule(value, question))
             continue
         formatter = FORMATTERS.get(name, _generic)
         parts.append(formatter(value))
@@ -239,14 +242,15 @@ def _get_run(value: JsonValue) -> str:
     return "\n".join(lines)
 
 
-def _explain_rule(value: JsonValue) -> str:
+def _explain_rule(value: JsonValue, question: str = "") -> str:
     if not isinstance(value, dict):
         return _generic(value)
     rule = value.get("rule_id")
     criteria = value.get("criteria") or []
     if not criteria:
         return f"The axe rule {rule} is a best practice: it maps to no WCAG criterion."
-    lines = [f"The axe rule {rule} checks WCAG 2.2:"]
+    lines = why_it_matters(question, [c.get("why") for c in _rows(value, "criteria")])
+    lines.append(f"The axe rule {rule} checks WCAG 2.2:")
     for c in criteria:
         ref = f" [{c['ref']}]" if c.get("ref") else ""
         lines.append(f"- {c.get('number')} {c.get('handle')} (Level {c.get('level')}), {c.get('url')}{ref}")
