@@ -102,6 +102,9 @@ class FakeDocs:
 
     def get_section(self, source, section):
         self.asked.append((source, section))
+        if section.startswith("Understanding "):
+            return {"text": f"why {section} matters", "ref": "4e0b2d1a", "section": section, "title": f"{section} (informative)",
+                    "url": "https://www.w3.org/WAI/WCAG22/Understanding/contrast-minimum.html"}
         return {"text": f"normative text of {section}", "ref": "3f9a1b2c"}
 
 
@@ -113,7 +116,10 @@ class BrokenDocs:
 async def test_explain_adds_criterion_text_and_ref_from_the_docs(registry, ctx):
     ctx.docs = FakeDocs()
     result = await _explain_tool(registry, ctx, "color-contrast")
-    assert ctx.docs.asked == [("wcag22", "1.4.3")]
+    # The criterion's text, and its Understanding document's intent: why it matters, citable too.
+    assert ctx.docs.asked == [("wcag22", "1.4.3"), ("wcag22", "Understanding 1.4.3")]
+    assert result["criteria"][0]["why"]["text"] == "why Understanding 1.4.3 matters"
+    assert result["criteria"][0]["why"]["ref"] == "4e0b2d1a"
     assert result["criteria"][0]["text"] == "normative text of 1.4.3"
     assert result["criteria"][0]["ref"] == "3f9a1b2c"
     assert result["criterion_text"] == "added"
@@ -123,6 +129,8 @@ async def test_explain_adds_criterion_text_and_ref_from_the_docs(registry, ctx):
     report = check_citations("Contrast matters [3f9a1b2c].", [{"id": "1", "name": "explain_rule", "result": result}])
     assert report["sources"][0] | {} == {"n": 1, "ref": "3f9a1b2c", "status": "verified", "source": "wcag22",
                                         "section": "1.4.3", "title": "1.4.3 Contrast (Minimum)", "url": "https://www.w3.org/TR/WCAG22/#contrast-minimum"}
+    why = check_citations("It helps low vision [4e0b2d1a].", [{"id": "1", "name": "explain_rule", "result": result}])
+    assert why["sources"][0]["status"] == "verified" and why["sources"][0]["section"] == "Understanding 1.4.3"
 
 
 async def test_explain_still_answers_when_the_docs_are_down_or_absent(registry, ctx):

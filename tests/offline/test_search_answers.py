@@ -42,7 +42,7 @@ def test_a_passage_under_the_floor_is_neither_quoted_nor_cited():
 
 
 def test_another_criterion_near_the_best_score_is_added_but_not_the_same_criterions_sibling():
-    text = _answer("why does faint text matter?", LEAD, SIBLING, TIE, LOW)
+    text = _answer("what does faint text need?", LEAD, SIBLING, TIE, LOW)
     assert CITED.findall(text) == ["aaaaaaa1", "bbbbbbb1"]
     assert "- 1.4.11 Invented title (WCAG 2.2): \"Icons and control borders" in text
 
@@ -91,3 +91,41 @@ def test_a_line_that_introduces_a_point_is_quoted_with_the_point_never_alone():
     first = _answer("what must an online shop do?", point).splitlines()[0]
     assert first.endswith('says: "(g) Shops on the web: (iii) checkout steps that people can see, reach and '
                           'understand." [ddddddd1]')
+
+
+def test_asked_why_the_passage_that_gives_reasons_leads_and_asked_what_the_normative_text_does():
+    # The search ranks the criterion's text first; its Understanding document says why it matters.
+    why = _answer("Why does low contrast matter?", LEAD, TIE, SIBLING, LOW)
+    assert CITED.findall(why)[0] == "aaaaaaa2"
+    assert why.splitlines()[0].startswith("Understanding 1.4.3 Invented title")
+    what = _answer("What contrast does text need?", LEAD, TIE, SIBLING, LOW)
+    assert CITED.findall(what)[0] == "aaaaaaa1"
+    # An Act's reasons are its recitals.
+    article = _passage("eeeeeee1", "Article 4(1)", 3.0, "Products shall comply with the requirements.", source="eaa")
+    recital = _passage("eeeeeee2", "Recital 21", 2.5, "Divergent national rules hinder the internal market.", source="eaa")
+    assert CITED.findall(_answer("why does the act exist?", article, recital))[0] == "eeeeeee2"
+    assert CITED.findall(_answer("what does the act require?", article, recital))[0] == "eeeeeee1"
+
+
+def test_asked_for_a_partys_duties_every_paragraph_of_the_article_returned_is_quoted_in_its_order():
+    storage = _passage("fffffff4", "Article 10(4)", 3.0, "Distributors shall keep storage conditions safe.", source="eaa")
+    care = _passage("fffffff1", "Article 10(1)", 2.2, "Distributors shall act with due care.", source="eaa")
+    definition = _passage("fffffff9", "Article 3(20)", 2.1, "A distributor makes a product available.", source="eaa")
+    duties = _answer("What are a distributor's obligations?", storage, definition, care)
+    assert CITED.findall(duties) == ["fffffff1", "fffffff4"]
+    # Asked something else, the best paragraph alone answers (the other is under the floor).
+    assert CITED.findall(_answer("how should distributors store products?", storage, definition, care)) == ["fffffff4"]
+
+
+def test_asked_why_a_rule_matters_the_answer_leads_with_its_criterions_understanding_document():
+    why = {"ref": "9999aaaa", "source": "wcag22", "section": "Understanding 1.4.3",
+           "title": "Understanding 1.4.3 Invented title (informative)",
+           "text": "Understanding WCAG 2.2 (informative) on 1.4.3\nWhy it's important: some readers cannot see faint text."}
+    result = {"rule_id": "color-contrast", "criteria": [
+        {"number": "1.4.3", "handle": "Contrast (Minimum)", "level": "AA", "url": "u", "ref": "8888bbbb",
+         "text": "Text has a contrast ratio of at least 4.5:1.", "why": why}]}
+    asked_why = compose("Why does color-contrast matter?", [("explain_rule", result, False)])
+    assert asked_why.splitlines()[0] == ('Why it matters, from Understanding 1.4.3 Invented title (informative) (WCAG 2.2): '
+                                         '"Why it\'s important: some readers cannot see faint text." [9999aaaa]')
+    asked_what = compose("What does color-contrast check?", [("explain_rule", result, False)])
+    assert "9999aaaa" not in asked_what and asked_what.startswith("The axe rule color-contrast checks WCAG 2.2:")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundchat.corpus.chunk import UNDERSTANDING_LABEL, whole_section
+from groundchat.offline.question_intent import explains_why, intent_of
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
@@ -51,7 +52,12 @@ def cited_passages(passages: list[JsonObject], floor: SearchFloor | None = None,
     floor = floor or SEARCH_FLOOR
     if not passages:
         return []
+    intent = intent_of(question) if question is not None else None
+    if intent == "reason":
+        passages = _reasons_first(passages, floor.most)
     lead = passages[0]
+    if intent == "duties" and (paragraphs := _same_article(lead, passages, floor.most + 1)):
+        return paragraphs
     best = _score(lead)
     chosen, groups = [lead], {group_of(str(lead.get("source")), str(lead.get("section")))}
     for p in passages[1:]:
@@ -65,6 +71,53 @@ def cited_passages(passages: list[JsonObject], floor: SearchFloor | None = None,
         chosen.append(p)
         groups.add(group)
     return chosen
+
+
+def _reasons_first(passages: list[JsonObject], within: int) -> list[JsonObject]:
+    """Asked why, the first passage among the best `within` that gives reasons leads (an Understanding
+    document's intent or benefits, a recital), ahead of the normative text that matched the words."""
+    reason = next((p for p in passages[:within] if explains_why(str(p.get("section") or ""))), None)
+    return passages if reason is None else [reason, *(p for p in passages if p is not reason)]
+
+
+def _same_article(lead: JsonObject, passages: list[JsonObject], most: int) -> list[JsonObject]:
+    """Asked for a party's duties, the paragraphs of the lead's article the search returned, in the
+    article's order: the duties are all of them, not the one nearest the question's words. Empty when
+    the lead is not a numbered paragraph or is its article's only one here."""
+    from groundchat.search.diversity import group_of
+
+    section = str(lead.get("section") or "")
+    if not _PARAGRAPH.fullmatch(section):
+        return []
+    group = group_of(str(lead.get("source")), section)
+    same = [p for p in passages if group_of(str(p.get("source")), str(p.get("section"))) == group
+            and _PARAGRAPH.fullmatch(str(p.get("section") or ""))]
+    if len(same) < 2:
+        return []
+    return sorted(same, key=_paragraph_number)[:most]
+
+
+def _paragraph_number(passage: JsonObject) -> int:
+    match = _PARAGRAPH.fullmatch(str(passage.get("section") or ""))
+    return int(match[1]) if match else 0
+
+
+# A numbered paragraph of an article: "Article 10(4)".
+_PARAGRAPH = re.compile(r"Article \d+\((\d+)\)")
+
+
+def why_it_matters(question: str, whys: list[object]) -> list[str]:
+    """Asked why, the lines that say why each criterion matters, quoted from its Understanding
+    document (informative) and cited; none for any other question."""
+    if intent_of(question) != "reason":
+        return []
+    lines = []
+    for why in whys:
+        if isinstance(why, dict) and why.get("ref") and why.get("text"):
+            title = str(why.get("title") or why.get("section"))
+            said = " ".join(_without_heading(str(why["text"]), title).split())
+            lines.append(f"Why it matters, from {title} (WCAG 2.2): \"{shorten(said, _QUOTE_CHARS)}\" [{why['ref']}]")
+    return lines
 
 
 def _says_more(question: str, passage: JsonObject, chosen: list[JsonObject]) -> bool:
@@ -132,4 +185,5 @@ def cited_answer(question: str, passages: list[JsonObject]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["SEARCH_FLOOR", "SearchFloor", "answering_sentence", "cited_answer", "cited_passages", "shorten"]
+__all__ = ["SEARCH_FLOOR", "SearchFloor", "answering_sentence", "cited_answer", "cited_passages", "shorten",
+           "why_it_matters"]

@@ -5,7 +5,7 @@ import re
 from typing import Callable, Mapping
 
 from groundchat.json_shapes import JsonObject, JsonValue
-from groundchat.offline.search_answers import cited_answer, shorten as _shorten
+from groundchat.offline.search_answers import cited_answer, shorten as _shorten, why_it_matters
 from groundchat.tools.facts import OfflineTemplate
 
 # One tool's outcome in the turn being answered: its name, its result (parsed JSON, or the text
@@ -253,14 +253,15 @@ def _get_run(value: JsonValue) -> str:
     return "\n".join(lines)
 
 
-def _explain_rule(value: JsonValue) -> str:
+def _explain_rule(value: JsonValue, question: str = "") -> str:
     if not isinstance(value, dict):
         return _generic(value)
     rule = value.get("rule_id")
     criteria = value.get("criteria") or []
     if not criteria:
         return f"The axe rule {rule} is a best practice: it maps to no WCAG criterion."
-    lines = [f"The axe rule {rule} checks WCAG 2.2:"]
+    lines = why_it_matters(question, [c.get("why") for c in _rows(value, "criteria")])
+    lines.append(f"The axe rule {rule} checks WCAG 2.2:")
     for c in criteria:
         ref = f" [{c['ref']}]" if c.get("ref") else ""
         lines.append(f"- {c.get('number')} {c.get('handle')} (Level {c.get('level')}), {c.get('url')}{ref}")
@@ -315,15 +316,15 @@ def _nothing(value: JsonValue, question: str) -> str:
 
 
 # By template (tools/facts.py `OfflineTemplate`), never by tool name: a tool names its template.
-# Two read the question too: the contexts' answer leads with what was asked, the excerpts' with the
-# sentence of the best passage that answers it.
+# Three read the question too: the contexts' answer leads with what was asked, the excerpts' with the
+# sentence of the best passage that answers it, the rule's with why its criterion matters when asked why.
 TEMPLATES: dict[OfflineTemplate, Callable[[JsonValue, str], str]] = {
     OfflineTemplate.CONTEXTS: _compare_contexts,
     OfflineTemplate.EXCERPTS: _search_docs,
     OfflineTemplate.RULE_COUNTS: _from_result(_top_rules),
     OfflineTemplate.RUN_LIST: _from_result(_list_runs),
     OfflineTemplate.RUN: _from_result(_get_run),
-    OfflineTemplate.RULE: _from_result(_explain_rule),
+    OfflineTemplate.RULE: _explain_rule,
     OfflineTemplate.PAST_EXCHANGES: _from_result(_search_my_conversations),
     OfflineTemplate.VIEW: _nothing,
     OfflineTemplate.GENERIC: _from_result(_generic),

@@ -185,6 +185,17 @@ class TopRulesResult(BaseModel):
     rules: list[RuleRow]
 
 
+class UnderstandingOut(BaseModel):
+    """A criterion's Understanding passage, named the way search_docs excerpts are."""
+
+    ref: str
+    source: str = "wcag22"
+    section: str
+    title: str
+    url: str | None = None
+    text: str
+
+
 class CriterionOut(BaseModel):
     number: str
     handle: str
@@ -198,6 +209,8 @@ class CriterionOut(BaseModel):
     source: str | None = None
     section: str | None = None
     title: str | None = None
+    # Why the criterion matters: its Understanding document's brief and intent (informative), citable.
+    why: UnderstandingOut | None = None
 
 
 class ExplainRuleResult(BaseModel):

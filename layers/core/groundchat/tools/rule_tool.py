@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, TypeVar
 from groundchat.auth.callers import DOCS_READ
 from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from groundchat.tools.base import ToolContext, ToolError, define_tool
-from groundchat.tools.data_shapes import RUN_LINKS, CriterionOut, ExplainRuleArgs, ExplainRuleResult
+from groundchat.tools.data_shapes import RUN_LINKS, CriterionOut, ExplainRuleArgs, ExplainRuleResult, UnderstandingOut
 
 if TYPE_CHECKING:
     from groundchat.search.service import SearchService
@@ -84,6 +84,7 @@ async def _add_criterion_text(docs: SearchService, criteria: list[CriterionOut])
                 c.text = text if len(text) <= _CRITERION_TEXT_CHARS else text[:_CRITERION_TEXT_CHARS].rstrip() + " …"
                 c.ref = ref
                 c.source, c.section, c.title = "wcag22", c.number, f"{c.number} {c.handle}"
+                c.why = await _understanding(docs, c.number)
     except Exception as exc:  # an index that is down or missing must not break the exact lookup
         return f"unavailable: {type(exc).__name__}"
     if any(c.text is None for c in criteria):
@@ -102,6 +103,19 @@ async def _criterion_passage(docs: SearchService, number: str) -> tuple[str, str
         if _field(passage, "section") == number:
             return _field(passage, "text"), _field(passage, "ref")
     return None
+
+
+async def _understanding(docs: SearchService, number: str) -> UnderstandingOut | None:
+    """The criterion's Understanding intent (why it matters), by exact section; None where not indexed."""
+    if not hasattr(docs, "get_section"):
+        return None
+    chunk = await _maybe_await(asyncio.to_thread(docs.get_section, "wcag22", f"Understanding {number}"))
+    if chunk is None:
+        return None
+    text = _field(chunk, "text")
+    return UnderstandingOut(ref=_field(chunk, "ref"), section=_field(chunk, "section"), title=_field(chunk, "title"),
+                            url=_field(chunk, "url"),
+                            text=text if len(text) <= _CRITERION_TEXT_CHARS else text[:_CRITERION_TEXT_CHARS].rstrip() + " …")
 
 
 async def _maybe_await(value: Awaitable[T | Awaitable[T]]) -> T:
