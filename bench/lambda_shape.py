@@ -108,9 +108,10 @@ def memory_run(client, url: str, headers: dict[str, str], pid: int, answers: int
 def corpus_index() -> Path | None:
     """A built index of the corpus to answer from: `make run`'s, else the tests' shared one."""
     from groundchat.config import get_settings
+    from groundchat.search.embedding_models import configured_local_key
     from groundchat_cli.opensearch_node import tools_cache
 
-    for candidate in (Path(get_settings().home) / "index.sqlite", tools_cache() / "test-corpus-index" / "index.sqlite"):
+    for candidate in (Path(get_settings().home) / "index.sqlite", tools_cache() / f"test-corpus-index-{configured_local_key()}" / "index.sqlite"):
         if candidate.is_file():
             return candidate
     return None

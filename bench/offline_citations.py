@@ -41,9 +41,10 @@ def service() -> Any:
     from groundchat.search.embedded import EmbeddedIndex
     from groundchat.search.embeddings import LocalOnnxEmbedder
     from groundchat.search.service import SearchService
+    from groundchat.search.embedding_models import configured_local_key
     from groundchat_cli.opensearch_node import tools_cache
 
-    path = tools_cache() / "test-corpus-index" / "index.sqlite"
+    path = tools_cache() / f"test-corpus-index-{configured_local_key()}" / "index.sqlite"
     if not path.is_file():
         sys.exit(f"bench/offline_citations.py: no index at {path}: run the grounding tests once to build it")
     return SearchService(EmbeddedIndex(path), LocalOnnxEmbedder())

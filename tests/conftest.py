@@ -81,7 +81,11 @@ def real_index(request, tmp_path_factory):
 
     from groundchat_cli.opensearch_node import tools_cache
 
-    cache = tools_cache() / "test-corpus-index"
+    from groundchat.search.embedding_models import configured_local_key
+
+    # One index per model: a checkout on another model (a branch, an older clone) keeps its own
+    # instead of re-embedding the shared one back and forth.
+    cache = tools_cache() / f"test-corpus-index-{configured_local_key()}"
     cache.mkdir(parents=True, exist_ok=True)
     embedder = shared_local_embedder()  # the copy the support check and the gate use too, as in the chat
     docs = tmp_path_factory.mktemp("no-docs")  # the docs folder is someone else's and changes often
