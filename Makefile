@@ -48,8 +48,9 @@ test: $(STAMP) embedding-model browser-deps lambda-tools ai-sdk collector
 	$(BIN)/python -m pytest -q -ra -n auto --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
 
-# The real Lambda Web Adapter and runtime interface emulator (cargo, go) and Lambda's Python
-# packages, built once into a cache outside the clone; says in one line what it cannot build.
+# The real Lambda Web Adapter and runtime interface emulator (cargo, go), cargo-lambda's streaming
+# emulator (pip) and Lambda's Python packages, built once into a cache outside the clone; says in one
+# line what it cannot build.
 lambda-tools: $(STAMP)
 	$(BIN)/python -m groundchat_cli.lambda_tools
 
@@ -72,6 +73,7 @@ collector: $(STAMP)
 
 # The routes of `make run` through the packaged functions under the real adapter and emulator,
 # behind an API Gateway REST stand-in (PORT, default 8070); the same local state as `make run`.
+# LAMBDA_HOST=cargo-lambda: the chat function under cargo-lambda's emulator, which streams.
 run-lambda: lambda-tools
 	$(BIN)/python -m groundchat_cli.lambda_stack
 

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from groundchat_cli.apigw_rest import RestApiStandIn, binary_media_types, match, routes_from_template, stage_of
-from groundchat_cli.local_lambda import load_template
+from groundchat_cli.apigw_rest import APPLIED_PRELUDE, RestApiStandIn, binary_media_types, match, routes_from_template, stage_of
+from groundchat_cli.local_lambda import INVOKE_PATH, load_template
 from tests.lambda_shape.local_stack import serve_in_thread
 
 
@@ -22,22 +22,32 @@ def template():
     return load_template()
 
 
-@pytest.fixture
-def streaming_function():
+@pytest.fixture(params=["prelude in the body", "prelude applied"])
+def streaming_function(request):
+    """An emulator answering a streamed invocation: the runtime interface emulator's way (the
+    function's prelude and eight NULs first in the body), or cargo-lambda's (the prelude already
+    made the status, headers and cookies, and the answer says so in APPLIED_PRELUDE)."""
     release, finished = threading.Event(), threading.Event()
     events: list[dict] = []
+    applied = request.param == "prelude applied"
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self):
             events.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-            self.send_response(200)
+            self.send_response(201 if applied else 200)
             self.send_header("transfer-encoding", "chunked")
+            if applied:
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("set-cookie", "a=1; Path=/; HttpOnly")
+                self.send_header("set-cookie", "b=2; Path=/; Secure")
+                self.send_header(APPLIED_PRELUDE, "streaming")
             self.end_headers()
             prelude = json.dumps({"statusCode": 201, "headers": {"content-type": "text/event-stream"},
                                   "cookies": ["a=1; Path=/; HttpOnly", "b=2; Path=/; Secure"]}).encode()
-            for part in (prelude + b"\0" * 8 + b"event: first\n\n", None, b"event: last\n\n"):
+            first = b"event: first\n\n" if applied else prelude + b"\0" * 8 + b"event: first\n\n"
+            for part in (first, None, b"event: last\n\n"):
                 if part is None:
                     release.wait(10)
                     continue
@@ -51,7 +61,7 @@ def streaming_function():
             pass
 
     server = serve_in_thread(Handler)
-    yield SimpleNamespace(port=server.server_port, config=SimpleNamespace(timeout=30), release=release, finished=finished, events=events)
+    yield SimpleNamespace(port=server.server_port, invoke_path=INVOKE_PATH, config=SimpleNamespace(timeout=30), release=release, finished=finished, events=events)
     release.set()
     server.shutdown()
 
@@ -66,9 +76,10 @@ def test_a_streamed_answer_reaches_the_client_before_it_ends(template, streaming
             streaming_function.release.set()
             rest = list(lines)
             status, cookies, content_type = r.status_code, r.headers.get_list("set-cookie"), r.headers["content-type"]
+            marked = APPLIED_PRELUDE in r.headers
     finally:
         api.stop()
-    assert first == "event: first" and before_end
+    assert first == "event: first" and before_end and not marked
     assert "event: last" in rest
     assert status == 201 and content_type == "text/event-stream"
     assert cookies == ["a=1; Path=/; HttpOnly", "b=2; Path=/; Secure"]
@@ -106,7 +117,7 @@ def test_the_gateways_own_answers_carry_the_templates_security_headers(template)
             pass
 
     server = serve_in_thread(Failing)
-    function = SimpleNamespace(port=server.server_port, config=SimpleNamespace(timeout=30), output=["boom"])
+    function = SimpleNamespace(port=server.server_port, invoke_path=INVOKE_PATH, config=SimpleNamespace(timeout=30), output=["boom"])
     api = RestApiStandIn(template, {"ShareFunction": function}).start()
     try:
         unrouted = httpx.get(f"{api.stage_url}/no/such/route")
