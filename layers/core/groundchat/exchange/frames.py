@@ -18,7 +18,7 @@ DoneReason = Literal["complete", "max-steps", "spend-cap", "unmeasurable-cost", 
 
 
 class _Frame(BaseModel):
-    type: str
+    # Each variant declares its own `type` as a literal: the discriminator of `Frame` below.
 
     @property
     def data(self) -> JsonObject:

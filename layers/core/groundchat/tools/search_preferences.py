@@ -8,11 +8,19 @@ over which sources.
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Source = Literal["wcag22", "eaa", "docs"]
+
+
+class LegsOff(TypedDict, total=False):
+    """The legs a request turned off, as `SearchService.search`'s keyword arguments."""
+
+    include_vector: bool
+    include_sparse: bool
+    include_graph: bool
 
 
 class SourceNotAllowed(ValueError):
@@ -38,7 +46,14 @@ class SearchPreferences(BaseModel):
                                    f"search one of those, or without a source")
         return [asked]
 
-    def switched_off(self) -> dict[str, bool]:
+    def switched_off(self) -> LegsOff:
         """Only the legs turned off, as the search's keyword arguments: a leg left on keeps the
         deployment's own choice for it."""
-        return {name: False for name in ("include_vector", "include_sparse", "include_graph") if not getattr(self, name)}
+        off: LegsOff = {}
+        if not self.include_vector:
+            off["include_vector"] = False
+        if not self.include_sparse:
+            off["include_sparse"] = False
+        if not self.include_graph:
+            off["include_graph"] = False
+        return off

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from groundchat.views.actions import form_problems, returned_values
 from groundchat.views.catalog import View
 from groundchat.grounding.view_numbers import ungrounded
+from groundchat.json_shapes import as_list
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
@@ -24,7 +25,7 @@ def review(raw: JsonObject, tool_results: Iterable[JsonObject]) -> tuple[View | 
         problems.extend(_schema_problems(exc))
     problems.extend(ungrounded(raw, results))
     valid = returned_values(results)
-    parts = raw.get("parts") if isinstance(raw.get("parts"), list) else []
+    parts = as_list(raw.get("parts"))
     for i, part in enumerate(parts):
         if isinstance(part, dict) and part.get("type") == "form":
             problems.extend(form_problems(part, f"parts[{i}] (form)", valid))
