@@ -21,4 +21,7 @@ class Lazy(Generic[T]):
 
 def resolved(value: T | Lazy[T] | None) -> T | None:
     """The service itself: built now if it was given as a `Lazy`; None where it is absent."""
-    return value.get() if isinstance(value, Lazy) else value
+    if isinstance(value, Lazy):
+        # T may itself be a Lazy, so the checker cannot rule out Lazy[Unknown] here; it is this Lazy[T].
+        return value.get()  # pyright: ignore[reportUnknownVariableType]
+    return value

@@ -252,7 +252,7 @@ def _render(tag: Tag, depth: int = 0) -> str:
     """Block markup as plain text with light Markdown (bullets, bold terms): readable in a chat."""
     indent = "  " * depth
     if tag.name == "dl":
-        lines = []
+        lines: list[str] = []
         for dt in tag.find_all("dt", recursive=False):
             dd = dt.find_next_sibling("dd")
             lines.append(f"{indent}- **{collapse(dt.get_text())}:** {collapse(dd.get_text()) if dd else ''}")

@@ -34,6 +34,7 @@ from groundchat.store.leases import LEASE_SECONDS
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
@@ -314,4 +315,4 @@ class BudgetGuard:
 
     async def _already_settled(self, entry: str, reservation: Reservation) -> JsonObject:
         row = await self.dynamo.run(us.get_usage_row_sync, self.dynamo.client, self.dynamo.name(USAGE), self.run_id, entry) or {}
-        return {"charged": money_text(Decimal(row.get("charged", reservation.amount))), "reservation_id": reservation.id}
+        return {"charged": money_text(item_values.amount(row, "charged", reservation.amount)), "reservation_id": reservation.id}

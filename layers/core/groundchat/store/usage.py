@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from groundchat.store.budget_counters import n, plain
 from groundchat.store.items import Item, TransactAction
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import ClientRead, DynamoClient, RequestParam, StoredItem
@@ -124,7 +125,7 @@ def all_rows_sync(client: DynamoClient, table_name: str) -> list[StoredItem]:
 
 
 def total_charged(rows: list[StoredItem]) -> Decimal:
-    return sum((Decimal(r["charged"]) for r in rows), Decimal(0))
+    return sum((item_values.amount(r, "charged") for r in rows), Decimal(0))
 
 
 def _paged(call: ClientRead, **kwargs: RequestParam) -> list[StoredItem]:

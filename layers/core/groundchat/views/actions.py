@@ -89,7 +89,7 @@ def form_problems(form: JsonObject, where: str, valid: dict[str, set[str]]) -> l
     action = ACTIONS.get(str(form.get("action")))
     if action is None:
         return [f"{where}.action: {form.get('action')!r} is not a registered action; use one of: {', '.join(ACTIONS)}"]
-    problems = []
+    problems: list[str] = []
     fields = [f for f in as_list(form.get("fields")) if isinstance(f, dict)]
     names = [f.get("name") for f in fields]
     for i, field in enumerate(fields):

@@ -33,7 +33,7 @@ def review(raw: JsonObject, tool_results: Iterable[JsonObject]) -> tuple[View | 
 
 
 def _schema_problems(exc: ValidationError) -> list[str]:
-    out = []
+    out: list[str] = []
     for err in exc.errors():
         # The union's tag ("table", "stats") sits in the path; it says which component was checked.
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".") or "view"
