@@ -21,3 +21,13 @@ JsonList: TypeAlias = list[JsonValue]
 
 # For pydantic fields: any value that serialises to JSON, held as its JSON form.
 Jsonable = Annotated[pydantic.JsonValue, pydantic.BeforeValidator(to_jsonable_python)]
+
+
+# Reading a value whose shape nothing promised (a model's view, a provider's answer): the array or
+# object it is, or an empty one, so a wrong shape reads as missing instead of failing on an index.
+def as_list(value: JsonValue) -> JsonList:
+    return value if isinstance(value, list) else []
+
+
+def as_object(value: JsonValue) -> JsonObject:
+    return value if isinstance(value, dict) else {}

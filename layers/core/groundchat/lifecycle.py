@@ -25,7 +25,7 @@ log = logging.getLogger("groundchat.lifecycle")
 _CALLBACKS: "weakref.WeakSet[_Callback]" = weakref.WeakSet()
 _STRONG: list[Callable[[], None]] = []
 _LOCK = threading.Lock()
-_RESTORES = 0
+_restores = 0
 
 
 class _Callback:
@@ -50,11 +50,11 @@ def on_restore(fn: Callable[[], None], *, owner: object | None = None) -> None:
 def after_restore() -> int:
     """Reseeds `random` and runs every registered callback; returns how many ran. A callback that
     fails is logged and the others still run: a restore serves traffic right after."""
-    global _RESTORES
+    global _restores
     random.seed()  # from os.urandom: each restored environment draws its own sequence
     with _LOCK:
         callbacks = [*_STRONG, *(c.fn for c in list(_CALLBACKS))]
-        _RESTORES += 1
+        _restores += 1
     ran = 0
     for fn in callbacks:
         try:
@@ -68,7 +68,7 @@ def after_restore() -> int:
 
 def restores() -> int:
     """How many restores this process has seen (the status page and the tests read it)."""
-    return _RESTORES
+    return _restores
 
 
 def register_with_python_runtime() -> bool:

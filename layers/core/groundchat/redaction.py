@@ -73,7 +73,7 @@ def _secret_matcher(settings: Settings | None) -> re.Pattern[str] | None:
     """One pattern for every configured secret, as written, URL-encoded and JSON-escaped."""
     values = _setting_secrets(settings) if settings is not None else []
     values += [os.environ.get(name, "") for name in _SECRET_ENV]
-    variants = set()
+    variants: set[str] = set()
     for value in values:
         if len(value) >= MIN_SECRET_CHARS:
             variants.update({value, quote(value, safe=""), json.dumps(value)[1:-1]})
@@ -102,7 +102,7 @@ def reset_redaction_cache() -> None:
 
 def redact(text: str) -> str:
     """`text` without the configured secrets and without anything shaped like a credential."""
-    out = text if isinstance(text, str) else str(text)
+    out = text
     matcher = _current_matcher()
     if matcher is not None:
         out = matcher.sub(SECRET_MARK, out)

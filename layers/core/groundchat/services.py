@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from groundchat.auth.tokens import TokenVerifier
 from groundchat.auth.callers import Caller
@@ -19,6 +19,7 @@ from groundchat.store.dynamo import Dynamo
 from groundchat.store.feedback import FeedbackStore
 from groundchat.store.traces import TraceStore
 from groundchat.store.users import UserStore
+from groundchat.lazy import Lazy
 from groundchat.tools.base import Tool, ToolContext, ToolRegistry
 from groundchat.models.messages import ChatModel
 
@@ -211,25 +212,12 @@ class Services:
             caller=caller,
             run_id=run_id,
             conversation_id=conversation_id,
-            runs=_Lazy(lambda: self.runs),
-            docs=_Lazy(lambda: self.docs),
-            rules=_Lazy(lambda: self.rules),
+            runs=Lazy(lambda: self.runs),
+            docs=Lazy(lambda: self.docs),
+            rules=Lazy(lambda: self.rules),
             recall=recall,
             charge_search=SearchCharge(self.dynamo, self.settings, caller.id, conversation_id, run_id, public=caller.is_visitor),
         )
-
-
-class _Lazy:
-    """Defers building a service (the search index loads a model) until a tool first touches it."""
-
-    def __init__(self, build: Callable[[], object]) -> None:
-        self._build = build
-        self._obj = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self._obj is None:
-            self._obj = self._build()
-        return getattr(self._obj, name)
 
 
 def build_services(settings: Settings | None = None, **overrides: Any) -> Services:

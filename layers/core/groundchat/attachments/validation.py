@@ -12,18 +12,20 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from groundchat.attachments.resize import target_size
 from groundchat.attachments.uploads import ImagesRefused, Upload
-from groundchat.models.messages import ImageRef
+from groundchat.models.messages import ImageMediaType, ImageRef
 
 if TYPE_CHECKING:
+    from PIL.Image import Image
+
     from groundchat.config import Settings
 
 # Pillow's names for the formats we take, and what each is sent as. A GIF, animated or not, goes
 # as its first frame in PNG: OpenAI refuses animated GIFs and a screenshot is one frame anyway.
-MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
+MEDIA_TYPES: dict[str, ImageMediaType] = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
 SENT_AS = {"PNG": "PNG", "JPEG": "JPEG", "WEBP": "WEBP", "GIF": "PNG"}
 # Bedrock's Converse takes an image of at most 3.75 MB: an encoding over it is redone as JPEG.
 MAX_SENT_BYTES = 3_750_000
@@ -81,7 +83,7 @@ def prepare_image(upload: Upload, limits: ImageLimits, position: int = 1) -> Ima
                     sha256=hashlib.sha256(data).hexdigest())
 
 
-def _decode(upload: Upload, limits: ImageLimits, position: int):
+def _decode(upload: Upload, limits: ImageLimits, position: int) -> tuple[Image, str]:
     from PIL import Image, UnidentifiedImageError
 
     with warnings.catch_warnings():
@@ -95,6 +97,9 @@ def _decode(upload: Upload, limits: ImageLimits, position: int):
             _refuse(upload, position, "is not a PNG, JPEG, WebP or GIF image (checked by its content, not its name)")
         except (OSError, SyntaxError, ValueError, EOFError):
             _refuse(upload, position, "is damaged or truncated")
+    if image.format not in SENT_AS:
+        image.close()
+        _refuse(upload, position, "is not a PNG, JPEG, WebP or GIF image (checked by its content, not its name)")
     width, height = image.size
     if width * height > limits.max_pixels:
         image.close()
@@ -108,7 +113,7 @@ def _decode(upload: Upload, limits: ImageLimits, position: int):
     return image, image.format
 
 
-def _encode(image, sent_as: str) -> tuple[bytes, str]:
+def _encode(image: Image, sent_as: str) -> tuple[bytes, str]:
     buffer = io.BytesIO()
     fitted = _in_mode_for(image, sent_as)
     # Pillow writes back what it read (a JPEG's comment, a colour profile, XMP, text chunks), and a
@@ -167,7 +172,7 @@ def _file_name(upload: Upload) -> str:
     return _CONTROL.sub(" ", re.split(r"[\\/]", upload.filename or "")[-1]).strip()
 
 
-def _refuse(upload: Upload, position: int, reason: str):
+def _refuse(upload: Upload, position: int, reason: str) -> NoReturn:
     name = _file_name(upload)
     shown = f' ("{name[:60]}")' if name else ""
     raise ImagesRefused("bad-image", f"image {position}{shown} {reason}")

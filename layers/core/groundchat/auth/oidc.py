@@ -192,14 +192,16 @@ class OidcProvider:
 
     def _token_request(self, form: dict[str, str], what: str) -> TokenSet:
         endpoint = self.discovery().token_endpoint
-        auth = None
+        auth: httpx.BasicAuth | None = None
         if self.config.client_secret:
             # client_secret_basic, each part form-encoded first (RFC 6749 §2.3.1).
             auth = httpx.BasicAuth(quote(self.config.client_id, safe=""), quote(self.config.client_secret, safe=""))
         else:
             form = {**form, "client_id": self.config.client_id}
         try:
-            response = self.http.post(endpoint, data=form, auth=auth, headers={"accept": "application/json"})
+            # USE_CLIENT_DEFAULT: no authorization, the client has none of its own.
+            response = self.http.post(endpoint, data=form, auth=auth or httpx.USE_CLIENT_DEFAULT,
+                                      headers={"accept": "application/json"})
         except httpx.HTTPError as exc:
             raise IdpUnavailable(f"the sign-in provider's token endpoint cannot be reached ({type(exc).__name__})") from exc
         if response.status_code >= 500:
@@ -227,7 +229,7 @@ class OidcProvider:
         form = {"token": refresh_token, "token_type_hint": "refresh_token", "client_id": self.config.client_id}
         auth = httpx.BasicAuth(self.config.client_id, self.config.client_secret) if self.config.client_secret else None
         try:
-            self.http.post(endpoint, data=form, auth=auth)
+            self.http.post(endpoint, data=form, auth=auth or httpx.USE_CLIENT_DEFAULT)
         except httpx.HTTPError:
             pass  # the cookies are cleared either way; the token expires on its own
 
@@ -242,13 +244,15 @@ class OidcProvider:
         age = None if self._keys_fetched_at is None else now - self._keys_fetched_at
         if age is None or age > JWKS_TTL_SECONDS or (kid not in self._keys and age > JWKS_REFETCH_SECONDS):
             body = self._get_json(self.discovery().jwks_uri, "key set")
+            if not isinstance(body, dict):
+                raise IdpUnavailable("the sign-in provider's key set is not a JSON object")
             try:
                 keys = {k.key_id: k for k in jwt.PyJWKSet.from_dict(body).keys if k.key_id}
             except jwt.PyJWTError as exc:
                 raise IdpUnavailable(f"the sign-in provider's key set is unusable ({exc})") from exc
             with self._lock:
                 self._keys, self._keys_fetched_at = keys, now
-        key = self._keys.get(kid)
+        key = self._keys.get(kid) if isinstance(kid, str) else None
         if key is None:
             raise InvalidIdToken("the ID token is signed with a key the provider does not publish")
         return key

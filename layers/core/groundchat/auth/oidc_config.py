@@ -41,6 +41,11 @@ class OidcConfig(BaseModel):
     session_secret: str
     session_days: int
 
+    def __hash__(self) -> int:
+        # Frozen, so one provider per configuration is cached (auth/oidc.py `provider_for`); said
+        # here because the checker reads pydantic's models as unhashable.
+        return hash(tuple(self.__dict__.values()))
+
     @property
     def base_path(self) -> str:
         """The path this app is served under, as the browser sees it (an API stage, or "")."""

@@ -118,7 +118,7 @@ def session_cookies(config: OidcConfig, id_token: str, claims: JsonObject,
                     refresh: RefreshGrant | None) -> list[CookieSpec]:
     """The session (the ID token, until it expires) and, when the provider gave one, the sealed
     refresh token for `session_days`."""
-    lifetime = max(1, int(claims["exp"]) - int(time.time()))
+    lifetime = max(1, expiry(claims) - int(time.time()))
     cookies = [CookieSpec(SESSION_COOKIE, id_token, lifetime, "/", "strict")]
     if refresh is not None:
         cookies.append(CookieSpec(REFRESH_COOKIE, seal(refresh, config.session_secret, "refresh"),
@@ -144,10 +144,19 @@ def all_cookies_cleared(config: OidcConfig) -> list[CookieSpec]:
 
 # ---- what a session says ---------------------------------------------------------------------
 
+def expiry(claims: JsonObject) -> int:
+    """The token's `exp` (seconds since the epoch): verification required it, so it is a number."""
+    exp = claims["exp"]
+    if not isinstance(exp, (int, float)):
+        raise ValueError(f"the ID token's exp is not a number: {exp!r}")
+    return int(exp)
+
+
 def display_name(claims: JsonObject) -> str:
     for claim in ("email", "preferred_username", "name", "cognito:username"):
-        if isinstance(claims.get(claim), str) and claims[claim].strip():
-            return claims[claim].strip()
+        value = claims.get(claim)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
     return str(claims["sub"])
 
 
@@ -155,7 +164,7 @@ def session_view(config: OidcConfig, claims: JsonObject | None, refreshable: boo
     sign_in_url = config.app_path("/auth/sign-in")
     if claims is None:
         return SessionView(signed_in=False, refreshable=refreshable, sign_in_url=sign_in_url)
-    expires_at = int(claims["exp"])
+    expires_at = expiry(claims)
     return SessionView(signed_in=True, user=str(claims["sub"]), name=display_name(claims), expires_at=expires_at,
                        expires_in=max(0, expires_at - int(time.time())), refreshable=refreshable, sign_in_url=sign_in_url)
 

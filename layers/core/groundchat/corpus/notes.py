@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -129,7 +129,7 @@ def in_use() -> Notes:
 
 
 @contextmanager
-def using(notes: Notes) -> Iterator[Notes]:
+def using(notes: Notes) -> Generator[Notes, None, None]:
     """Derive the index's text from these notes within the block (an ingest that indexes without
     the notes its check found out of date)."""
     token = _IN_USE.set(notes)

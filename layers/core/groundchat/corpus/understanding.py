@@ -67,7 +67,7 @@ def _chunks(path: Path, c: CriterionRef) -> list[Chunk]:
     header = f"{UNDERSTANDING_LABEL} on {num} {handle} ({level}under Guideline {c.guideline})"
     url = f"{UNDERSTANDING_URL}{path.stem}.html"
     meta = {"kind": "understanding", "criterion": num, "handle": handle, "level": c.level}
-    out = []
+    out: list[Chunk] = []
     brief = _brief(soup.find("section", id="brief"))
     intent = _text(soup.find("section", id="intent"))
     if brief or intent:

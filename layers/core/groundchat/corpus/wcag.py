@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, Tag
+from bs4.element import NavigableString
 
 from groundchat.corpus import understanding
 from groundchat.corpus.chunk import Chunk, make_chunk
@@ -85,9 +86,10 @@ def load_document(root: Path) -> BeautifulSoup:
     for holder in soup.select("[data-include]"):
         # Only the criteria and terms are part of the corpus; the other includes (acknowledgements,
         # change logs) live outside the guidelines folder and are not indexed.
-        if not holder["data-include"].startswith(("sc/", "terms/")):
+        include = _attribute(holder, "data-include")
+        if not include.startswith(("sc/", "terms/")):
             continue
-        included = BeautifulSoup((root / holder["data-include"]).read_text(encoding="utf-8"), "html.parser")
+        included = BeautifulSoup((root / include).read_text(encoding="utf-8"), "html.parser")
         if holder.get("data-include-replace") == "true":
             holder.replace_with(included)
         else:
@@ -104,13 +106,13 @@ def parse(root: Path) -> Wcag:
     criteria: list[Criterion] = []
     for p_index, p_sec in enumerate(soup.select("section.principle"), start=1):
         principle = Principle(
-            num=str(p_index), id=p_sec["id"], handle=collapse(p_sec.find("h2").get_text()),
+            num=str(p_index), id=_attribute(p_sec, "id"), handle=collapse(_one(p_sec, "h2").get_text()),
             text=_first_paragraph(p_sec),
         )
         principles.append(principle)
         for g_index, g_sec in enumerate(p_sec.find_all("section", class_="guideline", recursive=False), start=1):
             guideline = Guideline(
-                num=f"{principle.num}.{g_index}", id=g_sec["id"], handle=collapse(g_sec.find("h3").get_text()),
+                num=f"{principle.num}.{g_index}", id=_attribute(g_sec, "id"), handle=collapse(_one(g_sec, "h3").get_text()),
                 text=_first_paragraph(g_sec),
             )
             guidelines.append(guideline)
@@ -181,7 +183,7 @@ def _label_nested_notes(container: Tag) -> None:
 def _criterion(sec: Tag, num: str, guideline: str, principle: str) -> Criterion:
     _label_nested_notes(sec)
     level_tag = sec.find("p", class_="conformance-level")
-    handle = collapse(sec.find("h4").get_text())
+    handle = collapse(_one(sec, "h4").get_text())
     blocks: list[str] = []
     notes: list[str] = []
     for child in _element_children(sec):
@@ -194,16 +196,18 @@ def _criterion(sec: Tag, num: str, guideline: str, principle: str) -> Criterion:
             if rendered:
                 blocks.append(rendered)
     return Criterion(
-        num=num, id=sec["id"], handle=handle, level=collapse(level_tag.get_text()) if level_tag else "",
+        num=num, id=_attribute(sec, "id"), handle=handle, level=collapse(level_tag.get_text()) if level_tag else "",
         text="\n".join(blocks), notes=notes, guideline=guideline, principle=principle,
         obsolete="obsolete" in handle.lower(),
     )
 
 
 def _term(dt: Tag) -> Term:
-    dfn = dt.find("dfn")
+    dfn = _one(dt, "dfn")
     dd = dt.find_next_sibling("dd")
-    aliases = [a.strip() for a in (dfn.get("data-lt") or "").split("|") if a.strip()]
+    if dd is None:
+        raise ValueError(f"WCAG: the term {dfn.get_text()!r} has no definition (<dd>)")
+    aliases = [a.strip() for a in _attribute(dfn, "data-lt", "").split("|") if a.strip()]
     blocks: list[str] = []
     notes: list[str] = []
     _label_nested_notes(dd)
@@ -212,9 +216,28 @@ def _term(dt: Tag) -> Term:
             continue
         (notes if "note" in _classes(child) else blocks).append(_render(child))
     return Term(
-        term=collapse(dfn.get_text()), id=dfn["id"], aliases=aliases,
+        term=collapse(dfn.get_text()), id=_attribute(dfn, "id"), aliases=aliases,
         definition="\n".join(b for b in blocks if b), notes=[n for n in notes if n],
     )
+
+
+def _one(tag: Tag, name: str) -> Tag:
+    """The first `name` element inside `tag`; the document's structure is what this converter
+    reads, so a missing one says where instead of failing later on None."""
+    found = tag.find(name)
+    if found is None:
+        raise ValueError(f"WCAG: no <{name}> inside <{tag.name} id={tag.get('id')!r}>")
+    return found
+
+
+def _attribute(tag: Tag, name: str, default: str | None = None) -> str:
+    """A single-valued attribute's text (`id`, `data-include`); `default` where it may be absent."""
+    value = tag.get(name)
+    if isinstance(value, str):
+        return value
+    if value is None and default is not None:
+        return default
+    raise ValueError(f"WCAG: <{tag.name}> has no single {name!r} attribute ({value!r})")
 
 
 def _element_children(tag: Tag) -> list[Tag]:
@@ -229,7 +252,7 @@ def _render(tag: Tag, depth: int = 0) -> str:
     """Block markup as plain text with light Markdown (bullets, bold terms): readable in a chat."""
     indent = "  " * depth
     if tag.name == "dl":
-        lines = []
+        lines: list[str] = []
         for dt in tag.find_all("dt", recursive=False):
             dd = dt.find_next_sibling("dd")
             lines.append(f"{indent}- **{collapse(dt.get_text())}:** {collapse(dd.get_text()) if dd else ''}")

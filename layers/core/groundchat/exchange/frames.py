@@ -11,14 +11,14 @@ from pydantic import BaseModel, Field
 from groundchat.json_shapes import Jsonable
 
 if TYPE_CHECKING:
-    from groundchat.json_shapes import JsonObject
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 # `stopped`: its owner asked it to stop (store/answers_in_progress.py); it ended at the next step boundary.
 DoneReason = Literal["complete", "max-steps", "spend-cap", "unmeasurable-cost", "too-large", "error", "stopped"]
 
 
 class _Frame(BaseModel):
-    type: str
+    # Each variant declares its own `type` as a literal: the discriminator of `Frame` below.
 
     @property
     def data(self) -> JsonObject:
@@ -143,10 +143,11 @@ class HistoryFrame(_Frame):
 
     @property
     def data(self) -> JsonObject:
-        return self.model_dump(exclude={"type"}, exclude_defaults=True) | {
-            "outcome": self.outcome, "codes": self.codes, "tokens": self.tokens, "max_input_tokens": self.max_input_tokens,
-            "strategy": self.strategy,
-        }
+        data: JsonObject = self.model_dump(exclude={"type"}, exclude_defaults=True)
+        codes: list[JsonValue] = [*self.codes]
+        data.update({"outcome": self.outcome, "codes": codes, "tokens": self.tokens,
+                     "max_input_tokens": self.max_input_tokens, "strategy": self.strategy})
+        return data
 
 
 class LimitFrame(_Frame):

@@ -27,7 +27,7 @@ class Annotations:
         if self.citations is not None:
             out["citations"] = self.citations
         if self.views:
-            out["views"] = self.views
+            out["views"] = [*self.views]
         return out
 
 

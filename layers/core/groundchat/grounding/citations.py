@@ -48,7 +48,7 @@ def check_citations(answer_text: str, tool_results: Iterable[JsonObject]) -> Jso
             **{k: passage.get(k) for k in ("source", "section", "title", "url")},
         })
     return {
-        "sources": sources,
+        "sources": [*sources],
         "unverified": [{"ref": r, "status": "unverified"} for r in unverified],
         "cited": len(sources) + len(unverified),
         "verified": len(sources),
@@ -72,11 +72,11 @@ async def citation_check(exchange: AnsweredExchange) -> list[CitationsFrame]:
 
     results = exchange.answer.tool_results
     report = check_citations(exchange.answer_text, results)
-    report["unverified_numbers"] = unverified_numbers(exchange.answer_text, exchange.question, results)
+    report["unverified_numbers"] = [*unverified_numbers(exchange.answer_text, exchange.question, results)]
     checked = SupportCheck("nothing-to-check", [])
     if report["verified"]:
         # The embedding model is CPU work: off the event loop that streams other answers.
         checked = await asyncio.to_thread(check_support, exchange.answer_text, refs_in_results(results))
-    report.update(support=checked.entries, support_state=checked.state, support_note=checked.note)
+    report.update(support=[*checked.entries], support_state=checked.state, support_note=checked.note)
     exchange.answer.annotations.citations = report
-    return [CitationsFrame(**report)]
+    return [CitationsFrame.model_validate(report)]

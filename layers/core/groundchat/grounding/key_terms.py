@@ -25,9 +25,9 @@ _STEM = 6
 
 
 def key_terms(text: str) -> set[str]:
-    out = set()
+    out: set[str] = set()
     for word in _WORD.findall(text.lower()):
-        word = _SPELLING.get(word, word)
+        word = _SPELLING[word] if word in _SPELLING else word
         if len(word) < 3 or word in STOPWORDS or word in _GENERIC:
             continue
         out.add(word[:_STEM])

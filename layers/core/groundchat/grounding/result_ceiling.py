@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from groundchat.json_shapes import as_list
+
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject, JsonValue
 
@@ -32,7 +34,7 @@ def fit_result(value: JsonValue, max_chars: int) -> JsonValue:
         return {**result, NOTE_KEY: "; ".join([*notes, *extra])}
 
     for key in sorted((k for k, v in result.items() if isinstance(v, list)), key=lambda k: -_size(result[k])):
-        items = result[key]
+        items = as_list(result[key])  # a list: the keys are those of lists
         total = len(items)
 
         def fits(n: int) -> bool:

@@ -7,12 +7,12 @@ the words of a refusal are ours.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from groundchat.json_shapes import JsonObject
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 # How many problems a refusal names: the first few say what to fix; the rest would be noise.
 MOST_PROBLEMS = 3
@@ -25,7 +25,7 @@ def envelope_problem(body: bytes) -> JsonObject | None:
     from pydantic import ValidationError
 
     try:
-        message = pydantic_core.from_json(body)
+        message: JsonValue = pydantic_core.from_json(body)
     except ValueError:
         return _error(PARSE_ERROR, "Parse error: the body is not JSON")
     if isinstance(message, list):
@@ -41,7 +41,7 @@ def envelope_problem(body: bytes) -> JsonObject | None:
     return None
 
 
-def _kind(message: dict[str, object]) -> str:
+def _kind(message: Mapping[str, object]) -> str:
     """The message the sender meant, from its members: only that branch's problems are worth saying."""
     if "error" in message:
         return "JSONRPCError"

@@ -56,11 +56,12 @@ def listed(tool: Tool) -> types.Tool:
 
 
 def call_result(call: ToolCallResult) -> types.CallToolResult:
+    # `_meta`: the field's wire name, the one its constructor declares (`meta` is only populated by name).
     meta = {f"{META_PREFIX}run_id": call.run_id, f"{META_PREFIX}cost": money_text(call.cost),
             f"{META_PREFIX}cost_text": call.cost_text}
     if call.error is not None:
         # A tool error is a result the host's model can read and act on, never a protocol error.
-        return types.CallToolResult(content=[types.TextContent(text=f"error: {call.error}")], is_error=True, meta=meta)
+        return types.CallToolResult(content=[types.TextContent(text=f"error: {call.error}")], is_error=True, _meta=meta)
     structured = call.result if isinstance(call.result, dict) else None
     return types.CallToolResult(content=[types.TextContent(text=tool_result_text(call.result))],
-                                structured_content=structured, meta=meta)
+                                structured_content=structured, _meta=meta)

@@ -115,18 +115,23 @@ class McpTools:
         return ToolCallResult(run_id=ctx.run_id, outcome=outcome, result=result, error=error, cost=cost)
 
 
+_STEP_OUTCOMES: dict[str, Literal["ok", "refused", "invalid"]] = {"complete": "ok", "refused": "refused", "invalid": "invalid"}
+
+
 def _step_outcome(outcome: Outcome) -> Literal["ok", "refused", "invalid", "error"]:
     # A trace step says how the tool ran; a cap reached stopped it from running, as a failure does.
-    return {"complete": "ok", "refused": "refused", "invalid": "invalid"}.get(outcome, "error")  # type: ignore[return-value]
+    return _STEP_OUTCOMES.get(outcome, "error")
 
 
 def _summary(name: str, result: JsonValue, error: str | None) -> JsonObject:
     """What the call returned, in a line of the trace: its outcome word, size and the refs it carried."""
     if error is not None:
         return {"error": error}
-    summary: JsonObject = {"refs": sorted(refs_in_results([{"name": name, "result": result}]))}
+    refs: list[JsonValue] = [*sorted(refs_in_results([{"name": name, "result": result}]))]
+    summary: JsonObject = {"refs": refs}
     if isinstance(result, dict):
         if isinstance(result.get("outcome"), str):
             summary["outcome"] = result["outcome"]
-        summary["keys"] = sorted(result)
+        keys: list[JsonValue] = [*sorted(result)]
+        summary["keys"] = keys
     return summary

@@ -11,6 +11,7 @@ from typing import Annotated, AsyncIterator, Literal, Protocol, Union
 from pydantic import BaseModel, Field, JsonValue
 
 NO_RESULT = "(no result)"
+ImageMediaType = Literal["image/png", "image/jpeg", "image/webp", "image/gif"]
 
 
 class ToolCall(BaseModel):
@@ -27,7 +28,7 @@ class ImageRef(BaseModel):
     are filled for one request only: neither is stored nor counted as text."""
 
     key: str = ""
-    media_type: Literal["image/png", "image/jpeg", "image/webp", "image/gif"]
+    media_type: ImageMediaType
     width: int = Field(gt=0)
     height: int = Field(gt=0)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 import httpx
 
+from groundchat.json_shapes import as_list
+
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonValue
 
@@ -60,7 +62,7 @@ class TurnstileVerifier:
             return self._unavailable("the answer has no success flag")
         if body["success"]:
             return HumanCheck("human")
-        codes = [str(c) for c in body.get("error-codes") or []]
+        codes = [str(c) for c in as_list(body.get("error-codes"))]
         if VERIFIER_FAILURES & set(codes):
             return self._unavailable(",".join(codes))
         return HumanCheck("not-human", ",".join(codes) or "refused")

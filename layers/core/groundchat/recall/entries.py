@@ -4,6 +4,10 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 # What one entry keeps of an answer: enough to find and quote it, not the whole essay.
 MAX_ANSWER_CHARS = 4000
@@ -54,7 +58,7 @@ class RecallHit:
     entry: RecallEntry
     score: float
 
-    def public(self, max_chars: int = 600) -> dict[str, object]:
+    def public(self, max_chars: int = 600) -> JsonObject:
         """A citable excerpt: `ref` for [ref], `url` to open the conversation."""
         e = self.entry
         answer = e.answer if len(e.answer) <= max_chars else e.answer[:max_chars].rsplit(" ", 1)[0] + " …"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Callable, Iterator
 
+from groundchat.json_shapes import as_object
 from groundchat.recall.entries import RecallEntry, RecallHit
 from groundchat.search.embeddings import Embedder
 from groundchat.search.query_text import terms
@@ -85,9 +86,9 @@ def search_body(owner: str, query: str, vector: list[float] | None, k: int) -> J
     should: list[JsonObject] = [{"multi_match": {"query": " ".join(terms(query)) or query,
                                                      "fields": ["question^2", "answer"]}}]
     if vector is not None:
-        should.append({"knn": {"embedding": {"vector": vector, "k": k, "filter": owner_filter(owner)}}})
-    return {"size": k, "_source": _FIELDS,
-            "query": {"bool": {"filter": [owner_filter(owner)], "should": should, "minimum_should_match": 1}}}
+        should.append({"knn": {"embedding": {"vector": [*vector], "k": k, "filter": owner_filter(owner)}}})
+    return {"size": k, "_source": [*_FIELDS],
+            "query": {"bool": {"filter": [owner_filter(owner)], "should": [*should], "minimum_should_match": 1}}}
 
 
 def conversation_query(owner: str, conversation_id: str) -> JsonObject:
@@ -109,7 +110,7 @@ def due_body(now: int, limit: int, settled: list[str] | None = None) -> JsonObje
                                         {"bool": {"must_not": [{"exists": {"field": "expires_at"}}]}}],
                              "minimum_should_match": 1}
     if settled:
-        query["must_not"] = [{"ids": {"values": settled}}]
+        query["must_not"] = [{"ids": {"values": [*settled]}}]
     return {"size": limit, "_source": ["owner", "conversation_id"], "query": {"bool": query}}
 
 
@@ -128,7 +129,7 @@ def renew_body(expiries: dict[tuple[str, str], int]) -> JsonObject:
 def page_body(query: JsonObject, source: list[str] | bool, size: int, after: JsonList | None = None) -> JsonObject:
     """One page of matching documents in a stable order (`search_after` needs a total order: the
     entry id breaks ties), ids only unless `source` names fields."""
-    body: JsonObject = {"size": size, "_source": source, "query": query,
+    body: JsonObject = {"size": size, "_source": [*source] if isinstance(source, list) else source, "query": query,
                             "sort": [{"created_at": "asc"}, {"entry_id": "asc"}]}
     if after is not None:
         body["search_after"] = after
@@ -140,7 +141,10 @@ def delete_lines(ids: list[str]) -> list[JsonObject]:
 
 
 def update_lines(docs: dict[str, JsonObject]) -> list[JsonObject]:
-    return [line for doc_id, doc in docs.items() for line in ({"update": {"_id": doc_id}}, {"doc": doc})]
+    lines: list[JsonObject] = []
+    for doc_id, doc in docs.items():
+        lines += [{"update": {"_id": doc_id}}, {"doc": doc}]
+    return lines
 
 
 class OpenSearchRecallIndex:
@@ -225,7 +229,7 @@ class OpenSearchRecallIndex:
         if self.serverless:
             return self._delete_matching(conversation_query(owner, conversation_id))
         response = self.client.delete_by_query(index=self.index, body=delete_body(owner, conversation_id),
-                                               refresh=True)
+                                               params={"refresh": "true"})
         return int(response.get("deleted", 0))
 
     # ---- the sweep (recall.sweep): a range query on the expiry, never a scan of every entry ----
@@ -248,7 +252,7 @@ class OpenSearchRecallIndex:
         if self.serverless:
             return self._delete_matching(conversations_query(pairs))
         response = self.client.delete_by_query(index=self.index, body={"query": conversations_query(pairs)},
-                                               refresh=True, conflicts="proceed")
+                                               params={"refresh": "true", "conflicts": "proceed"})
         return int(response.get("deleted", 0))
 
     def renew(self, expiries: dict[tuple[str, str], int]) -> int:
@@ -260,8 +264,8 @@ class OpenSearchRecallIndex:
         self._map_expiry()
         if self.serverless:
             return self._renew_by_id(expiries)
-        response = self.client.update_by_query(index=self.index, body=renew_body(expiries), refresh=True,
-                                               conflicts="proceed")
+        response = self.client.update_by_query(index=self.index, body=renew_body(expiries),
+                                               params={"refresh": "true", "conflicts": "proceed"})
         return int(response.get("updated", 0))
 
     def close(self) -> None:
@@ -282,18 +286,19 @@ class OpenSearchRecallIndex:
             after = hits[-1]["sort"]
 
     def _delete_matching(self, query: JsonObject) -> int:
-        return sum(self._bulk(delete_lines([hit["_id"] for hit in hits]), "delete") for hits in self._pages(query, False))
+        return sum(self._bulk(delete_lines([str(hit["_id"]) for hit in hits]), "delete") for hits in self._pages(query, False))
 
     def _renew_by_id(self, expiries: dict[tuple[str, str], int]) -> int:
         moved = 0
         for hits in self._pages(conversations_query(list(expiries)), ["owner", "conversation_id", "expires_at"]):
             behind: dict[str, JsonObject] = {}
             for hit in hits:
-                src = hit.get("_source") or {}
-                expires = expiries.get((src.get("owner"), src.get("conversation_id")))
+                src = as_object(hit.get("_source"))
+                expires = expiries.get((str(src.get("owner")), str(src.get("conversation_id"))))
+                stamp = src.get("expires_at")
                 # Never back: an entry committed since the sweep read its conversation keeps its later expiry.
-                if expires is not None and (src.get("expires_at") is None or int(src["expires_at"]) < expires):
-                    behind[hit["_id"]] = {"expires_at": int(expires)}
+                if expires is not None and (stamp is None or (isinstance(stamp, (int, float)) and int(stamp) < expires)):
+                    behind[str(hit["_id"])] = {"expires_at": int(expires)}
             if behind:
                 moved += self._bulk(update_lines(behind), "update")
         return moved

@@ -21,11 +21,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Callable, NoReturn
 
+from groundchat.store.item_values import whole
 from groundchat.store.retention import DAY, is_expired
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
     from groundchat.recall.index import RecallIndex
+    from groundchat.store.items import StoredItem
 
 # Conversations settled per round: one BatchGetItem (100 keys at most) and one request of each kind
 # to the index. A sweep stops after MAX_ROUNDS; a larger backlog is the next sweep's (15 min later).
@@ -33,7 +35,7 @@ BATCH = 100
 MAX_ROUNDS = 50
 
 # Owner and expiry of the conversations that still have an item, by id (`conversation_expiries_sync`).
-ReadConversations = Callable[[list[str]], dict[str, dict[str, object]]]
+ReadConversations = Callable[[list[str]], "dict[str, StoredItem]"]
 
 
 @dataclass
@@ -70,7 +72,7 @@ def sweep_recall(index: RecallIndex, read_conversations: ReadConversations, now:
                 gone.append((owner, conversation_id))
             else:
                 # A conversation with no expiry (kept from before retention) is looked at again tomorrow.
-                live[(owner, conversation_id)] = int(item["expires_at"]) if item.get("expires_at") is not None else cutoff + DAY
+                live[(owner, conversation_id)] = whole(item, "expires_at") if item.get("expires_at") is not None else cutoff + DAY
         swept.checked += len(due)
         if gone:
             swept.removed += index.remove_conversations(gone)

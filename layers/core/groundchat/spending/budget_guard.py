@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Callable
 
@@ -34,6 +34,7 @@ from groundchat.store.leases import LEASE_SECONDS
 from groundchat.store.tables import BUDGET, USAGE
 from groundchat.store import usage as us
 from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
@@ -171,20 +172,20 @@ class BudgetGuard:
             # More than the step could cost: the rules of spending/overrun.py.
             return await settle_over_bound(self, reservation, usage, ours, provider, charged, failed,
                                            block=OVER_BOUND_BLOCK, settle_attempts=SETTLE_ATTEMPTS)
-        row_args = self.row_args(reservation, usage, ours, provider, charged, failed)
+        row = self.usage_row(reservation, usage, ours, provider, charged, failed)
         budget = self.dynamo.name(BUDGET)
 
         def settles(released: Decimal) -> list[TransactAction]:
             return [bc.settle_op(budget, scope, period, charged, released) for scope, period in reservation.counters]
 
         outcome = await self.dynamo.run(settle_sync, self.dynamo.client, budget,
-                                        self.settlement(reservation, row_args, settles), SETTLE_ATTEMPTS)
-        return await self.charge_summary(reservation, outcome, row_args)
+                                        self.settlement(reservation, row, settles), SETTLE_ATTEMPTS)
+        return await self.charge_summary(reservation, outcome, row)
 
-    def row_args(self, reservation: Reservation, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
-                 charged: Decimal, failed: bool, **more: object) -> dict:
-        """The usage row's fields for this step (store/usage.py `usage_item`)."""
-        return dict(
+    def usage_row(self, reservation: Reservation, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
+                  charged: Decimal, failed: bool) -> us.UsageRow:
+        """The usage row of this step (store/usage.py)."""
+        return us.UsageRow(
             run_id=self.run_id,
             entry=us.entry_key(reservation.created_at, reservation.id),
             created_at=reservation.created_at,
@@ -205,33 +206,32 @@ class BudgetGuard:
             cache_read_tokens=usage.cache_read_tokens if usage else None,
             cache_write_tokens=usage.cache_write_tokens if usage else None,
             failed=failed,
-            **more,
         )
 
-    async def charge_summary(self, reservation: Reservation, outcome: str, row_args: dict) -> JsonObject:
+    async def charge_summary(self, reservation: Reservation, outcome: str, row: us.UsageRow) -> JsonObject:
         """What the loop and the trace are told a settled step was charged."""
         if outcome == ALREADY:
-            return await self._already_settled(row_args["entry"], reservation)
+            return await self._already_settled(row.entry, reservation)
         if outcome == LATE:
             # The sweep released the reservation first (the step outlived its expiry): the money
             # was still spent, so it was charged without releasing anything a second time.
             log.warning("reservation %s was swept before its step settled (run %s)", reservation.id, self.run_id)
-        provider = row_args["provider_cost"]
-        disputed = row_args.get("disputed")
+        provider = row.provider_cost
+        disputed = row.disputed
         return {
-            "charged": money_text(row_args["charged"]),
-            "our_cost": money_text(row_args["our_cost"]),
+            "charged": money_text(row.charged),
+            "our_cost": money_text(row.our_cost),
             "provider_cost": money_text(provider) if provider is not None else None,
             "reserved": money_text(reservation.amount),
-            "measured": row_args["measured"],
+            "measured": row.measured,
             "reservation_id": reservation.id,
             **({"reservation_expired": True} if outcome == LATE else {}),
             **({"settlement": "pending"} if outcome == PENDING else {}),
-            **({"over_bound": True} if row_args.get("over_bound") else {}),
+            **({"over_bound": True} if row.over_bound else {}),
             **({"disputed": money_text(disputed)} if disputed else {}),
         }
 
-    def settlement(self, reservation: Reservation, row_args: dict,
+    def settlement(self, reservation: Reservation, row: us.UsageRow,
                    counter_ops: Callable[[Decimal], list[TransactAction]]) -> Settlement:
         """The step's two settlement transactions (spending/settlement.py), the usage row last in
         each; `counter_ops(released)` writes the counters (released: what the reservation gives back)."""
@@ -239,8 +239,9 @@ class BudgetGuard:
         return Settlement(
             reservation.id, self.run_id,
             normal=[bc.close_reservation_op(budget, reservation.id), *counter_ops(reservation.amount),
-                    us.put_usage_op(usage_table, us.usage_item(**row_args))],
-            late=[*counter_ops(Decimal(0)), us.put_usage_op(usage_table, us.usage_item(**row_args, reservation_expired=True))],
+                    us.put_usage_op(usage_table, us.usage_item(row))],
+            late=[*counter_ops(Decimal(0)),
+                  us.put_usage_op(usage_table, us.usage_item(replace(row, reservation_expired=True)))],
         )
 
     # --- reservations ------------------------------------------------------------------------
@@ -314,4 +315,4 @@ class BudgetGuard:
 
     async def _already_settled(self, entry: str, reservation: Reservation) -> JsonObject:
         row = await self.dynamo.run(us.get_usage_row_sync, self.dynamo.client, self.dynamo.name(USAGE), self.run_id, entry) or {}
-        return {"charged": money_text(Decimal(row.get("charged", reservation.amount))), "reservation_id": reservation.id}
+        return {"charged": money_text(item_values.amount(row, "charged", reservation.amount)), "reservation_id": reservation.id}

@@ -20,6 +20,7 @@ from groundchat.store import budget_shards as bs
 from groundchat.store import pending_settlements as ps
 from groundchat.store.tables import BUDGET
 from groundchat.store.transactions import MAX_TRANSACTION_ATTEMPTS, TransactionBusy, TransactionRefused, transact_sync
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
@@ -45,7 +46,7 @@ async def sweep_expired(dynamo: Dynamo, now: float | None = None) -> list[JsonOb
     for item in await dynamo.run(bc.expired_reservations_sync, dynamo.client, budget, now_s):
         values = bc.plain(item)
         reservation_id = str(values["scope"]).split("#", 1)[1]
-        amount = Decimal(values["amount"])
+        amount = item_values.amount(values, "amount")
         counters = bc.reservation_counters(item)
         items = [
             bc.close_reservation_op(budget, reservation_id, expired_before=now_s),
@@ -61,7 +62,7 @@ async def sweep_expired(dynamo: Dynamo, now: float | None = None) -> list[JsonOb
             "amount": money_text(amount),
             "run_id": values.get("run_id"),
             "caller": values.get("caller"),
-            "expired_at": int(values["expires_at"]),
+            "expired_at": item_values.whole(values, "expires_at"),
         }
         log.warning("released expired reservation %s", json.dumps(record))
         released.append(record)
@@ -162,8 +163,8 @@ def _reset_log_op(table: str, record: dict[str, str]) -> TransactAction:
             **bc.key(bc.RESET_LOG_SCOPE, f"{record['at']}#{uuid.uuid4().hex}"),
             "counter_scope": {"S": record["scope"]},
             "counter_period": {"S": record["period"]},
-            "spent_reset": bc.n(Decimal(record["spent_reset"])),
-            "reserved_kept": bc.n(Decimal(record["reserved_kept"])),
+            "spent_reset": bc.n(item_values.amount(record, "spent_reset")),
+            "reserved_kept": bc.n(item_values.amount(record, "reserved_kept")),
             "actor": {"S": record["actor"]},
             "at": {"S": record["at"]},
         },

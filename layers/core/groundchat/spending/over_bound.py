@@ -4,6 +4,7 @@ the usage row with what stays disputed, logged and alarmed."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Callable, Protocol
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from groundchat.spending.settlement import Settlement
     from groundchat.store.dynamo import Dynamo
     from groundchat.store.items import TransactAction
+    from groundchat.store.usage import UsageRow
 
 log = logging.getLogger("groundchat.spending")
 
@@ -48,13 +50,13 @@ class Guard(Protocol):
     model_id: str
     public: bool
 
-    def row_args(self, reservation: HeldStep, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
-                 charged: Decimal, failed: bool, **more: object) -> dict: ...
+    def usage_row(self, reservation: HeldStep, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
+                  charged: Decimal, failed: bool) -> UsageRow: ...
 
-    def settlement(self, reservation: HeldStep, row_args: dict,
+    def settlement(self, reservation: HeldStep, row: UsageRow,
                    counter_ops: Callable[[Decimal], list[TransactAction]]) -> Settlement: ...
 
-    async def charge_summary(self, reservation: HeldStep, outcome: str, row_args: dict) -> JsonObject: ...
+    async def charge_summary(self, reservation: HeldStep, outcome: str, row: UsageRow) -> JsonObject: ...
 
 
 async def settle_over_bound(guard: Guard, reservation: HeldStep, usage: UsageEvent | None, ours: Decimal,
@@ -70,13 +72,13 @@ async def settle_over_bound(guard: Guard, reservation: HeldStep, usage: UsageEve
     counters = list(reservation.counters)
     room = await dynamo.run(plan_room, dynamo.client, budget, counters, caps, reported, reservation.amount, bound, count)
     for plan in plans(reported, reservation.amount, bound, room):
-        row_args = guard.row_args(reservation, usage, ours, provider, plan.charged, failed, over_bound=True,
-                                  disputed=plan.disputed, overdraft=plan.how == OVERDRAFT)
+        row = replace(guard.usage_row(reservation, usage, ours, provider, plan.charged, failed), over_bound=True,
+                      disputed=plan.disputed, overdraft=plan.how == OVERDRAFT)
 
         def ops(released: Decimal, plan: Overrun = plan) -> list:
             return counter_ops(budget, counters, caps, plan, released=released, block=block, count=count)
 
-        settlement = guard.settlement(reservation, row_args, ops)
+        settlement = guard.settlement(reservation, row, ops)
         if plan.how == DISPUTE:
             outcome = await dynamo.run(settle_sync, dynamo.client, budget, settlement, settle_attempts)
         else:
@@ -85,7 +87,7 @@ async def settle_over_bound(guard: Guard, reservation: HeldStep, usage: UsageEve
             except (TransactionRefused, TransactionBusy):
                 continue  # no room left, or the pool's one overdraft taken: the next plan
         _alarm(guard, reported, reservation.amount, plan)
-        return await guard.charge_summary(reservation, outcome, row_args)
+        return await guard.charge_summary(reservation, outcome, row)
     raise AssertionError("the dispute plan is always tried last")  # pragma: no cover
 
 

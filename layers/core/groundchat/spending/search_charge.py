@@ -66,7 +66,7 @@ class SearchCharge:
         usage_table = self.dynamo.name(USAGE)
 
         def row(counters: list[tuple[str, str]]) -> list[TransactAction]:
-            return [us.put_usage_op(usage_table, us.usage_item(
+            return [us.put_usage_op(usage_table, us.usage_item(us.UsageRow(
                 run_id=self.run_id,
                 entry=us.entry_key(created_at, charge_id),
                 created_at=created_at,
@@ -82,7 +82,7 @@ class SearchCharge:
                 measured=True,
                 counters=counters,
                 input_tokens=embedding_tokens,
-            ))]
+            )))]
 
         await hold_within_caps(self.dynamo, self.settings, caps, amount, into="spent", rest=row)
         return {"charged": money_text(amount), "embedding_tokens": embedding_tokens, "charge_id": charge_id}

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from groundchat.store.budget_counters import key, n, plain
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
@@ -44,7 +45,7 @@ class ServerSettings:
     def of(cls, settings: Settings, at: str) -> "ServerSettings":
         public = getattr(settings, "public_budget_usd", None)
         return cls(budget_usd=Decimal(settings.budget_usd), user_budget_usd=Decimal(settings.user_budget_usd),
-                   public_budget_usd=Decimal(public) if public is not None else None,
+                   public_budget_usd=item_values.amount(values, "public_budget_usd") if public is not None else None,
                    budget_shards=int(settings.budget_shards), budget_period=settings.budget_period,
                    mode=getattr(settings, "mode", "private"),
                    step_overrun_usd=Decimal(getattr(settings, "step_overrun_usd", 0)), published_at=at)
@@ -62,10 +63,10 @@ class ServerSettings:
     def from_item(cls, item: Item) -> "ServerSettings":
         values = plain(item)
         public = values.get("public_budget_usd")
-        return cls(budget_usd=Decimal(values["budget_usd"]), user_budget_usd=Decimal(values["user_budget_usd"]),
+        return cls(budget_usd=item_values.amount(values, "budget_usd"), user_budget_usd=item_values.amount(values, "user_budget_usd"),
                    public_budget_usd=Decimal(public) if public is not None else None,
-                   budget_shards=int(values["budget_shards"]), budget_period=str(values["budget_period"]),
-                   mode=str(values["mode"]), step_overrun_usd=Decimal(values.get("step_overrun_usd", 0)),
+                   budget_shards=item_values.whole(values, "budget_shards"), budget_period=str(values["budget_period"]),
+                   mode=str(values["mode"]), step_overrun_usd=item_values.amount(values, "step_overrun_usd", 0),
                    published_at=str(values["published_at"]))
 
     def applied_to(self, settings: Settings) -> Settings:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
+from groundchat.store import item_values
 from groundchat.store import pending_settlements as ps
 from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
 
@@ -37,7 +38,7 @@ class Settlement:
     late: list[TransactAction]
 
 
-def apply_sync(client: DynamoClient, s: Settlement, attempts: int | None = None, also: list[TransactAction] = ()) -> str:
+def apply_sync(client: DynamoClient, s: Settlement, attempts: int | None = None, also: Sequence[TransactAction] = ()) -> str:
     """Run the settlement (with `also` in the same transaction); which of the outcomes it had."""
     try:
         transact_sync(client, [*s.normal, *also], attempts)
@@ -73,7 +74,7 @@ async def settle_recorded(dynamo: Dynamo, table: str) -> list[JsonObject]:
     done: list[JsonObject] = []
     for item in await dynamo.run(ps.pending_sync, dynamo.client, table):
         reservation_id, normal, late = ps.recorded(item)
-        s = Settlement(reservation_id, item.get("run_id", {}).get("S", ""), normal, late)
+        s = Settlement(reservation_id, item_values.client_text(item, "run_id") if "run_id" in item else "", normal, late)
         try:
             outcome = await dynamo.run(apply_sync, dynamo.client, s, None, [ps.delete_pending_op(table, reservation_id)])
         except TransactionBusy:
@@ -84,7 +85,7 @@ async def settle_recorded(dynamo: Dynamo, table: str) -> list[JsonObject]:
             continue  # another sweep ran it and deleted the record meanwhile
         if outcome == ALREADY:
             await dynamo.run(transact_sync, dynamo.client, [ps.delete_pending_op(table, reservation_id)])
-        record = {"reservation_id": reservation_id, "run_id": s.run_id, "outcome": outcome}
+        record: JsonObject = {"reservation_id": reservation_id, "run_id": s.run_id, "outcome": outcome}
         log.warning("settled recorded settlement %s", json.dumps(record))
         done.append(record)
     return done

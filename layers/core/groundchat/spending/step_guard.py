@@ -44,6 +44,7 @@ class StepGuard(Protocol):
                      never_billed: bool = False) -> JsonObject:
         """Charge the real cost (or the full reservation when usage is None; nothing when the step
         failed before the provider could bill it); return the charge."""
+        ...
 
 
 class NoSpendGuard:

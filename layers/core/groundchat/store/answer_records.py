@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from groundchat.money import cost_text
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -35,5 +36,5 @@ def public_answer_record(item: StoredItem) -> dict[str, StoredValue | JsonValue]
     """`cost`, `cost_text` (as the `done` frame said them) and `details`, or nothing."""
     if item.get("cost") is None:
         return {}
-    return {"cost": item["cost"], "cost_text": cost_text(Decimal(item["cost"])),
-            "details": json.loads(item["details"]) if item.get("details") else {}}
+    return {"cost": item["cost"], "cost_text": cost_text(item_values.amount(item, "cost")),
+            "details": json.loads(item_values.text(item, "details")) if item.get("details") else {}}

@@ -35,6 +35,7 @@ from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo, all_pages, condition_failed
 from groundchat.store.leases import CLAIM_LEASE_SECONDS
 from groundchat.store.tables import ANSWERS, MESSAGES
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import StoredItem, TableRequest
@@ -268,7 +269,7 @@ class AnswersInProgress:
 
 
 def _state(item: StoredItem) -> str:
-    if item.get("state") == RUNNING and int(item.get("active_until", 0)) < time.time():
+    if item.get("state") == RUNNING and item_values.whole(item, "active_until", 0) < time.time():
         return INTERRUPTED  # its process died (kill -9, a Lambda timeout): nothing will end it
     return str(item.get("state"))
 

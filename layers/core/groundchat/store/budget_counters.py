@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from groundchat.money import money_text
-from groundchat.store.dynamo import all_pages
+from groundchat.store.dynamo import all_client_pages
 from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
 from groundchat.store.items import Item, Request, TransactAction
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import DynamoClient, StoredItem
@@ -113,9 +114,9 @@ class Counter:
         return cls(
             scope=scope,
             period=period,
-            spent=Decimal(values.get("spent", 0)),
-            reserved=Decimal(values.get("reserved", 0)),
-            committed=Decimal(values.get("committed", 0)),
+            spent=item_values.amount(values, "spent", 0),
+            reserved=item_values.amount(values, "reserved", 0),
+            committed=item_values.amount(values, "committed", 0),
             blocked=values.get(BLOCKED),
         )
 
@@ -264,7 +265,7 @@ def expired_reservations_sync(client: DynamoClient, table_name: str, now: int) -
         "KeyConditionExpression": "reservation_state = :open AND expires_at < :now",
         "ExpressionAttributeValues": {":open": {"S": RESERVATION_OPEN}, ":now": {"N": str(int(now))}},
     }
-    return all_pages(client.query, kwargs)
+    return all_client_pages(client.query, kwargs)
 
 
 def open_reservations_sync(client: DynamoClient, table_name: str) -> list[Item]:
@@ -274,4 +275,4 @@ def open_reservations_sync(client: DynamoClient, table_name: str) -> list[Item]:
         "KeyConditionExpression": "reservation_state = :open",
         "ExpressionAttributeValues": {":open": {"S": RESERVATION_OPEN}},
     }
-    return all_pages(client.query, kwargs)
+    return all_client_pages(client.query, kwargs)

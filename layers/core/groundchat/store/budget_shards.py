@@ -42,6 +42,7 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import TYPE_CHECKING
 
 from groundchat.store.budget_counters import BLOCKED, POOLS, key, n, plain
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import DynamoClient, Item, KeysToGet, TransactAction
@@ -77,10 +78,10 @@ class Shard:
         room = values.get("room")
         return cls(index=index, scope=shard_scope(pool, index), exists=item is not None,
                    room=Decimal(room) if room is not None else None,
-                   spent=Decimal(values.get("spent", 0)), reserved=Decimal(values.get("reserved", 0)),
-                   committed=Decimal(values["committed"]) if "committed" in values else None,
-                   cap=Decimal(values["cap"]) if "cap" in values else None,
-                   shards=int(values["shards"]) if "shards" in values else None, blocked=values.get(BLOCKED))
+                   spent=item_values.amount(values, "spent", 0), reserved=item_values.amount(values, "reserved", 0),
+                   committed=item_values.amount(values, "committed") if "committed" in values else None,
+                   cap=item_values.amount(values, "cap") if "cap" in values else None,
+                   shards=item_values.whole(values, "shards") if "shards" in values else None, blocked=values.get(BLOCKED))
 
     def set_for(self, cap: Decimal, shards: int) -> bool:
         return self.cap == cap and self.shards == shards

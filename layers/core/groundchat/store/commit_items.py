@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from groundchat.store.boto3_helpers import TypeSerializer  # boto3 loads on first use
 from groundchat.store.conversation_images import images_attribute
 from groundchat.models.messages import Message
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import Item, StoredItem, TransactAction
@@ -46,7 +47,7 @@ def conversation_op(table: str, conversation_id: str, owner: str, run_id: str, e
         "ConditionExpression": "version = :old AND active_run = :run AND #o = :owner",
         "ExpressionAttributeNames": {"#o": "owner"},
         "ExpressionAttributeValues": serialized({
-            ":new": int(existing["version"]) + 1, ":old": int(existing["version"]), ":n": visible, ":k": written,
+            ":new": item_values.whole(existing, "version") + 1, ":old": item_values.whole(existing, "version"), ":n": visible, ":k": written,
             ":t": stamp, ":e": expires, ":run": run_id, ":owner": owner, ":img": with_images, **recalled,
         }),
     }}

@@ -32,6 +32,7 @@ from groundchat.store.recall_copies import withheld_on_a_shared_page
 from groundchat.store.retention import expires_at_text, expiry_after, is_expired, refresh_messages
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.models.messages import Message
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -197,11 +198,11 @@ class ConversationStore:
         """
         if len(messages) > MAX_ITEMS_PER_EXCHANGE:
             raise ExchangeTooLarge()
-        first_seq = int(existing["next_seq"]) if existing else 0
+        first_seq = item_values.whole(existing, "next_seq") if existing else 0
         visible = sum(1 for m in messages if m.role == "user" or (m.role == "assistant" and not m.tool_calls))
         stamp = now_iso()
         expires = int(expires_at) if expires_at is not None else self._expiry()
-        if existing is not None and int(existing.get("expires_at", 0)) != expires:
+        if existing is not None and item_values.whole(existing, "expires_at", 0) != expires:
             # Before the commit writes the new expiry on the conversation: its messages must never
             # expire before it, nor the older ones before the newer (store/retention.py).
             await refresh_messages(self.dynamo, conversation_id, expires)
@@ -209,7 +210,7 @@ class ConversationStore:
         # Before any message names them; the conversation then says it holds images.
         with_images = await store_images(self.images, conversation_id, messages) or bool(existing and existing.get("has_images"))
         msg_table = self.dynamo.name(MESSAGES)
-        version = int(existing["version"]) + 1 if existing else 1
+        version = item_values.whole(existing, "version") + 1 if existing else 1
         ops: list[TransactAction] = [conversation_op(
             self.dynamo.name(CONVERSATIONS), conversation_id, owner, run_id, existing, title=title, stamp=stamp,
             visible=visible, written=len(messages), expires=expires, with_images=with_images, recalled_from=recalled_from)]
@@ -227,7 +228,7 @@ class ConversationStore:
             if exc.response["Error"]["Code"] == "TransactionCanceledException":
                 raise ConversationBusy("the conversation changed while this answer was written") from exc
             raise
-        if existing is not None and existing.get("has_images") and int(existing.get("expires_at", 0)) != expires:
+        if existing is not None and existing.get("has_images") and item_values.whole(existing, "expires_at", 0) != expires:
             await renew_images(self.images, conversation_id)  # they expire with the conversation
         return version
 
@@ -276,7 +277,7 @@ def message_from_item(item: StoredItem) -> Message:
     return Message(
         role=item["role"],
         content=item.get("content", ""),
-        tool_calls=json.loads(item["tool_calls"]) if item.get("tool_calls") else [],
+        tool_calls=json.loads(item_values.text(item, "tool_calls")) if item.get("tool_calls") else [],
         tool_call_id=item.get("tool_call_id"),
         name=item.get("name"),
         is_error=bool(item.get("is_error", False)),
@@ -290,8 +291,8 @@ def _public(item: StoredItem) -> dict[str, StoredValue]:
         "title": item.get("title", ""),
         "created_at": item.get("created_at"),
         "updated_at": item.get("updated_at"),
-        "message_count": int(item.get("message_count", 0)),
-        "version": int(item.get("version", 0)),
+        "message_count": item_values.whole(item, "message_count", 0),
+        "version": item_values.whole(item, "version", 0),
         "shared_at": item.get("shared_at"),
         # When the whole conversation expires (GROUNDCHAT_RETENTION_DAYS after its last answer).
         "expires_at": expires_at_text(item),
@@ -312,14 +313,14 @@ def public_message(item: StoredItem, *, answer_record: bool = False, shared: boo
     if shared and item.get("recalled_from"):
         item = withheld_on_a_shared_page(item)
     return {
-        "seq": int(item["seq"]),
+        "seq": item_values.whole(item, "seq"),
         "role": item["role"],
         "content": item.get("content", ""),
-        "tool_calls": json.loads(item["tool_calls"]) if item.get("tool_calls") else [],
+        "tool_calls": json.loads(item_values.text(item, "tool_calls")) if item.get("tool_calls") else [],
         "tool_call_id": item.get("tool_call_id"),
         "name": item.get("name"),
         "is_error": bool(item.get("is_error", False)),
-        "annotations": json.loads(item["annotations"]) if item.get("annotations") else None,
+        "annotations": json.loads(item_values.text(item, "annotations")) if item.get("annotations") else None,
         # A question's images (only when it has some): hash, type, size and alt text each; the
         # page draws them from the conversation's image route (never from the S3 key).
         **({"images": public_images(item["images"])} if item.get("images") else {}),

@@ -29,6 +29,7 @@ from groundchat.store.leases import CLAIM_LEASE_SECONDS
 from groundchat.store.retention import is_expired
 from groundchat.store.tables import CONVERSATIONS, MESSAGES
 from groundchat.store.transactions import TransactionRefused, transact_sync
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import StoredItem, TransactAction
@@ -73,7 +74,7 @@ async def delete_conversation(dynamo: Dynamo, conversation_id: str, owner: str,
         if item is None or item.get("owner") != owner or is_expired(item):
             return await finish_leftovers(dynamo, conversation_id, owner, cleaners) if item is None else None
         now = int(time.time())
-        if item.get("active_run") and int(item.get("active_until", 0)) >= now:
+        if item.get("active_run") and item_values.whole(item, "active_until", 0) >= now:
             raise ConversationBusy("an answer to this conversation is in progress")
         keys = await dynamo.run(message_keys_sync, dynamo, conversation_id)
         job = DeletionJob(conversation_id, owner, CONVERSATION, tuple(sorted({str(k["run_id"]) for k in keys if k.get("run_id")})),

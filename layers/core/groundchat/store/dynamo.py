@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Callable, Mapping, MutableMapping, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Callable, ParamSpec, TypeVar
 
 from botocore.exceptions import ClientError
 
@@ -13,7 +13,8 @@ from groundchat.store.tables import ALL_TABLES, TableDef
 if TYPE_CHECKING:
     from botocore.config import Config
 
-    from groundchat.store.items import DynamoClient, DynamoResource, Item, StoredItem, Table, TableRead, TableRequest
+    from groundchat.store.items import (ClientRead, DynamoClient, DynamoResource, Item, Request, StoredItem, Table,
+                                        TableRead, TableRequest)
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -72,11 +73,20 @@ class Dynamo:
         return await asyncio.to_thread(partial(fn, *args, **kwargs))
 
 
-def all_pages(call: TableRead | Callable[..., Mapping[str, Any]],
-              kwargs: TableRequest | MutableMapping[str, Any]) -> list[StoredItem] | list[Item]:
-    """Every item a query or scan finds, page after page (`kwargs` gains the cursor): a table's
-    (resource layer, Python values) or the client's (attribute-value maps)."""
+def all_pages(call: TableRead, kwargs: TableRequest) -> list[StoredItem]:
+    """Every item a table's query or scan finds (Python values), page after page (`kwargs` gains the cursor)."""
     items: list[StoredItem] = []
+    while True:
+        page = call(**kwargs)
+        items.extend(page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return items
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def all_client_pages(call: ClientRead, kwargs: Request) -> list[Item]:
+    """Every item the low-level client's query or scan finds (attribute-value maps), page after page."""
+    items: list[Item] = []
     while True:
         page = call(**kwargs)
         items.extend(page.get("Items", []))

@@ -23,6 +23,7 @@ from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo, all_pages, condition_failed
 from groundchat.store.retention import delete_keys_sync
 from groundchat.store.tables import FEEDBACK
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import StoredItem, TableRequest
@@ -81,7 +82,7 @@ class FeedbackStore:
 
     async def mine(self, conversation_id: str, person: str) -> dict[int, StoredItem]:
         """This person's ratings in the conversation, by message seq (what the page shows them)."""
-        return {int(i["seq"]): i for i in await self.for_conversation(conversation_id) if i.get("person") == person}
+        return {item_values.whole(i, "seq"): i for i in await self.for_conversation(conversation_id) if i.get("person") == person}
 
     async def for_run(self, conversation_id: str, run_id: str) -> list[StoredItem]:
         return [i for i in await self.for_conversation(conversation_id) if i.get("run_id") == run_id]
@@ -91,7 +92,7 @@ class FeedbackStore:
         lapses while its answer lives. Each update is conditional on the rating still existing."""
         changed = 0
         for item in await self.for_conversation(conversation_id):
-            if int(item.get("expires_at", 0)) == expires:
+            if item_values.whole(item, "expires_at", 0) == expires:
                 continue
             try:
                 await self.dynamo.run(self.table.update_item, Key={"conversation_id": conversation_id, "entry": item["entry"]},
@@ -123,7 +124,7 @@ def public_feedback(item: StoredItem) -> dict[str, object]:
 
 def export_row(item: StoredItem) -> dict[str, object]:
     """One rating as an operator's export has it (JSONL or CSV): no one's words but the rater's."""
-    return {"at": item.get("at"), "conversation_id": item["conversation_id"], "seq": int(item["seq"]),
+    return {"at": item.get("at"), "conversation_id": item["conversation_id"], "seq": item_values.whole(item, "seq"),
             "run_id": item.get("run_id"), "audience": item.get("audience"), "person": item.get("person"),
             "rating": item["rating"], "reasons": list(item.get("reasons") or []), "text": item.get("text", "")}
 

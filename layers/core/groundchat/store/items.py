@@ -8,13 +8,13 @@ and the few methods of the resource and its tables that the store calls."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Generic, Protocol, TypeAlias, TypedDict, TypeVar, Union
+from typing import TYPE_CHECKING, Generic, Mapping, Protocol, Sequence, TypeAlias, TypedDict, TypeVar, Union
 
-AttributeValue = dict[str, "str | bool | list[str] | list[AttributeValue] | dict[str, AttributeValue]"]
+AttributeValue = Mapping[str, "str | bool | Sequence[str] | Sequence[AttributeValue] | Mapping[str, AttributeValue]"]
 Item = dict[str, AttributeValue]
 # TableName, Key, UpdateExpression, ConditionExpression, ExpressionAttributeNames / Values,
 # IndexName, ExclusiveStartKey, ConsistentRead, Limit…
-RequestParam: TypeAlias = "str | int | bool | Item | dict[str, str]"
+RequestParam: TypeAlias = "str | int | bool | Mapping[str, AttributeValue] | Mapping[str, str]"
 Request = dict[str, RequestParam]
 TransactAction = dict[str, Request]
 
@@ -102,7 +102,7 @@ StoredValue: TypeAlias = Union[str, int, Decimal, bool, None, set[str], list["St
 StoredItem = dict[str, StoredValue]
 # Key, Item, ExclusiveStartKey and ExpressionAttributeValues are StoredItems; KeyConditionExpression
 # and FilterExpression may be boto3's conditions (`Key("pk").eq(v)`); the rest as in `Request`.
-TableParam: TypeAlias = "str | int | bool | StoredItem | dict[str, str] | ConditionBase"
+TableParam: TypeAlias = "str | int | bool | Mapping[str, StoredValue] | Mapping[str, str] | ConditionBase"
 TableRequest = dict[str, TableParam]
 
 

@@ -16,7 +16,8 @@ import time
 from typing import TYPE_CHECKING
 
 from groundchat.store.budget_counters import NO_PERIOD, key
-from groundchat.store.dynamo import all_pages
+from groundchat.store import item_values
+from groundchat.store.dynamo import all_client_pages
 
 if TYPE_CHECKING:
     from groundchat.store.items import DynamoClient, Item, Request, TransactAction
@@ -51,13 +52,14 @@ def pending_sync(client: DynamoClient, table: str) -> list[Item]:
         "KeyConditionExpression": "reservation_state = :pending",
         "ExpressionAttributeValues": {":pending": {"S": PENDING_STATE}},
     }
-    return all_pages(client.query, kwargs)
+    return all_client_pages(client.query, kwargs)
 
 
 def recorded(item: Item) -> tuple[str, list[TransactAction], list[TransactAction]]:
     """(reservation id, transaction, late transaction) of a recorded settlement."""
-    return (item["scope"]["S"].split("#", 1)[1], json.loads(item["transaction"]["S"]),
-            json.loads(item["late_transaction"]["S"]))
+    return (item_values.client_text(item, "scope").split("#", 1)[1],
+            json.loads(item_values.client_text(item, "transaction")),
+            json.loads(item_values.client_text(item, "late_transaction")))
 
 
 def delete_pending_op(table: str, reservation_id: str) -> TransactAction:

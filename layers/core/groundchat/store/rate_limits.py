@@ -46,7 +46,7 @@ class RateLimitStore:
             if not condition_failed(exc):
                 raise
             old = exc.response.get("Item", {})
-            return False, int(old.get("hits", {}).get("N", "0"))
+            return False, int(str(old.get("hits", {}).get("N", "0")))
         return True, int(answer.get("Attributes", {}).get("hits", {}).get("N", "0"))
 
     async def hits(self, key: str, window_start: int) -> int:

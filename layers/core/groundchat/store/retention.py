@@ -25,6 +25,7 @@ from botocore.exceptions import ClientError
 from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo, condition_failed
 from groundchat.store.tables import ALL_TABLES, CONVERSATIONS, MESSAGES, TableDef
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -75,7 +76,7 @@ def _stale_seqs_sync(dynamo: Dynamo, conversation_id: str, expires: int) -> list
     seqs: list[int] = []
     while True:
         page = table.query(**kwargs)
-        seqs.extend(int(i["seq"]) for i in page.get("Items", []) if int(i.get("expires_at", 0)) != expires)
+        seqs.extend(item_values.whole(i, "seq") for i in page.get("Items", []) if item_values.whole(i, "expires_at", 0) != expires)
         if "LastEvaluatedKey" not in page:
             return seqs
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from groundchat.benchmark.runs import Node, Run, RunSummary, Violation
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -143,7 +144,7 @@ def record_item(run: Run) -> StoredItem:
 
 
 def run_from_record(item: StoredItem) -> Run:
-    record = json.loads(item["record"])
+    record = json.loads(item_values.text(item, "record"))
     violations = record.pop("violations")
     summary = summary_from_item({**record, **{k: item[k] for k in _NUMBERS if k in item}})
     fields = summary.model_dump(exclude={"violation_count", "node_count", "rules"})
@@ -169,6 +170,6 @@ def violation_from_item(item: Mapping[str, object]) -> Violation:
         rule_id=item["rule_id"],
         impact=item.get("impact"),
         tags=list(item.get("tags") or []),
-        node_count=int(item["node_count"]),
+        node_count=item_values.whole(item, "node_count"),
         nodes=[Node(**n) for n in item.get("nodes") or []],
     )

@@ -47,6 +47,7 @@ from boto3.dynamodb.types import TypeSerializer
 from groundchat.benchmark.runs import FILTER_FIELDS, CellTotals, RunSummary
 from groundchat.store.run_items import decode_rules, encode_rules, iso, started_key
 from groundchat.store.tables import RULE_FIELD_INDEXES, VIOLATIONS_INDEX
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import Item, Request, StoredItem, TransactAction
@@ -147,7 +148,7 @@ def cell_item(view: str, model: str, context: str, t: CellTotals) -> StoredItem:
 
 
 def totals_from_item(item: StoredItem) -> CellTotals:
-    t = CellTotals(**{name: int(item.get(name, 0)) for name in COUNTERS}, cost=Decimal(item.get("cost", 0)))
+    t = CellTotals(**{name: int(item.get(name, 0)) for name in COUNTERS}, cost=item_values.amount(item, "cost", 0))
     for rule, (runs, nodes) in json.loads(item.get("rules") or "{}").items():
         t.rule_runs[rule], t.rule_nodes[rule] = runs, nodes
     return t
@@ -182,7 +183,7 @@ def list_entries_of(run: RunSummary) -> list[StoredItem]:
 
 
 def summary_from_entry(item: StoredItem) -> RunSummary:
-    row = json.loads(item["row"])
+    row = json.loads(item_values.text(item, "row"))
     return RunSummary.model_validate({**row, "cost_usd": item["cost_usd"], "rules": decode_rules(row["rules"])})
 
 

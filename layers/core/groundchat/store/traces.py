@@ -15,6 +15,7 @@ from groundchat.redaction import redact_value
 from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.tables import TRACES
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -85,12 +86,12 @@ def _public(item: StoredItem) -> dict[str, StoredValue | JsonValue]:
         "caller": item["caller"],
         "conversation_id": item.get("conversation_id"),
         "started_at": item.get("started_at"),
-        "duration_ms": int(item.get("duration_ms", 0)),
+        "duration_ms": item_values.whole(item, "duration_ms", 0),
         "outcome": item.get("outcome"),
         "question": item.get("question"),
         "steps": redact_value(json.loads(item.get("steps", "[]"))),
-        "failure": redact_value(json.loads(item["failure"])) if item.get("failure") else None,
-        "checks": json.loads(item["checks"]) if item.get("checks") else None,
+        "failure": redact_value(json.loads(item_values.text(item, "failure"))) if item.get("failure") else None,
+        "checks": json.loads(item_values.text(item, "checks")) if item.get("checks") else None,
         # The recall plan: searched or not, and why (also when it said no).
-        "recall": json.loads(item["recall"]) if item.get("recall") else None,
+        "recall": json.loads(item_values.text(item, "recall")) if item.get("recall") else None,
     }

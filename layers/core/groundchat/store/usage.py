@@ -11,11 +11,13 @@ retried after a lost reply finds its own row instead of writing a second one.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from groundchat.store.budget_counters import n, plain
 from groundchat.store.items import Item, TransactAction
+from groundchat.store import item_values
 
 if TYPE_CHECKING:
     from groundchat.store.items import ClientRead, DynamoClient, RequestParam, StoredItem
@@ -31,72 +33,76 @@ def entry_key(created_at: str, reservation_id: str) -> str:
     return f"{created_at}#{reservation_id}"
 
 
-def usage_item(
-    *,
-    run_id: str,
-    entry: str,
-    created_at: str,
-    conversation_id: str,
-    caller: str,
-    model: str,
-    kind: str,
-    charged: Decimal,
-    our_cost: Decimal,
-    reserved: Decimal,
-    provider_cost: Decimal | None,
-    provider_cost_trusted: bool,
-    measured: bool,
-    counters: list[tuple[str, str]],
-    step: int | None = None,
-    input_tokens: int | None = None,
-    output_tokens: int | None = None,
-    cache_read_tokens: int | None = None,
-    cache_write_tokens: int | None = None,
-    failed: bool = False,
-    reservation_expired: bool = False,
-    over_bound: bool = False,
-    disputed: Decimal | None = None,
-    overdraft: bool = False,
-) -> Item:
+@dataclass(frozen=True)
+class UsageRow:
+    """One usage row's fields (a model step's or a search's), before it becomes the table's item."""
+
+    run_id: str
+    entry: str  # `entry_key(created_at, reservation id)`
+    created_at: str
+    conversation_id: str
+    caller: str
+    model: str
+    kind: str
+    charged: Decimal
+    our_cost: Decimal
+    reserved: Decimal
+    provider_cost: Decimal | None
+    provider_cost_trusted: bool
+    measured: bool
+    counters: list[tuple[str, str]]
+    step: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    failed: bool = False
+    reservation_expired: bool = False
+    over_bound: bool = False
+    disputed: Decimal | None = None
+    overdraft: bool = False
+
+
+def usage_item(row: UsageRow) -> Item:
     item: Item = {
-        "run_id": {"S": run_id},
-        "entry": {"S": entry},
-        "created_at": {"S": created_at},
-        "conversation_id": {"S": conversation_id or "-"},
-        "caller": {"S": caller},
-        "model": {"S": model},
-        "kind": {"S": kind},
-        "charged": n(charged),
-        "our_cost": n(our_cost),
-        "reserved": n(reserved),
-        "provider_cost_trusted": {"BOOL": provider_cost_trusted},
+        "run_id": {"S": row.run_id},
+        "entry": {"S": row.entry},
+        "created_at": {"S": row.created_at},
+        "conversation_id": {"S": row.conversation_id or "-"},
+        "caller": {"S": row.caller},
+        "model": {"S": row.model},
+        "kind": {"S": row.kind},
+        "charged": n(row.charged),
+        "our_cost": n(row.our_cost),
+        "reserved": n(row.reserved),
+        "provider_cost_trusted": {"BOOL": row.provider_cost_trusted},
         # False: the model reported no usage, so the whole reservation was charged.
-        "measured": {"BOOL": measured},
-        "failed": {"BOOL": failed},
-        "counters": {"L": [{"L": [{"S": s}, {"S": p}]} for s, p in counters]},
+        "measured": {"BOOL": row.measured},
+        "failed": {"BOOL": row.failed},
+        "counters": {"L": [{"L": [{"S": s}, {"S": p}]} for s, p in row.counters]},
     }
-    if reservation_expired:
+    if row.reservation_expired:
         # The sweep released this reservation before the step settled (it outlived its expiry).
         item["reservation_expired"] = {"BOOL": True}
-    if over_bound:
+    if row.over_bound:
         # Charged more than the step could cost (its reservation): counted all the same, and the
         # chat's spending blocked until an operator looks (spending/budget_guard.py).
         item["over_bound"] = {"BOOL": True}
-    if disputed:
+    if row.disputed:
         # Reported beyond what the step may be charged (its reservation and the operator's bound,
         # or the reservation alone when the caps had no room): recorded, never charged.
-        item["disputed"] = n(disputed)
-    if overdraft:
+        item["disputed"] = n(row.disputed)
+    if row.overdraft:
         # This step's overrun passed the caps: the one a pool allows until an operator unblocks it.
         item["overdraft"] = {"BOOL": True}
-    if provider_cost is not None:
-        item["provider_cost"] = n(provider_cost)
+    if row.provider_cost is not None:
+        item["provider_cost"] = n(row.provider_cost)
     for name, value in (
-        ("step", step),
-        ("input_tokens", input_tokens),
-        ("output_tokens", output_tokens),
-        ("cache_read_tokens", cache_read_tokens),
-        ("cache_write_tokens", cache_write_tokens),
+        ("step", row.step),
+        ("input_tokens", row.input_tokens),
+        ("output_tokens", row.output_tokens),
+        ("cache_read_tokens", row.cache_read_tokens),
+        ("cache_write_tokens", row.cache_write_tokens),
     ):
         if value is not None:
             item[name] = {"N": str(int(value))}
@@ -124,7 +130,7 @@ def all_rows_sync(client: DynamoClient, table_name: str) -> list[StoredItem]:
 
 
 def total_charged(rows: list[StoredItem]) -> Decimal:
-    return sum((Decimal(r["charged"]) for r in rows), Decimal(0))
+    return sum((item_values.amount(r, "charged") for r in rows), Decimal(0))
 
 
 def _paged(call: ClientRead, **kwargs: RequestParam) -> list[StoredItem]:

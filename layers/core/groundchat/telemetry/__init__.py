@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Generator, Mapping
 
 from groundchat.telemetry.switch import content_capture_on, export_configured, on_lambda
 
@@ -176,7 +176,7 @@ def active(current: AnySpan) -> AbstractContextManager[object]:
 
 
 @contextmanager
-def _attached(current: Span) -> Iterator[Span]:
+def _attached(current: Span) -> Generator[Span, None, None]:
     from opentelemetry import context, trace
 
     token = context.attach(trace.set_span_in_context(current.otel))
@@ -188,7 +188,7 @@ def _attached(current: Span) -> Iterator[Span]:
 
 @contextmanager
 def span(name: str, attributes: Mapping[str, AttributeValue] | None = None, *, client: bool = False,
-         only_in_a_trace: bool = False) -> Iterator[AnySpan]:
+         only_in_a_trace: bool = False) -> Generator[AnySpan, None, None]:
     """A child of the current span for the block, current inside it, ended with it.
     `only_in_a_trace`: nothing when no span is current (work that is not a trace of its own)."""
     if pipeline() is None or (only_in_a_trace and not _in_a_trace()):
@@ -204,7 +204,7 @@ def ended_on_error(span: Span | _NoSpan) -> AbstractContextManager[object]:
 
 
 @contextmanager
-def _ended_on_error(span: Span) -> Iterator[None]:
+def _ended_on_error(span: Span) -> Generator[None, None, None]:
     """A span the block's success leaves open (its caller ends it with what it learnt), ended here
     when the block raises: its `error.type` is the exception's code where it has one (a cap's
     `spend-cap`), else its class."""
@@ -232,7 +232,7 @@ def caller_context() -> object:
 
 
 @contextmanager
-def joined(carrier: Mapping[str, str] | None) -> Iterator[None]:
+def joined(carrier: Mapping[str, str] | None) -> Generator[None, None, None]:
     """The block runs in the caller's trace named by a W3C `traceparent` (and `tracestate`) in
     `carrier`: an HTTP request's headers, or an MCP request's `_meta`."""
     if pipeline() is None or not carrier:

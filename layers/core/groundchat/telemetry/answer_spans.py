@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from decimal import Decimal
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, cast
 
 from groundchat import telemetry
 from groundchat.telemetry import attributes as attr
@@ -117,8 +117,10 @@ def end_tool(span: AnySpan, outcome: str, value: object = None) -> None:
     if not span.recording:
         return
     span.set(attr.TOOL_OUTCOME, outcome)
-    if isinstance(value, dict) and isinstance(value.get("outcome"), str):
-        span.set(attr.SEARCH_OUTCOME, value["outcome"])
+    # A tool's result is JSON: a dict's keys are strings.
+    outcome_of_search = cast("dict[str, object]", value).get("outcome") if isinstance(value, dict) else None
+    if isinstance(outcome_of_search, str):
+        span.set(attr.SEARCH_OUTCOME, outcome_of_search)
     if outcome != "ok":
         span.fail(outcome)
     span.end()

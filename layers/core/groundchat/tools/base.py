@@ -11,10 +11,11 @@ from pydantic import BaseModel, ValidationError
 from groundchat.auth.callers import Can, Caller
 from groundchat.exchange.state import AnswerState
 from groundchat.json_shapes import JsonValue
+from groundchat.lazy import Lazy
 from groundchat.models.messages import ToolSpec
 from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
 from groundchat.search.preferences import SearchPreferences
-from groundchat.tools.compact_schema import compact
+from groundchat.tools.compact_schema import compact_object
 
 if TYPE_CHECKING:
     from groundchat.benchmark.axe_rules import RuleFacts
@@ -49,10 +50,11 @@ class ToolContext:
     caller: Caller
     run_id: str = ""
     conversation_id: str = ""
-    # Read-only views of the stores and indexes this deployment has; None where absent.
-    runs: RunsStore | None = None
-    docs: SearchService | None = None
-    rules: RuleLookup | None = None
+    # Read-only views of the stores and indexes this deployment has: each itself, or a `Lazy` that
+    # builds it when a tool first reaches for it (`resolved`); None where absent.
+    runs: RunsStore | Lazy[RunsStore] | None = None
+    docs: SearchService | Lazy[SearchService] | None = None
+    rules: RuleLookup | Lazy[RuleLookup] | None = None
     # The caller's recall index, set only when this question's recall plan allows a search.
     recall: RecallAccess | None = None
     # Charged for a search (given its query) before it runs; None where nothing is charged.
@@ -118,7 +120,7 @@ class Tool:
     @cached_property
     def _spec(self) -> ToolSpec:
         # Built once per tool, not per exchange: a schema is the same for every caller and step.
-        schema = compact(self.input_model.model_json_schema())
+        schema = compact_object(self.input_model.model_json_schema())
         return ToolSpec(name=self.name, description=self.description, input_schema=schema)
 
 

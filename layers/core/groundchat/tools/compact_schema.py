@@ -20,13 +20,17 @@ _NUMBER = [{"type": "integer"}, {"type": "number"}]
 def compact(schema: JsonValue) -> JsonValue:
     if isinstance(schema, list):
         return [compact(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
+    if isinstance(schema, dict):
+        return compact_object(schema)
+    return schema
+
+
+def compact_object(schema: JsonObject) -> JsonObject:
     out: JsonObject = {}
     for key, value in schema.items():
         if key in _DROPPED and not isinstance(value, dict):
             continue
-        if key == "properties":
+        if key == "properties" and isinstance(value, dict):
             out[key] = {name: compact(prop) for name, prop in value.items()}  # property names stay, "title" included
             continue
         out[key] = compact(value)
@@ -40,7 +44,7 @@ def compact(schema: JsonValue) -> JsonValue:
     if isinstance(alternatives, list):
         # `X or null` for an optional field: the field is simply not required.
         kept = [a for a in alternatives if a != {"type": "null"}]
-        if len(kept) == 1 and len(kept) < len(alternatives):
+        if len(kept) == 1 and len(kept) < len(alternatives) and isinstance(kept[0], dict):
             del out["anyOf"]
             out.update(kept[0])
     return out

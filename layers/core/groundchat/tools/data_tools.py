@@ -14,6 +14,7 @@ from groundchat.auth.callers import RUNS_READ
 from groundchat.money import cost_text
 from groundchat.benchmark.runs import NEWEST, RunFilter, RunSummary, order_problem
 from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
+from groundchat.lazy import resolved
 from groundchat.tools.base import Tool, ToolContext, ToolError, ToolNotFound, define_tool
 from groundchat.tools.data_shapes import (
     RUN_LINKS,
@@ -44,9 +45,10 @@ if TYPE_CHECKING:
 
 
 def _runs(ctx: ToolContext) -> RunsStore:
-    if ctx.runs is None:
+    runs = resolved(ctx.runs)
+    if runs is None:
         raise ToolError("the benchmark's runs are not available in this deployment")
-    return ctx.runs
+    return runs
 
 
 async def _check_filter(ctx: ToolContext, flt: RunFilter) -> None:

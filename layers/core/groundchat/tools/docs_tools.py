@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from groundchat.auth.callers import DOCS_READ
 from groundchat.tools.facts import Drawer, Grounding, OfflineTemplate
+from groundchat.lazy import resolved
 from groundchat.tools.base import ToolContext, ToolError, define_tool
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ class SearchDocsInput(BaseModel):
     offline_template=OfflineTemplate.EXCERPTS,
 )
 async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> JsonObject:
-    if ctx.docs is None:
+    docs = resolved(ctx.docs)
+    if docs is None:
         return {"outcome": "unavailable", "reason": "search_not_configured", "excerpts": [],
                 "freshness": {"oldest_updated_at": None, "undated": 0}}
     try:
@@ -47,10 +49,10 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> JsonObject:
     if ctx.charge_search is not None:
         charge = await ctx.charge_search(args.query)
         if isinstance(charge, dict) and charge.get("charged") is not None:
-            ctx.answer.search_charges.append(Decimal(charge["charged"]))  # the answer's cost counts it
+            ctx.answer.search_charges.append(Decimal(str(charge["charged"])))  # the answer's cost counts it
     try:
         # Embedding the query is CPU work; it runs off the event loop that streams other answers.
-        result = await asyncio.to_thread(ctx.docs.search, args.query, k=ctx.search.top_k, sources=sources,
+        result = await asyncio.to_thread(docs.search, args.query, k=ctx.search.top_k, sources=sources,
                                          **ctx.search.switched_off())
     except ValueError as exc:
         raise ToolError(str(exc)) from exc
@@ -72,7 +74,7 @@ async def search_docs(ctx: ToolContext, args: SearchDocsInput) -> JsonObject:
     ]
     out["freshness"] = result.freshness.model_dump()
     if result.dropped["passages"] or result.dropped["chars"]:
-        out["dropped"] = result.dropped
+        out["dropped"] = {what: count for what, count in result.dropped.items()}
     if result.best_match == "weak":  # the learned ranking step doubts its first passage (search/learned_rank.py)
         out["best_match"] = "weak"
     return out

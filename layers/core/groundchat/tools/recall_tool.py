@@ -49,7 +49,7 @@ async def search_my_conversations(ctx: ToolContext, args: SearchMyConversationsI
              and await ctx.recall.still_held(h.entry.conversation_id, ctx.caller.id)]
     ctx.answer.recalled_from.update(str(h["section"]) for h in shown)  # each excerpt's own conversation
     ctx.answer.debug = {"backend": "recall", "recall_plan": ctx.recall.plan.record(), "hits": len(shown)}
-    return {"outcome": "ok" if shown else "empty", "excerpts": shown}
+    return {"outcome": "ok" if shown else "empty", "excerpts": [*shown]}
 
 
 def offered_for(tools: list[Tool], plan: RecallPlan) -> list[Tool]:

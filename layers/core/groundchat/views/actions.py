@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from groundchat.benchmark.runs import ALL_MODELS
 from groundchat.grounding.view_numbers import FIGURES
 from groundchat.grounding.result_walk import result_nodes
+from groundchat.json_shapes import as_list
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
@@ -88,8 +89,8 @@ def form_problems(form: JsonObject, where: str, valid: dict[str, set[str]]) -> l
     action = ACTIONS.get(str(form.get("action")))
     if action is None:
         return [f"{where}.action: {form.get('action')!r} is not a registered action; use one of: {', '.join(ACTIONS)}"]
-    problems = []
-    fields = [f for f in form.get("fields") or [] if isinstance(f, dict)]
+    problems: list[str] = []
+    fields = [f for f in as_list(form.get("fields")) if isinstance(f, dict)]
     names = [f.get("name") for f in fields]
     for i, field in enumerate(fields):
         spec = action.field(str(field.get("name")))
@@ -101,7 +102,7 @@ def form_problems(form: JsonObject, where: str, valid: dict[str, set[str]]) -> l
         if names.count(spec.name) > 1 and names.index(spec.name) != i:
             problems.append(f"{at}.name: {spec.name!r} appears twice")
             continue
-        for j, option in enumerate(field.get("options") or field.get("values") or []):
+        for j, option in enumerate(as_list(field.get("options") or field.get("values"))):
             value = option.get("value") if isinstance(option, dict) else option
             if value == "" and not spec.required:
                 continue  # "any": the field is left out of the address

@@ -4,9 +4,12 @@ The limits keep a view small enough to read and to store with the answer.
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, StringConstraints, model_validator
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Unit = Annotated[str, StringConstraints(strip_whitespace=True, max_length=20)]
@@ -76,14 +79,16 @@ class FormField(_Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _plain_values(cls, data: object) -> object:
+    def _plain_values(cls, data: Any) -> Any:  # pydantic's "before" validator: the input as given
         # `values: ["none", "checklist"]` is shorthand for options labelled by their value.
-        if isinstance(data, dict) and "values" in data and "options" not in data:
-            data = {**data}
-            values = data.pop("values")
+        if not isinstance(data, dict):
+            return data
+        given: dict[str, JsonValue] = {**data}
+        if "values" in given and "options" not in given:
+            values = given.pop("values")
             if isinstance(values, list):
-                data["options"] = [{"label": v, "value": v} if isinstance(v, str) else v for v in values]
-        return data
+                given["options"] = [{"label": v, "value": v} if isinstance(v, str) else v for v in values]
+        return given
 
 
 class Form(_Strict):
@@ -117,7 +122,7 @@ class View(_Strict):
 # fields, instead of the full generated schema (3,500 characters on every step). `View` above still
 # checks every view in full; a view that breaks it is refused with what to fix.
 PART_TYPES = ("stats", "table", "alert", "bar_chart", "form")
-COMPACT_SCHEMA: dict = {
+COMPACT_SCHEMA: JsonObject = {
     "type": "object",
     "required": ["title", "parts"],
     "properties": {

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from groundchat.views.actions import form_problems, returned_values
 from groundchat.views.catalog import View
 from groundchat.grounding.view_numbers import ungrounded
+from groundchat.json_shapes import as_list
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
@@ -24,7 +25,7 @@ def review(raw: JsonObject, tool_results: Iterable[JsonObject]) -> tuple[View | 
         problems.extend(_schema_problems(exc))
     problems.extend(ungrounded(raw, results))
     valid = returned_values(results)
-    parts = raw.get("parts") if isinstance(raw.get("parts"), list) else []
+    parts = as_list(raw.get("parts"))
     for i, part in enumerate(parts):
         if isinstance(part, dict) and part.get("type") == "form":
             problems.extend(form_problems(part, f"parts[{i}] (form)", valid))
@@ -32,7 +33,7 @@ def review(raw: JsonObject, tool_results: Iterable[JsonObject]) -> tuple[View | 
 
 
 def _schema_problems(exc: ValidationError) -> list[str]:
-    out = []
+    out: list[str] = []
     for err in exc.errors():
         # The union's tag ("table", "stats") sits in the path; it says which component was checked.
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".") or "view"

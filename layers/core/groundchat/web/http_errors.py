@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 CODES = {400: "bad-request", 401: "unauthenticated", 403: "forbidden", 404: "not-found",
          405: "method-not-allowed", 413: "too-large", 429: "too-many-requests"}
 _LOCATIONS = ("query", "path", "body", "header", "cookie")
-_ERROR_BODY_REF = {"$ref": "#/components/schemas/ErrorBody"}
+_ERROR_BODY_REF: JsonObject = {"$ref": "#/components/schemas/ErrorBody"}
 
 
 class ErrorDetail(BaseModel):

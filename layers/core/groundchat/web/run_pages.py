@@ -23,7 +23,7 @@ from groundchat.benchmark.runs import NEWEST
 from groundchat.tools.data_tools import _check_filter, _run_row, _runs, check_order  # the list_runs tool's own checks and rows
 
 if TYPE_CHECKING:
-    from groundchat.json_shapes import JsonObject
+    from groundchat.json_shapes import JsonObject, JsonValue
 
 PAGE_SIZE = 20
 
@@ -83,11 +83,13 @@ async def run_page(ctx: ToolContext, args: RunPageArgs) -> JsonObject:
         page = await runs.page_runs(flt, args.limit, after=key, order=args.order)
         start = position + 1
     end = start + len(page.runs) - 1
-    rows = [_run_row(run).model_dump(mode="json") for run in page.runs]
+    rows: list[JsonValue] = [_run_row(run).model_dump(mode="json") for run in page.runs]
+    values: JsonObject = {name: [*options] for name, options in (await runs.facets()).items()}
+    shown_filter: JsonObject = {**flt.as_params()}
     return {
-        "filter": flt.as_params(), "order": args.order, "limit": args.limit, "count": len(rows), "more": page.older,
+        "filter": shown_filter, "order": args.order, "limit": args.limit, "count": len(rows), "more": page.older,
         "total": page.total, "start": start if rows else 0, "end": end if rows else 0,
         "next": page_token("after", page.last_key, end, args.order) if page.older and page.last_key else None,
         "previous": page_token("before", page.first_key, start, args.order) if page.newer and page.first_key else None,
-        "runs": rows, "values": await runs.facets(),
+        "runs": rows, "values": values,
     }

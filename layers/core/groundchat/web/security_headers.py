@@ -23,12 +23,11 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Awaitable, Callable, MutableMapping, TypedDict
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from groundchat.config import Settings
-    from groundchat.json_shapes import JsonObject
 
 Message = MutableMapping[str, object]
 Receive = Callable[[], Awaitable[Message]]
@@ -36,10 +35,19 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[MutableMapping[str, object], Receive, Send], Awaitable[None]]
 
 
+class _Policy(TypedDict):
+    """data/security_headers.json."""
+
+    content_security_policy: dict[str, list[str]]  # directive: its sources
+    human_check_directives: list[str]  # the directives the human check's widget is added to
+    referrer_policy: str
+    denied_features: list[str]
+
+
 @lru_cache(maxsize=1)
-def _policy() -> JsonObject:
+def _policy() -> _Policy:
     text = resources.files("groundchat").joinpath("data/security_headers.json").read_text(encoding="utf-8")
-    policy: JsonObject = json.loads(text)
+    policy: _Policy = json.loads(text)
     return policy
 
 
@@ -87,7 +95,8 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                own = list(message.get("headers", []))
+                sent = message.get("headers", [])  # ASGI: (name, value) byte pairs
+                own: list[tuple[bytes, bytes]] = list(sent) if isinstance(sent, (list, tuple)) else []
                 present = {bytes(name).lower() for name, _ in own}
                 message["headers"] = own + [(name, value) for name, value in self.headers if name not in present]
             await send(message)
