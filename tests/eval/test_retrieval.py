@@ -145,8 +145,9 @@ def test_in_users_words_on_the_second_sets_report_half(real_search):
     # 0.836 / 0.683; 0.764 / 0.628 before the first five came from five groups; as first run, 0.655 /
     # 0.479): below the first report split's, which is the measure of how far users' own words still
     # are. The annex sections by their points cost it MRR (0.653 to 0.634 with the docs);
-    # the step was decided on the decision sets (docs/engineering/retrieval-eval.md).
-    assert figures["overall"]["hit@5"] >= 0.88 and figures["overall"]["mrr"] >= 0.78
+    # the step was decided on the decision sets (docs/engineering/retrieval-eval.md). With
+    # bge-small-en-v1.5: 0.873 / 0.785 (EAA 0.812 / 0.731).
+    assert figures["overall"]["hit@5"] >= 0.87 and figures["overall"]["mrr"] >= 0.78
 
 
 def test_in_users_words_on_the_third_set(real_search):
@@ -154,8 +155,9 @@ def test_in_users_words_on_the_third_set(real_search):
     # Floors under its figures (0.933 hit@5, 0.823 MRR; WCAG 0.967 / 0.859, EAA 0.900 / 0.787; before
     # the bank's words 0.925 / 0.789; before the question leg 0.908 / 0.748, EAA 0.867 / 0.657). Its
     # misses were read once the sixth set was written, so it is tuning data since. Unread, before the
-    # first five came from five groups: 0.825 / 0.700; as first run: 0.725 / 0.559.
-    assert figures["overall"]["hit@5"] >= 0.92 and figures["overall"]["mrr"] >= 0.81
+    # first five came from five groups: 0.825 / 0.700; as first run: 0.725 / 0.559. With
+    # bge-small-en-v1.5: 0.917 / 0.801 (EAA 0.883 / 0.783, WCAG 0.950 / 0.818).
+    assert figures["overall"]["hit@5"] >= 0.91 and figures["overall"]["mrr"] >= 0.80
     assert figures["per_source"]["eaa"]["hit@5"] >= 0.88 and figures["per_source"]["wcag22"]["hit@5"] >= 0.95
 
 
@@ -183,9 +185,11 @@ ROUTED_FLOORS = [
     # 0.975 / 0.908, 0.950 / 0.900 (read since the sixth set). Before the bank's words: 0.940, 0.836,
     # 0.900, 0.900 found. Before the question leg, and before a question naming neither text searched
     # both: 0.934, 0.782, 0.867, 0.875 found
-    (USERS_REPORT, 0.96, 0.94), (SECOND_REPORT, 0.97, 0.87), (THIRD, 0.97, 0.90), (FOURTH, 0.94, 0.89),
-    # 0.942 / 0.892 as first run, 0.967 / 0.942 before the question leg, 0.967 / 0.958 now
-    (FIFTH, 0.96, 0.95),
+    # With bge-small-en-v1.5 the second report half 0.982 / 0.855, the fifth 0.958 / 0.950, the tenth
+    # 0.942 / 0.867.
+    (USERS_REPORT, 0.96, 0.94), (SECOND_REPORT, 0.97, 0.85), (THIRD, 0.97, 0.90), (FOURTH, 0.94, 0.89),
+    # 0.942 / 0.892 as first run, 0.967 / 0.942 before the question leg, 0.967 / 0.958 with MiniLM
+    (FIFTH, 0.95, 0.95),
     # the sixth 0.958 / 0.958 (0.950 before the bank's words, 0.942 before the question leg), the
     # seventh 0.958 / 0.950 (0.917, 0.908), the eighth, written blind before the question leg, 0.950 /
     # 0.892 (0.908 before the duties' paragraphs in the bank, 0.900 before the question leg)
@@ -193,7 +197,7 @@ ROUTED_FLOORS = [
     # the ninth, written blind after the bank's words and run once: 0.958 / 0.933
     (NINTH, 0.95, 0.92),
     # the tenth, written blind before the graph leg: 0.950 / 0.892
-    (TENTH, 0.94, 0.89),
+    (TENTH, 0.94, 0.86),
 ]
 
 
@@ -253,7 +257,9 @@ WRITTEN_BEFORE = (USERS_TUNE, USERS_VALIDATE, USERS_REPORT, SECOND_TUNE, SECOND_
     # 0.925 / 0.735, under the goal). The 59 questions with one right paragraph: 0.915 / 0.728 by
     # article, 0.746 / 0.567 by paragraph; before the duties' paragraphs were in the bank, 0.644 /
     # 0.463 by paragraph.
-    (TENTH, (*WRITTEN_BEFORE, SEVENTH, EIGHTH, NINTH), (0.94, 0.80), 0.92, 0.98, ((0.91, 0.72), (0.74, 0.56))),
+    # With bge-small-en-v1.5: 0.933 / 0.820 (EAA 0.900 / 0.751, WCAG 1.000 / 0.958); by article 0.881 /
+    # 0.757, by paragraph 0.712 / 0.596.
+    (TENTH, (*WRITTEN_BEFORE, SEVENTH, EIGHTH, NINTH), (0.93, 0.80), 0.90, 0.98, ((0.88, 0.75), (0.71, 0.59))),
 ])
 def test_in_users_words_on_the_sets_written_last(real_search, path, earlier, overall, eaa_hit, wcag_hit,
                                                  by_paragraph):
@@ -277,16 +283,17 @@ def test_in_users_words_on_the_eleventh_set(real_search):
     """Written blind before the embedding models were compared and the ranking step learned; run
     once at the end (docs/engineering/retrieval-eval.md): 0.982 hit@5, 0.935 MRR (WCAG 1.000 /
     0.988, EAA 0.971 / 0.904); the 59 with one right paragraph 0.983 / 0.930 by article, 0.763 /
-    0.708 by paragraph. Floors under those figures."""
+    0.708 by paragraph. With bge-small-en-v1.5: 0.991 / 0.920 (WCAG 1.000 / 1.000, EAA 0.986 / 0.874);
+    by article 0.983 / 0.891, by paragraph 0.797 / 0.725. Floors under those figures."""
     questions = load_questions(ELEVENTH)
     assert len(questions) == 109 and sum(q.source == "eaa" for q in questions) == 69
     earlier = (*WRITTEN_BEFORE, SEVENTH, EIGHTH, NINTH, TENTH)
     assert not {q.q.lower() for q in questions} & {q.q.lower() for before in earlier for q in load_questions(before)}
     figures = evaluate(real_search, questions, leg="hybrid")
     assert figures["overall"]["hit@5"] >= 0.97 and figures["overall"]["mrr"] >= 0.92
-    assert figures["per_source"]["eaa"]["hit@5"] >= 0.95 and figures["per_source"]["eaa"]["mrr"] >= 0.88
-    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.97 and figures["per_source"]["wcag22"]["mrr"] >= 0.96
+    assert figures["per_source"]["eaa"]["hit@5"] >= 0.97 and figures["per_source"]["eaa"]["mrr"] >= 0.87
+    assert figures["per_source"]["wcag22"]["hit@5"] >= 0.97 and figures["per_source"]["wcag22"]["mrr"] >= 0.98
     by = figures["paragraph"]["eaa"]
     assert by["article"]["n"] == by["paragraph"]["n"] == 59
-    assert by["article"]["hit@5"] >= 0.96 and by["article"]["mrr"] >= 0.91
-    assert by["paragraph"]["hit@5"] >= 0.74 and by["paragraph"]["mrr"] >= 0.69
+    assert by["article"]["hit@5"] >= 0.98 and by["article"]["mrr"] >= 0.89
+    assert by["paragraph"]["hit@5"] >= 0.79 and by["paragraph"]["mrr"] >= 0.72

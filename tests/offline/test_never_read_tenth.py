@@ -59,16 +59,20 @@ async def test_on_the_fifth_follow_up_set(dynamo, topic_margin, real_search):
     answerer = OfflineAnswerer(facets=_names, topic=SimpleNamespace(margin=topic_margin), nearness=real_search.nearness)
     registry = _registry()
     misses = [c["id"] for c in FIFTH if not right(c, *await answered(answerer, c, registry, ctx))]
-    changes = [c["id"] for c in FIFTH if c["kind"] == "change"]
-    print("fifth follow-up set", len(FIFTH) - len(misses), "of", len(FIFTH), "change conversations missed",
+    # The change requests themselves (one change conversation goes on with a question after a refused request).
+    changes = [c["id"] for c in FIFTH if c["kind"] == "change" and c["tool"] == "none"]
+    print("fifth follow-up set", len(FIFTH) - len(misses), "of", len(FIFTH), "change requests not refused",
           len([m for m in misses if m in changes]), "of", len(changes))
     assert len([m for m in misses if m in changes]) <= FOLLOW_UP_CHANGES_MISSED_AT_MOST
     assert (len(FIFTH) - len(misses)) / len(FIFTH) >= FIFTH_FLOOR
 
 
-# Floors under the figures of the one run at the end (set then; before it, the floors ask nothing).
-TENTH_FLOOR = 0.0
-DECLINED_AT_MOST = 60
-CHANGES_MISSED_AT_MOST = 8
-FIFTH_FLOOR = 0.0
-FOLLOW_UP_CHANGES_MISSED_AT_MOST = 5
+# Floors under the figures of the one run, after every change of issue 59's second half
+# (docs/engineering/offline-follow-ups.md): the tenth set 0.917 right tool, 0.85 tool and arguments (51 of 60),
+# no on-topic question declined, 8 of 8 change requests refused; the fifth follow-up set 18 of 21 (0.857), 2 of
+# its 4 change requests not refused. The misses were not read: the target (0.95, every change refused) is not met.
+TENTH_FLOOR = 0.85
+DECLINED_AT_MOST = 0
+CHANGES_MISSED_AT_MOST = 0
+FIFTH_FLOOR = 0.85
+FOLLOW_UP_CHANGES_MISSED_AT_MOST = 2

@@ -116,7 +116,7 @@ def test_the_benchmarks_models_and_agents_stay_its_own(question, tool):
     assert route(question, TOOLS, FACETS, RULES).calls[0][0] == tool
 
 
-def test_a_question_let_in_by_the_corpus_alone_searches_the_texts_and_a_task_name_does_not_make_it_the_benchmarks():
+def test_a_question_the_votes_decline_near_the_texts_searches_them_even_when_it_names_a_task():
     # Another law's question that names a task's everyday noun ("signup"): the votes decline it; the
     # corpus lies near it, so the texts are searched, never the benchmark's figures for signup-form.
     from groundchat.benchmark.axe_rules import rule_ids
@@ -129,7 +129,11 @@ def test_a_question_let_in_by_the_corpus_alone_searches_the_texts_and_a_task_nam
     declined = lambda q: -0.5  # noqa: E731 - the likeness votes against
     near = route(question, TOOLS, facets, rules, topic=declined, nearness=lambda q: 0.6)
     assert near.calls == [("search_docs", {"query": question})]
+    # Far from the texts, a task's name is what it has: the benchmark's; with no name at all, declined.
     far = route(question, TOOLS, facets, rules, topic=declined, nearness=lambda q: 0.2)
-    assert (far.calls, far.refusal) == ([], REFUSAL)
+    assert far.calls == [("compare_contexts", {"task": "signup-form"})]
+    nothing = route("Which privacy law rules cover a newsletter box?", TOOLS, facets, rules, topic=declined,
+                    nearness=lambda q: 0.2)
+    assert (nothing.calls, nothing.refusal) == ([], REFUSAL)
     # A model's name still makes it the benchmark's, whatever the votes.
     assert route("birch-pro on the signup form?", TOOLS, facets, rules, topic=declined).calls[0][0] == "compare_contexts"

@@ -401,3 +401,27 @@ def test_the_graph_is_stored_with_the_index_and_its_passages_hydrate_by_id(backe
 def test_an_index_built_without_a_graph_serves_none(backend):
     backend.build(WordHashEmbedder())
     assert backend.index.graph() is None
+
+
+def test_an_ingest_from_the_official_source_records_its_check_on_either_backend_and_a_reader_sees_it(backend, tmp_path):
+    import dataclasses
+
+    from groundchat.corpus.source_checks import checked_sources
+    from groundchat.search.index_meta import serving_meta
+    from groundchat.search.ingest import run_ingest
+
+    docs, specs = docs_source(tmp_path, "# Guide\n\nfocus order of controls\n")
+    official = [dataclasses.replace(s, official=True) for s in specs]
+    run_ingest(official, backend.store, WordHashEmbedder(), use_vector_cache=False)
+    first = checked_sources(serving_meta(backend.index))
+    assert list(first) == ["docs"] and first["docs"].changed is False
+    # A later check that read a changed text, whose build then failed, is recorded on the serving index.
+    (docs / "guide.md").write_text("# Guide\n\nfocus order of controls, amended\n")
+
+    def broken(path):
+        raise RuntimeError("converter failed")
+
+    with pytest.raises(RuntimeError):
+        run_ingest([dataclasses.replace(s, convert=broken) for s in official], backend.store, WordHashEmbedder(),
+                   use_vector_cache=False)
+    assert checked_sources(serving_meta(backend.index))["docs"].changed is True

@@ -191,14 +191,15 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
         return Plan(calls=[recall])
     run_ids = RUN_ID.findall(question)
     # The gate's votes first; the data's names are looked for only in a question they would refuse. A
-    # task's name alone is an everyday noun ("a newsletter signup" under another law is not signup-form).
-    every = [v for values in facets.values() for v in values]
+    # task's name alone is an everyday noun too ("a newsletter signup" under another law): such a
+    # question near the texts is theirs, and only one far from them is the task's.
+    named = set(find_names(q, [v for values in facets.values() for v in values]))
     if not on_topic(q, question, topic) and not (
-            run_ids or set(find_names(q, every)) - set(facets.get("task", [])) or _rule_ids(question, q, rules)):
-        if not near_the_corpus(question, nearness):
+            run_ids or named - set(facets.get("task", [])) or _rule_ids(question, q, rules)):
+        if near_the_corpus(question, nearness):  # what lies near it is the texts, never the figures
+            return Plan(calls=[_texts_search(question)] if "search_docs" in offered else [])
+        if not named:
             return Plan(refusal=REFUSAL)
-        # Let in by the corpus alone: what lies near it is the texts, never the benchmark's figures.
-        return Plan(calls=[_texts_search(question)] if "search_docs" in offered else [])
     calls = _plan(question, q, facets, rules, run_ids)
     calls = [(name, args) for name, args in calls if name in offered]
     if recall:
