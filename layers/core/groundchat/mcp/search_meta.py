@@ -9,10 +9,11 @@ deployment's excerpt ceiling, a leg switched off stays off, `sources` a subset o
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from pydantic import ValidationError
 
-from groundchat.tools.search_preferences import SearchPreferences
+from groundchat.search.preferences import SearchPreferences
 
 SEARCH_META = "groundchat/search"
 
@@ -23,7 +24,7 @@ class SearchMetaInvalid(ValueError):
 
 def search_preferences(meta: object, max_top_k: int) -> SearchPreferences:
     """The preferences in a call's `_meta` (none asked: the deployment's own)."""
-    asked = meta.get(SEARCH_META) if isinstance(meta, dict) else None
+    asked = cast("dict[str, object]", meta).get(SEARCH_META) if isinstance(meta, dict) else None
     if asked is None:
         return SearchPreferences()
     if not isinstance(asked, dict):

@@ -9,13 +9,21 @@ over which sources (search/debug.py).
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from pydantic_core import PydanticCustomError
 
 Source = Literal["wcag22", "eaa", "docs"]
 SWITCHES = ("include_vector", "include_sparse", "include_graph")
+
+
+class LegsOff(TypedDict, total=False):
+    """The legs a request turned off, as `SearchService.search` takes them."""
+
+    include_vector: bool
+    include_sparse: bool
+    include_graph: bool
 
 
 class SourceNotAllowed(ValueError):
@@ -45,10 +53,10 @@ class SearchSwitches(BaseModel):
     def switches(self) -> dict[str, bool]:
         return {name: bool(getattr(self, name)) for name in SWITCHES}
 
-    def switched_off(self) -> dict[str, bool]:
+    def switched_off(self) -> LegsOff:
         """Only the legs turned off, as the search's keyword arguments: a leg left on keeps the
         deployment's own choice for it."""
-        return {name: False for name in SWITCHES if not getattr(self, name)}
+        return cast(LegsOff, {name: False for name in SWITCHES if not getattr(self, name)})
 
 
 class SearchPreferences(SearchSwitches):
