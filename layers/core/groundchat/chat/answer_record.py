@@ -23,7 +23,7 @@ from groundchat.chat.steps import ToolStep
 from groundchat.money import money_text
 
 if TYPE_CHECKING:
-    from groundchat.json_shapes import JsonObject
+    from groundchat.json_shapes import JsonList, JsonObject
 
 MAX_SEARCHES = 12
 MAX_DETAILS_CHARS = 12_000
@@ -35,13 +35,14 @@ def answer_record(ex: Exchange, recall: JsonObject | None = None) -> JsonObject:
     `ex`; `recall` is the reader's view of its recall plan (whether past conversations were searched, and why)."""
     searches = [_search(step) for step in ex.steps
                 if isinstance(step, ToolStep) and step.outcome == "ok" and for_reader(step.debug)]
-    details: JsonObject = {"reason": ex.done_reason, "searches": []}
+    kept: JsonList = []
+    details: JsonObject = {"reason": ex.done_reason, "searches": kept}
     for search in searches:
-        if len(details["searches"]) == MAX_SEARCHES or _size(details, search) > MAX_DETAILS_CHARS:
+        if len(kept) == MAX_SEARCHES or _size(details, kept, search) > MAX_DETAILS_CHARS:
             break
-        details["searches"].append(search)
-    if len(details["searches"]) < len(searches):
-        details["searches_omitted"] = len(searches) - len(details["searches"])
+        kept.append(search)
+    if len(kept) < len(searches):
+        details["searches_omitted"] = len(searches) - len(kept)
     if recall is not None:
         details["recall"] = recall
     return {"cost": money_text(answer_cost(ex)), "details": details}
@@ -52,5 +53,5 @@ def _search(step: ToolStep) -> JsonObject:
     return {"query": str(query)[:MAX_QUERY_CHARS] if query else None, "debug": for_reader(step.debug)}
 
 
-def _size(details: JsonObject, search: JsonObject) -> int:
-    return len(json.dumps({**details, "searches": [*details["searches"], search]}, separators=(",", ":"), default=str))
+def _size(details: JsonObject, kept: JsonList, search: JsonObject) -> int:
+    return len(json.dumps({**details, "searches": [*kept, search]}, separators=(",", ":"), default=str))

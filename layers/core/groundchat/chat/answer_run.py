@@ -59,7 +59,7 @@ COMMITTED_REASONS = ("complete", "max-steps", "spend-cap", "unmeasurable-cost")
 
 
 # A check that runs once the answer is complete and before it commits (citations, freshness).
-AfterAnswer = Callable[[Exchange], Awaitable[list[Frame]]]
+AfterAnswer = Callable[[Exchange], Awaitable[Sequence[Frame]]]
 
 
 @dataclass

@@ -25,7 +25,7 @@ from groundchat.exchange.frames import (
     ToolResultFrame,
 )
 from groundchat.chat.answer_run import COMMITTED_REASONS, AnswerRun, Exchange, LoopLimits, answer_cost
-from groundchat.chat.steps import ModelStep, ToolStep
+from groundchat.chat.steps import ModelStep, ToolStep, charged_text
 from groundchat.grounding.result_ceiling import fit_result
 from groundchat.models.failures import ModelFailure, classify
 from groundchat.models.messages import (
@@ -327,7 +327,7 @@ def _model_record(step: int, model: ChatModel, out: _StepOutcome, charge: JsonOb
         model=model.model_id,
         input_tokens=out.usage.input_tokens if out.usage else None,
         output_tokens=out.usage.output_tokens if out.usage else None,
-        cost=charge.get("charged"),
+        cost=charged_text(charge),
         stop=out.stop,
         latency_ms=round((time.perf_counter() - started) * 1000, 2),
         failure=failure.trace_record() if failure else None,

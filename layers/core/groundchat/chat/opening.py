@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from groundchat.auth.callers import Caller
+from groundchat.chat.stored_counts import stored_count
 from groundchat.exchange.refusal import Refusal
 from groundchat.ids import is_conversation_id
 from groundchat.models.messages import Message
@@ -16,6 +18,9 @@ from groundchat.services import Services
 from groundchat.store.answers_in_progress import ANSWERED, RUNNING
 from groundchat.store.conversations import ConversationBusy, new_conversation_id
 from groundchat.store.deletion_jobs import pending_deletion
+
+if TYPE_CHECKING:
+    from groundchat.store.items import StoredItem
 
 log = logging.getLogger("groundchat.chat")
 
@@ -25,7 +30,7 @@ class ConversationOpened:
     """The conversation an answer belongs to, as read under its claim."""
 
     id: str
-    existing: dict[str, object] | None  # its stored item; None: a new conversation, created by the commit
+    existing: StoredItem | None  # its stored item; None: a new conversation, created by the commit
     history: list[Message]
 
 
@@ -80,7 +85,7 @@ async def open_conversation(services: Services, caller: Caller, asked: Opening) 
         repeat = _repeat_of(conversation_id, await answers.get_raw(conversation_id), caller, asked)
         if repeat is not None:
             return repeat
-    if int(existing.get("message_count", 0)) >= limit:
+    if stored_count(existing.get("message_count", 0)) >= limit:
         return Refusal(409, "conversation-full", f"This conversation has reached {limit} messages: start a new conversation.")
     try:
         await store.claim(conversation_id, run_id)

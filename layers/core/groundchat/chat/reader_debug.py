@@ -36,7 +36,7 @@ def for_reader(debug: JsonObject | None) -> JsonObject | None:
     if "rerank_error" in debug:
         shown["rerank_failed"] = True
     named = debug.get("named_text")
-    if named:  # the text a question names, searched on its own (search/named_source_first.py)
+    if isinstance(named, dict) and named:  # the text a question names, searched on its own (search/named_source_first.py)
         shown["named_text"] = ({"source": named["source"], "failed": True} if "error" in named
                                else {"source": named["source"], "lead": named.get("lead", [])})
     return shown

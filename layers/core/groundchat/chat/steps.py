@@ -2,12 +2,18 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Mapping
 
 from pydantic import BaseModel, JsonValue
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject
+
+
+def charged_text(charge: Mapping[str, object]) -> str | None:
+    """The decimal text a guard's `settle()` says it charged (its "charged"), as a step records it."""
+    charged = charge.get("charged")
+    return None if charged is None else str(charged)
 
 
 class ModelStep(BaseModel):

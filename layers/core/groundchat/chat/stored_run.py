@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from groundchat.chat.answer_record import answer_record
 from groundchat.chat.answer_run import COMMITTED_REASONS, AnswerRun, Exchange
+from groundchat.chat.stored_counts import stored_count
+from groundchat.json_shapes import as_list, as_object
 from groundchat.chat.steps import ModelStep, trace_records, wordless_records
 from groundchat.observability import record_answer, record_refusal
 from groundchat.recall.hooks import index_committed
@@ -24,6 +26,7 @@ from groundchat.store.deletion import forget_unanswered
 from groundchat.store.recall_copies import redact_copies_of_deleted
 
 if TYPE_CHECKING:
+    from groundchat.store.items import StoredItem
     from groundchat.json_shapes import JsonObject
     from groundchat.recall.index import RecallIndex
     from groundchat.store.answers_in_progress import AnswersInProgress
@@ -53,10 +56,12 @@ class StoredRun(AnswerRun):
     stores: RunStores
     # The conversation's stored item, read under this run's claim; None: a new conversation, which
     # the commit creates (and which holds no claim until then).
-    existing: dict[str, object] | None
+    existing: StoredItem | None
     recall: RecallPlan
     # The base's guard, priced: it also renews the run's reservations and gives back what no step used.
-    guard: BudgetGuard
+    # Narrowed from the base's StepGuard, which a dataclass field cannot say soundly since fields are
+    # mutable; nothing assigns it after construction, so the narrowing holds.
+    guard: BudgetGuard  # pyright: ignore[reportIncompatibleVariableOverride, reportGeneralTypeIssues]
 
     @property
     def owner(self) -> str:
@@ -79,7 +84,7 @@ class StoredRun(AnswerRun):
             answer_record=answer_record(ex, recall=self.shown_plan),  # its cost and Details, shown again when reopened
             recalled_from=recalled,
         )
-        first_seq = int(self.existing["next_seq"]) if self.existing else 0  # type: ignore[arg-type]
+        first_seq = stored_count(self.existing["next_seq"]) if self.existing else 0
         last_answer = max((i for i, m in enumerate(ex.new_messages) if m.role == "assistant"), default=None)
         ex.answer_seq = first_seq + last_answer if last_answer is not None else None
         if recalled:
@@ -148,11 +153,16 @@ def _check_counts(ex: Exchange) -> dict[str, int | str] | None:
     report = ex.answer.annotations.citations
     if report is None:
         return None
-    support = report.get("support", [])
-    return {"verified_refs": report["verified"], "unverified_refs": len(report["unverified"]),
-            "unverified_numbers": len(report.get("unverified_numbers", [])),
-            "support_checked": len(support), "weak_support": sum(1 for s in support if s["verdict"] == "weak"),
-            "support_state": report.get("support_state", "nothing-to-check")}
+    # The report is the citations frame's JSON (grounding/citations.py): read by its shape.
+    verified = report["verified"]
+    if not isinstance(verified, int):
+        raise TypeError(f"a citations report counts its verified refs, not {verified!r}")
+    support = as_list(report.get("support", []))
+    return {"verified_refs": verified, "unverified_refs": len(as_list(report["unverified"])),
+            "unverified_numbers": len(as_list(report.get("unverified_numbers", []))),
+            "support_checked": len(support),
+            "weak_support": sum(1 for s in support if as_object(s)["verdict"] == "weak"),
+            "support_state": str(report.get("support_state", "nothing-to-check"))}
 
 
 def _record_metrics(ex: Exchange) -> None:

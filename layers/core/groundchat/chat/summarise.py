@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from groundchat.chat.history import WARN_FRACTION, HistoryPolicy, Shortened, near_limit
-from groundchat.chat.steps import ModelStep
+from groundchat.chat.steps import ModelStep, charged_text
 from groundchat.chat.summary_prompt import summary_request, turn_chars_for
 from groundchat.models.failures import classify
 from groundchat.models.messages import ChatModel, Message, ModelRequest, StopEvent, TextDelta, ToolSpec, UsageEvent
@@ -143,10 +143,10 @@ class Summariser:
                     stop = event.reason
         except Exception as exc:
             charge = await self.guard.settle(reservation, usage, failed=True)
-            self.steps.append(self._record(index, usage, charge.get("charged"), stop, started, classify(exc).trace_record()))
+            self.steps.append(self._record(index, usage, charged_text(charge), stop, started, classify(exc).trace_record()))
             raise CompactionFailed("summary_step_failed") from exc
         charge = await self.guard.settle(reservation, usage)
-        self.steps.append(self._record(index, usage, charge.get("charged"), stop, started, None))
+        self.steps.append(self._record(index, usage, charged_text(charge), stop, started, None))
         if usage is None and self.guard.requires_usage:
             raise CompactionFailed("unmeasurable_cost")  # charged in full, and the request ends, as any step
         text = "".join(parts).strip()

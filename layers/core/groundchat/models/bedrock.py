@@ -11,16 +11,18 @@ import hashlib
 import json
 import re
 from contextlib import aclosing
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import TYPE_CHECKING, AsyncGenerator, Iterator
 
 from groundchat.models.converse_stream import ConverseStreamReader
 from groundchat.models.failures import ModelFailure, classify
 from groundchat.models.retry import RetryPolicy, stream_with_retries
 from groundchat.models.messages import NO_RESULT, Message, ModelEvent, ModelRequest
-from groundchat.models.image_parts import ConverseObject, converse_image_blocks
+from groundchat.models.image_parts import converse_image_blocks
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient
+
+    from groundchat.models.converse_shapes import ConverseMessage, ConverseObject, ConverseRequest, ConverseStreamEvent
 
 # Bedrock rejects a blank text block, so a turn with nothing to say still says this.
 EMPTY_TURN_TEXT = "(empty)"
@@ -28,17 +30,16 @@ EMPTY_TURN_TEXT = "(empty)"
 OMITTED_HISTORY_TEXT = "(earlier conversation omitted)"
 
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_.:-]{1,64}$")
-_DONE = object()
 
 
 # ---------------------------------------------------------------------------------------------
 # Our transcript -> ConverseStream request
 
 
-def to_converse_request(request: ModelRequest, model_id: str) -> ConverseObject:
+def to_converse_request(request: ModelRequest, model_id: str) -> ConverseRequest:
     """The keyword arguments for `bedrock-runtime.converse_stream`, from our request."""
     with_tools = bool(request.tools)
-    turns: list[ConverseObject] = []
+    turns: list[ConverseMessage] = []
     for message in request.messages:
         role, blocks = _blocks_for(message, model_id, with_tools)
         if not blocks:
@@ -51,7 +52,7 @@ def to_converse_request(request: ModelRequest, model_id: str) -> ConverseObject:
             turns.append({"role": role, "content": blocks})
     if not turns or turns[0]["role"] != "user":
         turns.insert(0, {"role": "user", "content": [{"text": OMITTED_HISTORY_TEXT}]})
-    body: ConverseObject = {
+    body: ConverseRequest = {
         "modelId": model_id,
         "messages": turns,
         "inferenceConfig": {"maxTokens": request.max_output_tokens},
@@ -88,7 +89,7 @@ def to_converse_request(request: ModelRequest, model_id: str) -> ConverseObject:
 # and one after the latest turn, so a repeated step's prefix is billed at the cache-read price.
 # Only where Bedrock documents it for the model: Claude models cache system, tools and messages,
 # Nova models the system prompt and messages (three cache points, under the limit of four).
-CACHE_POINT = {"cachePoint": {"type": "default"}}
+CACHE_POINT: ConverseObject = {"cachePoint": {"type": "default"}}
 _CACHING = (
     ("anthropic.claude-3-5-haiku", frozenset({"system", "tools", "messages"})),
     ("anthropic.claude-3-7-sonnet", frozenset({"system", "tools", "messages"})),
@@ -189,29 +190,30 @@ class BedrockModel:
             self._client = boto3.client("bedrock-runtime", region_name=self.region, config=config)
         return self._client
 
-    async def __call__(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+    async def __call__(self, request: ModelRequest) -> AsyncGenerator[ModelEvent, None]:
         body = to_converse_request(request, self.bedrock_model_id)
         # Closed explicitly so that a consumer stopping early releases the connection at once.
         async with aclosing(stream_with_retries(lambda: self._stream_once(body), self.retry)) as events:
             async for event in events:
                 yield event
 
-    async def _stream_once(self, body: ConverseObject) -> AsyncIterator[ModelEvent]:
+    async def _stream_once(self, body: ConverseRequest) -> AsyncGenerator[ModelEvent, None]:
         try:
             # The first call also builds the client (it reads credential files): in the thread too.
             response = await asyncio.to_thread(lambda: self.client().converse_stream(**body))
         except Exception as exc:
             raise classify(exc) from exc
         stream = response["stream"]
-        iterator = iter(stream)
+        # botocore's EventStream, untyped: it yields ConverseStreamOutput events, never None.
+        iterator: Iterator[ConverseStreamEvent] = iter(stream)
         reader = ConverseStreamReader()
         try:
             while True:
                 try:
-                    event = await asyncio.to_thread(next, iterator, _DONE)
+                    event = await asyncio.to_thread(next, iterator, None)
                 except Exception as exc:  # an exception event in the stream, or the connection
                     raise _with_usage(classify(exc), reader) from exc
-                if event is _DONE:
+                if event is None:
                     break
                 for ours in reader.feed(event):
                     yield ours

@@ -14,7 +14,7 @@ from groundchat.models.failures import ModelFailure
 from groundchat.models.messages import ModelEvent, StopEvent, TextDelta, ToolCallEvent, ToolInputDelta, UsageEvent
 
 if TYPE_CHECKING:
-    from groundchat.json_shapes import JsonObject
+    from groundchat.models.converse_shapes import ContentBlockDelta, ConverseStreamEvent
 
 
 class _ToolBlock(TypedDict):
@@ -39,7 +39,7 @@ class ConverseStreamReader:
         self.saw_text = False
         self.saw_tool_call = False
 
-    def feed(self, event: JsonObject) -> list[ModelEvent]:
+    def feed(self, event: ConverseStreamEvent) -> list[ModelEvent]:
         if "contentBlockStart" in event:
             start = event["contentBlockStart"]
             tool = start.get("start", {}).get("toolUse")
@@ -64,7 +64,7 @@ class ConverseStreamReader:
             return [self.usage]
         return []
 
-    def _delta(self, block: JsonObject) -> list[ModelEvent]:
+    def _delta(self, block: ContentBlockDelta) -> list[ModelEvent]:
         delta = block.get("delta", {})
         if "text" in delta:
             # Text blocks arrive without a contentBlockStart: a delta is enough.
@@ -112,7 +112,7 @@ class ConverseStreamReader:
         return [StopEvent(reason=self.stop_reason)]
 
 
-def events_from_stream(events: Iterator[JsonObject] | list[JsonObject]) -> Iterator[ModelEvent]:
+def events_from_stream(events: Iterator[ConverseStreamEvent] | list[ConverseStreamEvent]) -> Iterator[ModelEvent]:
     """Synchronous translation of a whole stream; the adapter does the same one event at a time."""
     reader = ConverseStreamReader()
     for event in events:

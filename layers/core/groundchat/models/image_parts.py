@@ -4,21 +4,16 @@ guidance; harmless elsewhere), and words instead of an image whose bytes are not
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, TypeAlias, Union
+from typing import TYPE_CHECKING
 
-from groundchat.json_shapes import JsonScalar
 from groundchat.models.messages import Message, image_caption, image_missing_text
 
 if TYPE_CHECKING:
-    from groundchat.json_shapes import JsonObject
+    from groundchat.json_shapes import JsonList
+    from groundchat.models.converse_shapes import ConverseObject
 
 # Converse's image formats, by the media type our attachments are sent as.
 CONVERSE_IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
-
-# What Converse takes as botocore sends it: JSON's shapes, and an image block's raw bytes.
-ConverseValue: TypeAlias = Union[JsonScalar, bytes, list["ConverseValue"], dict[str, "ConverseValue"]]
-# One content block, one message or the whole request.
-ConverseObject: TypeAlias = dict[str, ConverseValue]
 
 
 def converse_image_blocks(message: Message) -> list[ConverseObject]:
@@ -33,10 +28,10 @@ def converse_image_blocks(message: Message) -> list[ConverseObject]:
     return blocks
 
 
-def openai_user_parts(message: Message) -> list[JsonObject]:
+def openai_user_parts(message: Message) -> JsonList:
     """Chat completions: content parts, an `image_url` with a data URL per image (detail "high":
     what the token bound counts, and what reading a screenshot needs), then the question."""
-    parts: list[JsonObject] = []
+    parts: JsonList = []
     for position, image in enumerate(message.images, start=1):
         if image.data is None:
             parts.append({"type": "text", "text": image_missing_text(image)})

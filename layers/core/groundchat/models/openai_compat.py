@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal, InvalidOperation
 from contextlib import aclosing
-from typing import TYPE_CHECKING, AsyncIterator, TypedDict
+from typing import TYPE_CHECKING, AsyncGenerator, TypedDict
 
 import httpx
 
@@ -29,6 +29,7 @@ from groundchat.models.image_parts import openai_user_parts
 
 if TYPE_CHECKING:
     from groundchat.json_shapes import JsonObject, JsonValue
+    from groundchat.models.chat_completion_shapes import ChatCompletionChunk, CompletionUsage
 
 # OpenAI's finish reasons in the words our StopEvent uses everywhere (Converse's words).
 FINISH_REASONS = {
@@ -46,7 +47,7 @@ FINISH_REASONS = {
 
 def to_openai_messages(request: ModelRequest, model_id: str | None = None) -> JsonObject:
     """The JSON body of POST /chat/completions (streaming, with tools) for our request."""
-    messages: list[JsonObject] = []
+    messages: list[JsonValue] = []
     if request.system.strip():
         messages.append({"role": "system", "content": request.system})
     for message in request.messages:
@@ -130,31 +131,32 @@ class ChatCompletionStreamReader:
         # Set by finish() for a reply with no content; raised after the usage has been yielded.
         self.failure: ModelFailure | None = None
 
-    def feed(self, chunk: JsonObject) -> list[ModelEvent]:
-        if chunk.get("error"):
-            raise _stream_error(chunk["error"])
+    def feed(self, chunk: ChatCompletionChunk) -> list[ModelEvent]:
+        if error := chunk.get("error"):
+            raise _stream_error(error)
         out: list[ModelEvent] = []
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
-            if delta.get("content"):
+            if content := delta.get("content"):
                 self.saw_text = True
-                out.append(TextDelta(text=delta["content"]))
+                out.append(TextDelta(text=content))
             for position, fragment in enumerate(delta.get("tool_calls") or []):
                 # Some servers send whole calls without an index: their position stands in for it.
                 index = fragment.get("index", position)
                 call = self.tool_calls.setdefault(index, {"id": "", "name": "", "arguments": [], "passed": 0})
-                if fragment.get("id"):
-                    call["id"] = fragment["id"]
+                if call_id := fragment.get("id"):
+                    call["id"] = call_id
                 function = fragment.get("function") or {}
-                if function.get("name") and not call["name"]:
-                    call["name"] = function["name"]
-                if function.get("arguments"):
-                    call["arguments"].append(function["arguments"])
+                if (name := function.get("name")) and not call["name"]:
+                    call["name"] = name
+                if arguments := function.get("arguments"):
+                    call["arguments"].append(arguments)
                 out.extend(_input_delta(call))
-            if choice.get("finish_reason"):
-                self.finish_reason = choice["finish_reason"]
-        if chunk.get("usage"):
-            self.usage = usage_event(chunk["usage"])
+            if finish_reason := choice.get("finish_reason"):
+                self.finish_reason = finish_reason
+        usage = chunk.get("usage")
+        if usage:
+            self.usage = usage_event(usage)
         return out
 
     def finish(self) -> list[ModelEvent]:
@@ -199,7 +201,7 @@ def _input_delta(call: _CallParts) -> list[ModelEvent]:
     return [ToolInputDelta(id=call["id"], name=call["name"], delta=delta)]
 
 
-def usage_event(usage: JsonObject) -> UsageEvent:
+def usage_event(usage: CompletionUsage) -> UsageEvent:
     """OpenAI counts cached tokens inside prompt_tokens; ours, like Converse, keeps them apart so a
     price table can charge each kind once."""
     details = usage.get("prompt_tokens_details") or {}
@@ -215,10 +217,9 @@ def usage_event(usage: JsonObject) -> UsageEvent:
     )
 
 
-def _provider_cost(usage: JsonObject) -> Decimal | None:
+def _provider_cost(usage: CompletionUsage) -> Decimal | None:
     """The gateway's own figure in USD where it reports one (OpenRouter and LiteLLM: usage.cost)."""
-    for key in ("cost", "total_cost"):
-        value = usage.get(key)
+    for value in (usage.get("cost"), usage.get("total_cost")):
         if value is None or isinstance(value, bool):
             continue
         try:
@@ -280,14 +281,14 @@ class OpenAICompatModel:
     def __repr__(self) -> str:  # the key stays out of reprs, and so out of logs and traces
         return f"OpenAICompatModel(model_id={self.model_id!r}, url={self.url!r})"
 
-    async def __call__(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+    async def __call__(self, request: ModelRequest) -> AsyncGenerator[ModelEvent, None]:
         body = to_openai_messages(request, self.remote_model_id)
         # Closed explicitly so that a consumer stopping early releases the connection at once.
         async with aclosing(stream_with_retries(lambda: self._stream_once(body), self.retry)) as events:
             async for event in events:
                 yield event
 
-    async def _stream_once(self, body: JsonObject) -> AsyncIterator[ModelEvent]:
+    async def _stream_once(self, body: JsonObject) -> AsyncGenerator[ModelEvent, None]:
         headers = {"Accept": "text/event-stream"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -314,7 +315,7 @@ class OpenAICompatModel:
             raise reader.failure
 
 
-async def _sse_chunks(response: httpx.Response) -> AsyncIterator[JsonObject]:
+async def _sse_chunks(response: httpx.Response) -> AsyncGenerator[ChatCompletionChunk, None]:
     """The JSON chunks of an SSE body, up to `data: [DONE]`; comments and keep-alives skipped."""
     event_lines: list[str] = []
     async for line in response.aiter_lines():

@@ -11,7 +11,7 @@ import random
 import time
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import AsyncGenerator, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import AsyncGenerator, Awaitable, Callable, TypeVar
 
 from groundchat.models.failures import ModelFailure
 
@@ -41,7 +41,7 @@ class RetryPolicy:
 NO_RETRY = RetryPolicy(attempts=1)
 
 
-async def stream_with_retries(open_stream: Callable[[], AsyncGenerator[E, None]], policy: RetryPolicy) -> AsyncIterator[E]:
+async def stream_with_retries(open_stream: Callable[[], AsyncGenerator[E, None]], policy: RetryPolicy) -> AsyncGenerator[E, None]:
     """Iterate a fresh stream per attempt; retry a retryable ModelFailure raised before the first event."""
     started = policy.clock()
     attempt = 0
