@@ -49,7 +49,7 @@ def answer_record(ex: Exchange, recall: JsonObject | None = None) -> JsonObject:
 
 
 def _search(step: ToolStep) -> JsonObject:
-    query = step.args.get("query") if isinstance(step.args, dict) else None
+    query = step.args.get("query")
     return {"query": str(query)[:MAX_QUERY_CHARS] if query else None, "debug": for_reader(step.debug)}
 
 

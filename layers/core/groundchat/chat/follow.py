@@ -12,14 +12,19 @@ import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, AsyncIterator
 
+from groundchat.chat.stored_counts import stored_count
 from groundchat.exchange.frames import DoneFrame, ErrorFrame, Frame, StartFrame, TextFrame
 from groundchat.money import cost_text
 from groundchat.store.answers_in_progress import ANSWERED, STOPPED
 
 if TYPE_CHECKING:
+    from groundchat.exchange.frames import DoneReason
+    from groundchat.json_shapes import JsonObject, JsonValue
     from groundchat.services import Services
+    from groundchat.store.items import StoredItem, StoredValue
 
-_REASONS = ("complete", "max-steps", "spend-cap", "unmeasurable-cost")
+# The reasons a committed answer can have ended with; any other reads as "complete".
+_REASONS: tuple[DoneReason, ...] = ("complete", "max-steps", "spend-cap", "unmeasurable-cost")
 
 
 async def follow_answer(services: Services, owner: str, conversation_id: str, run_id: str) -> AsyncIterator[Frame]:
@@ -32,11 +37,11 @@ async def follow_answer(services: Services, owner: str, conversation_id: str, ru
     answer = await _stored_answer(services, conversation_id, run_id)
     if answer is not None:  # committed: whatever the record says since (a later answer replaced it)
         details = _json(answer.get("details"))
-        reason = str(details.get("reason") or "complete")
+        reason = _committed_reason(str(details.get("reason") or "complete"))
         cost = str(answer.get("cost") or "0")
         yield TextFrame(text=str(answer.get("content") or ""))
-        yield DoneFrame(reason=reason if reason in _REASONS else "complete", run_id=run_id,  # type: ignore[arg-type]
-                        cost=cost, cost_text=cost_text(Decimal(cost)), answer_seq=int(answer["seq"]))
+        yield DoneFrame(reason=reason, run_id=run_id,
+                        cost=cost, cost_text=cost_text(Decimal(cost)), answer_seq=stored_count(answer["seq"]))
         return
     if state == STOPPED:
         yield DoneFrame(reason="stopped", run_id=run_id)
@@ -47,16 +52,23 @@ async def follow_answer(services: Services, owner: str, conversation_id: str, ru
     yield DoneFrame(reason="error", run_id=run_id)
 
 
-async def _stored_answer(services: Services, conversation_id: str, run_id: str) -> dict | None:
+async def _stored_answer(services: Services, conversation_id: str, run_id: str) -> StoredItem | None:
     """The last assistant message `run_id` stored (its answer), or None."""
     items = await services.conversations.read_items(conversation_id)
     mine = [i for i in items if i.get("run_id") == run_id and i.get("role") == "assistant" and not i.get("tool_calls")]
     return mine[-1] if mine else None
 
 
-def _json(value: object) -> dict:
+def _committed_reason(said: str) -> DoneReason:
+    for known in _REASONS:
+        if known == said:
+            return known
+    return "complete"
+
+
+def _json(value: StoredValue) -> JsonObject:
     try:
-        parsed = json.loads(str(value or "{}"))
+        parsed: JsonValue = json.loads(str(value or "{}"))
     except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}

@@ -61,8 +61,8 @@ def stale_source_note(max_age_days: int, clock: Callable[[], float] = time.time,
 def _texts_note(texts: dict[str, datetime], checked: dict[str, SourceCheck]) -> str:
     """Each text's date and, where checked, when its official source last was; a warning for a text
     whose official source changed since the copy quoted, and for no other."""
-    dated = []
-    changed = []
+    dated: list[str] = []
+    changed: list[str] = []
     for source, day in texts.items():
         check = checked.get(source)
         line = f"{NORMATIVE[source]} as dated {day:%Y-%m-%d}"
@@ -118,7 +118,7 @@ def normative_dates(tool_results: list[JsonObject], answer_text: str) -> dict[st
 
 def oldest_source(tool_results: list[JsonObject], answer_text: str) -> tuple[datetime, str] | None:
     """(date, "source section") of the oldest dated passage of our own the answer rests on, or None."""
-    dated = []
+    dated: list[tuple[datetime, str]] = []
     for passage in _rested_on(tool_results, answer_text):
         if passage.get("source") in NORMATIVE:
             continue

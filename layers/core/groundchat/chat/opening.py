@@ -109,7 +109,7 @@ def _busy() -> Refusal:
     return Refusal(409, "conversation-busy", "Another answer to this conversation is in progress: wait for it, then ask again.")
 
 
-def _repeat_of(conversation_id: str, record: dict | None, caller: Caller, asked: Opening) -> Repeat | Refusal | None:
+def _repeat_of(conversation_id: str, record: StoredItem | None, caller: Caller, asked: Opening) -> Repeat | Refusal | None:
     """The answer this request repeats (the caller's, under the same key, running or answered), a
     422 when the key came with another question, or None: not a repeat (a failed or stopped answer
     to the same key may be asked again)."""

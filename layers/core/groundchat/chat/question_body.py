@@ -174,7 +174,7 @@ def validation_problem(exc: ValidationError, accepted: str, limits: BodyLimits |
     """One line for every way a body fails its model: a field that is not accepted names what is
     (`accepted`), the deployment's bounds are said in words, and `within` names the part of a
     larger body the model read."""
-    problems = []
+    problems: list[str] = []
     for err in exc.errors():
         where = ".".join([*filter(None, [within]), *(str(p) for p in err["loc"])]) or "body"
         kind = err["type"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 from groundchat.chat.history import WARN_FRACTION, HistoryPolicy, Shortened, near_limit
 from groundchat.chat.steps import ModelStep, charged_text
@@ -24,6 +25,9 @@ from groundchat.spending.token_estimate import estimate_request_tokens
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.history_summary import StoredSummary, save_summary
 from groundchat.store.usage import KIND_HISTORY_SUMMARY
+
+if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonObject
 
 # A compaction leaves the history at this share of the limit, so the next few answers fit as they
 # are instead of each paying for a summary.
@@ -155,7 +159,7 @@ class Summariser:
         return text
 
     def _record(self, index: int, usage: UsageEvent | None, cost: str | None, stop: str, started: float,
-                failure: dict | None) -> ModelStep:
+                failure: JsonObject | None) -> ModelStep:
         return ModelStep(step=index, model=self.model.model_id, input_tokens=usage.input_tokens if usage else None,
                          output_tokens=usage.output_tokens if usage else None, cost=cost, stop=stop,
                          latency_ms=round((time.perf_counter() - started) * 1000, 2), failure=failure,
@@ -188,7 +192,7 @@ def _exchanges_of(messages: list[Message]) -> list[list[Message]]:
     return groups
 
 
-def _fold_until(history: list[Message], through: int, opening: str, summary_tokens: int, count, question: Message,
+def _fold_until(history: list[Message], through: int, opening: str, summary_tokens: int, count: Callable[[list[Message]], int], question: Message,
                 target: int) -> int:
     """Where the new summary ends: whole exchanges after `through`, oldest first, until what is left
     (with a summary of the largest size allowed) is under `target`; all of them if it never is."""

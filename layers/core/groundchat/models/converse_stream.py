@@ -14,6 +14,7 @@ from groundchat.models.failures import ModelFailure
 from groundchat.models.messages import ModelEvent, StopEvent, TextDelta, ToolCallEvent, ToolInputDelta, UsageEvent
 
 if TYPE_CHECKING:
+    from groundchat.json_shapes import JsonValue
     from groundchat.models.converse_shapes import ContentBlockDelta, ConverseStreamEvent
 
 
@@ -85,7 +86,7 @@ class ConverseStreamReader:
     def _tool_call(self, tool: _ToolBlock) -> ToolCallEvent | None:
         raw = "".join(tool["input"])
         try:
-            args = json.loads(raw) if raw.strip() else {}
+            args: JsonValue = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError:
             # Decided at the end: a truncated input under max_tokens is missing content, not a bug.
             self.bad_tool_input = raw[:200]

@@ -167,7 +167,7 @@ class ChatCompletionStreamReader:
             call = self.tool_calls[index]
             raw = "".join(call["arguments"])
             try:
-                args = json.loads(raw) if raw.strip() else {}
+                args: JsonValue = json.loads(raw) if raw.strip() else {}
             except json.JSONDecodeError:
                 if finish == "max_tokens":
                     raise ModelFailure("content_missing", f"tool call {call['name']} cut off by the output limit", finish_reason=finish, usage=usage)
