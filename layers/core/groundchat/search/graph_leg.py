@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from groundchat.search.diversity import group_of
 from groundchat.search.graph import RULES, Graph, node_id
@@ -105,6 +106,13 @@ def graph_leg(graph: Graph, fused: list[LegHit], sources: list[str], *, seeds: i
     return out
 
 
+@runtime_checkable
+class GraphReader(Protocol):
+    """A backend that stores the graph with its passages (both of ours; a test's double may not)."""
+
+    def graph(self) -> Graph | None: ...
+
+
 @dataclass(frozen=True)
 class GraphLeg:
     """The leg as the search runs it (search/leg.py): it places, on the fused order of the voting
@@ -123,7 +131,7 @@ class GraphLeg:
         if not fused:
             return None
         try:
-            graph = found.index.graph() if hasattr(found.index, "graph") else None
+            graph = found.index.graph() if isinstance(found.index, GraphReader) else None
         except BackendUnavailable as exc:
             return LegRun([], counters={"graph_error": exc.reason}, skipped=True)
         if graph is None:

@@ -116,7 +116,7 @@ def expand(search: Search) -> None:
     prefs, config = search.preferences, search.config
     expanded = with_texts_words(search.query) if config.expand else search.query
     search.debug.expanded = expanded if expanded != search.query else None
-    sources = list(prefs.sources) if prefs.sources else list(SOURCES)
+    sources: list[str] = list(prefs.sources) if prefs.sources else list(SOURCES)
     plan = SearchPlan(search.query, expanded, None, sources, prefs, search.leg)
     enabled = {leg.name: leg.enabled(plan) for leg in config.legs}
     search.debug.legs_enabled = enabled
