@@ -164,13 +164,13 @@ class LocalOnnxEmbedder(_QueryMixin):
         so its tail counts as much as its beginning."""
         if not texts:
             return
-        session, tokenizer = self.load()
+        _, tokenizer = self.load()
         encodings, owners = self._pieces(tokenizer, texts, self.model.passage_prefix if prefix is None else prefix)
         sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
         pieces_left = np.bincount(owners, minlength=len(texts))
         for rows in token_batches([len(e.ids) for e in encodings], self._tokens_per_batch):
             mine = owners[rows]
-            np.add.at(sums, mine, self._encode(session, [encodings[i] for i in rows]))
+            np.add.at(sums, mine, self._encode([encodings[i] for i in rows]))
             np.subtract.at(pieces_left, mine, 1)
             complete = [int(t) for t in np.unique(mine) if pieces_left[t] == 0]
             if complete:
@@ -190,7 +190,7 @@ class LocalOnnxEmbedder(_QueryMixin):
             owners.extend([row] * len(parts))
         return pieces, np.array(owners, dtype=np.int64)
 
-    def _encode(self, session: InferenceSession, encodings: list[Encoding]) -> np.ndarray:
+    def _encode(self, encodings: list[Encoding]) -> np.ndarray:
         # Padded with the tokenizer's own pad id (0) and a zero mask, as its padding would.
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
@@ -202,6 +202,7 @@ class LocalOnnxEmbedder(_QueryMixin):
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
         # The models' first output is the dense last hidden state (onnxruntime types outputs loosely).
+        session, _ = self.load()
         hidden = cast("np.ndarray", session.run(None, feeds)[0])
         if self.model.pooling == "cls":  # bge reads the sentence off its first token
             return unit_rows(hidden[:, 0, :])
