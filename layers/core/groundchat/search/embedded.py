@@ -253,7 +253,7 @@ class EmbeddedIndex:
 def remove_abandoned_builds(target: Path) -> list[Path]:
     """The half-built files (and their SQLite journals) of builds whose process is gone: a killed
     ingest never renames its file over the serving one, so nothing else would ever remove it."""
-    removed = []
+    removed: list[Path] = []
     for leftover in target.parent.glob(f"{target.name}.building-*"):
         builder = leftover.name[len(target.name) + len(".building-"):].split("-", 1)[0]
         if builder.isdigit() and _alive(int(builder)):
