@@ -89,7 +89,7 @@ def graph_leg(graph: Graph, fused: list[LegHit], sources: list[str], *, seeds: i
     out.entities, out.expansion_hits = len(walk.entities), len(walk.reached)
     place = {h.chunk.id: at for at, h in enumerate(fused)}
     seed_ids = {fused[at].chunk.id for at, _ in seeded}
-    scored = []
+    scored: list[tuple[float, str]] = []
     for cid, evidence in walk.evidence.items():
         at = place.get(cid)
         if at is None or cid in seed_ids:
@@ -142,7 +142,8 @@ class GraphLeg:
 
 def _seeds(fused: list[LegHit], n: int) -> list[tuple[int, str]]:
     """(place in `fused`, node id) of the first passage of each of the first `n` groups."""
-    out, groups = [], set()
+    out: list[tuple[int, str]] = []
+    groups: set[str] = set()
     for at, hit in enumerate(fused):
         if len(out) >= n:
             break
