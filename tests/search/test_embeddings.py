@@ -162,20 +162,23 @@ def _long_text(tail: str) -> str:
 
 def test_a_long_texts_tail_counts_and_its_vector_is_the_mean_of_its_windows():
     from groundchat.search.embedding_windows import windows
-    from groundchat.search.embeddings import WINDOW_TOKENS
+    from functools import partial
+
+    from groundchat.search.embeddings import WINDOW_TOKENS, token_counts
 
     e = LocalOnnxEmbedder(model=EXACT)
     about_captions, about_payment = _long_text("Videos shall have captions."), _long_text("Payment shall be accessible.")
     vectors = e.embed([about_captions, about_payment, "short text"])
     # Both share their first 256 tokens: truncated, they were one vector; their tails now differ.
     assert float(vectors[0] @ vectors[1]) < 0.9999
-    pieces = windows(about_captions, e._token_counts, WINDOW_TOKENS)
+    counts = partial(token_counts, e.load()[1])
+    pieces = windows(about_captions, counts, WINDOW_TOKENS)
     assert len(pieces) > 2 and all(p.startswith("Annex I Section IV\n") for p in pieces)
     mean = e.embed(pieces).mean(axis=0)
     assert np.allclose(vectors[0], mean / np.linalg.norm(mean), atol=1e-5)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # Windows of one text never reach the model over its length; the short text is unchanged.
-    assert max(e._token_counts(pieces)) + 2 <= 256
+    assert max(counts(pieces)) + 2 <= 256
     assert np.allclose(vectors[2], e.embed(["short text"])[0], atol=1e-5)
     assert e.model_id.endswith(f"/windows-{WINDOW_TOKENS}")
 

@@ -12,7 +12,13 @@ confidence threshold (`confidence_threshold`) and the graph leg's counters (`gra
 """
 from __future__ import annotations
 
+from typing import Mapping
+
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+# A value a leg counts in the record (search/leg.py `LegRun.counters`): a count, a switch, an
+# error's code, or the words it matched.
+LegCounter = int | bool | str | list[str]
 
 
 class _Record(BaseModel):
@@ -96,7 +102,7 @@ class SearchDebug(_Record):
     # What the request narrowed (search/preferences.py), added by the tool that ran the search.
     request: dict[str, JsonValue] | None = None
 
-    def counted(self, counters: dict[str, int | bool | str]) -> None:
+    def counted(self, counters: Mapping[str, LegCounter]) -> None:
         """A leg's own counters, under their names in this record (an unknown name is an error)."""
         for name, value in counters.items():
             setattr(self, name, value)
@@ -106,4 +112,4 @@ class SearchDebug(_Record):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
-__all__ = ["LegFound", "NamedTextRecord", "PriorRecord", "RankerRecord", "SearchDebug"]
+__all__ = ["LegCounter", "LegFound", "NamedTextRecord", "PriorRecord", "RankerRecord", "SearchDebug"]

@@ -36,7 +36,8 @@ def spread(hits: list[LegHit], *, named: int = 0, distinct_first: int = DISTINCT
     seen: dict[str, int] = {}
     for hit in lead:
         _count(seen, hit)
-    distinct, after = [], []
+    distinct: list[LegHit] = []
+    after: list[LegHit] = []
     for hit in rest:
         group = _group(hit)
         if len(distinct) < distinct_first and group not in seen:
@@ -44,7 +45,8 @@ def spread(hits: list[LegHit], *, named: int = 0, distinct_first: int = DISTINCT
             distinct.append(hit)
         else:
             after.append(hit)
-    kept, held = [], []
+    kept: list[LegHit] = []
+    held: list[LegHit] = []
     for hit in after:
         (kept if _count(seen, hit) <= per_group else held).append(hit)
     return lead + distinct + kept + held

@@ -17,11 +17,11 @@ import sqlite3
 import threading
 import uuid
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from groundchat.corpus.chunk import QUESTIONS, Chunk
+from groundchat.corpus.chunk import QUESTIONS, Chunk, Source
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
 from groundchat.search.graph import Graph
@@ -50,9 +50,11 @@ _COLUMNS = "c.id, c.ref, c.source, c.section, c.title, c.text, c.url, c.updated_
 
 # A value of a row as sqlite3 returns it.
 SqlValue = str | int | float | bytes | None
+# A row of `_COLUMNS`, typed as the schema declares them, then whatever a query selects after them.
+ChunkRow = tuple[str, str, Source, str, str, str, str, str | None, str, *tuple[SqlValue, ...]]
 
 
-def _chunk(row: Sequence[SqlValue]) -> Chunk:
+def _chunk(row: ChunkRow) -> Chunk:
     return Chunk(id=row[0], ref=row[1], source=row[2], section=row[3], title=row[4], text=row[5],
                  url=row[6], updated_at=row[7], meta=json.loads(row[8]))
 
@@ -73,7 +75,7 @@ class EmbeddedIndex:
         self._questions: dict[int, Chunk] | None = None
         self._meta: dict[str, str] = {}
         # The graph of the file now serving, read on the first search that walks it; False: it has none.
-        self._graph: Graph | None | bool = None
+        self._graph: Graph | Literal[False] | None = None
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -251,7 +253,7 @@ class EmbeddedIndex:
 def remove_abandoned_builds(target: Path) -> list[Path]:
     """The half-built files (and their SQLite journals) of builds whose process is gone: a killed
     ingest never renames its file over the serving one, so nothing else would ever remove it."""
-    removed = []
+    removed: list[Path] = []
     for leftover in target.parent.glob(f"{target.name}.building-*"):
         builder = leftover.name[len(target.name) + len(".building-"):].split("-", 1)[0]
         if builder.isdigit() and _alive(int(builder)):

@@ -33,9 +33,11 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text."""
+        ...
 
     def embed_query(self, text: str) -> QueryVector:
         """One query, tagged with this model's id."""
+        ...
 
 
 class _QueryMixin:

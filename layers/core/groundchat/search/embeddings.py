@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import threading
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence, cast
 
 import numpy as np
 
@@ -24,7 +25,8 @@ from groundchat.search.model_bundle import BundleError, sha256_file, shipped_fil
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from onnxruntime import InferenceSession, SessionOptions
+    # onnxruntime ships no stubs; SessionOptions comes from its compiled module, which the checker cannot read.
+    from onnxruntime import InferenceSession, SessionOptions  # pyright: ignore[reportAttributeAccessIssue]
     from tokenizers import Encoding, Tokenizer
 
 
@@ -97,22 +99,24 @@ class LocalOnnxEmbedder(_QueryMixin):
         self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
 
-    def load(self) -> None:
-        """Loads the model now (at a process's start, so no question waits for it). Idempotent;
-        any failure to find, check or open the files is an EmbeddingError."""
-        if self._session is not None:
-            return
+    def load(self) -> tuple[InferenceSession, Tokenizer]:
+        """Loads the model now (at a process's start, so no question waits for it), and returns its
+        session and tokenizer. Idempotent; any failure to find, check or open the files is an
+        EmbeddingError."""
+        session, tokenizer = self._session, self._tokenizer
+        if session is not None and tokenizer is not None:
+            return session, tokenizer
         try:
-            self._load()
+            return self._load()
         except EmbeddingError:
             raise
         except Exception as exc:  # a broken file, a missing runtime: the model is unavailable, with why
             raise EmbeddingError(f"the local model could not be loaded: {type(exc).__name__}: {exc}") from exc
 
-    def _load(self) -> None:
+    def _load(self) -> tuple[InferenceSession, Tokenizer]:
         with self._lock:
-            if self._session is not None:
-                return
+            if self._session is not None and self._tokenizer is not None:
+                return self._session, self._tokenizer
             if self._model_path is None or self._tokenizer_path is None:
                 model, tokenizer = local_model_files(f"local:{self.model.key}")
                 self._model_path = self._model_path or model
@@ -136,6 +140,7 @@ class LocalOnnxEmbedder(_QueryMixin):
             self._inputs = {i.name for i in session.get_inputs()}
             self._tokenizer = tokenizer
             self._session = session
+            return session, tokenizer
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Passages (and anything compared with a passage's kind), with the model's passage prefix."""
@@ -159,9 +164,8 @@ class LocalOnnxEmbedder(_QueryMixin):
         so its tail counts as much as its beginning."""
         if not texts:
             return
-        if self._session is None:
-            self.load()
-        encodings, owners = self._pieces(texts, self.model.passage_prefix if prefix is None else prefix)
+        _, tokenizer = self.load()
+        encodings, owners = self._pieces(tokenizer, texts, self.model.passage_prefix if prefix is None else prefix)
         sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
         pieces_left = np.bincount(owners, minlength=len(texts))
         for rows in token_batches([len(e.ids) for e in encodings], self._tokens_per_batch):
@@ -172,23 +176,19 @@ class LocalOnnxEmbedder(_QueryMixin):
             if complete:
                 yield complete, unit_rows(sums[complete])
 
-    def _pieces(self, texts: Sequence[str], prefix: str) -> tuple[list[Encoding], np.ndarray]:
+    def _pieces(self, tokenizer: Tokenizer, texts: Sequence[str], prefix: str) -> tuple[list[Encoding], np.ndarray]:
         """What the model embeds, tokenized: each text, or the windows of a text it would truncate,
         each after the prefix the model expects; and the row of texts each piece belongs to."""
         pieces: list[Encoding] = []
         owners: list[int] = []
-        encoded = self._tokenizer.encode_batch([prefix + t for t in texts])
+        encoded = tokenizer.encode_batch([prefix + t for t in texts])
+        counts = partial(token_counts, tokenizer)
         for row, (text, encoding) in enumerate(zip(texts, encoded)):
             parts = ([encoding] if not encoding.overflowing else
-                     self._tokenizer.encode_batch([prefix + w for w in windows(text, self._token_counts, WINDOW_TOKENS)]))
+                     tokenizer.encode_batch([prefix + w for w in windows(text, counts, WINDOW_TOKENS)]))
             pieces.extend(parts)
             owners.extend([row] * len(parts))
         return pieces, np.array(owners, dtype=np.int64)
-
-    def _token_counts(self, texts: Sequence[str]) -> list[int]:
-        # Truncation keeps what it cuts in `overflowing`: counted too, so a long sentence counts as long.
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        return [len(e.ids) + sum(len(o.ids) for o in e.overflowing) for e in encodings]
 
     def _encode(self, encodings: list[Encoding]) -> np.ndarray:
         # Padded with the tokenizer's own pad id (0) and a zero mask, as its padding would.
@@ -201,13 +201,21 @@ class LocalOnnxEmbedder(_QueryMixin):
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        # The models' first output is the dense last hidden state (onnxruntime types outputs loosely).
+        session, _ = self.load()
+        hidden = cast("np.ndarray", session.run(None, feeds)[0])
         if self.model.pooling == "cls":  # bge reads the sentence off its first token
             return unit_rows(hidden[:, 0, :])
         # Mean pooling over real tokens, then unit length: the sentence-transformers recipe.
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return unit_rows(pooled)
+
+
+def token_counts(tokenizer: Tokenizer, texts: Sequence[str]) -> list[int]:
+    # Truncation keeps what it cuts in `overflowing`: counted too, so a long sentence counts as long.
+    encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+    return [len(e.ids) + sum(len(o.ids) for o in e.overflowing) for e in encodings]
 
 
 def token_batches(lengths: Sequence[int], tokens_per_batch: int) -> list[list[int]]:

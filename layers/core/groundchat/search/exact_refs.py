@@ -7,7 +7,7 @@ looked up to its criteria) is a reference, not a topic: ranking it by similarity
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Sequence
 
 from groundchat.corpus.annex_points import first_point_names
 from groundchat.corpus.chunk import Chunk
@@ -46,7 +46,7 @@ def named_sections(query: str, rule_criteria: Callable[[str], list[str]] | None 
     return [(source, tries) for _, source, tries in sorted(found, key=lambda f: f[0])]
 
 
-def exact_chunks(query: str, lookup: Lookup, sources: list[str] | None,
+def exact_chunks(query: str, lookup: Lookup, sources: Sequence[str] | None,
                  rule_criteria: Callable[[str], list[str]] | None = None) -> list[Chunk]:
     """The passages the question names that exist in the index (first match per reference)."""
     out: list[Chunk] = []

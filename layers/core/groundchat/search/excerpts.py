@@ -9,7 +9,8 @@ from groundchat.search.types import Freshness, LegHit, Passage
 
 def excerpts(kept: list[LegHit], max_chars: int) -> tuple[list[Passage], int]:
     """The passages as served, each cut at `max_chars`, and how many characters were cut."""
-    passages, dropped_chars = [], 0
+    passages: list[Passage] = []
+    dropped_chars = 0
     for hit in kept:
         text = hit.chunk.text
         cut = len(text) > max_chars

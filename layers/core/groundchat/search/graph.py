@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from groundchat.corpus.chunk import whole_section
 
@@ -32,6 +32,13 @@ GRAPH_VERSION = hashlib.sha256(_RULES_TEXT.encode()).hexdigest()[:12]
 EDGE_KINDS = tuple(RULES["hop"]["weights"])
 # Nodes and edges, and each by kind (`Graph.size`).
 GraphSize = dict[str, "int | dict[str, int]"]
+
+
+class GraphData(TypedDict):
+    """The graph as stored (`Graph.to_data`): JSON arrays, read back as these rows."""
+    version: str
+    nodes: list[tuple[str, str, list[str]]]  # node id, kind, its passages' chunk ids
+    edges: list[tuple[int, int, str]]  # the nodes' places in `nodes`, the edge's kind
 
 
 def node_id(source: str, section: str) -> str:
@@ -113,7 +120,7 @@ class Graph:
         return cls.from_data(json.loads(text))
 
     @classmethod
-    def from_data(cls, data: JsonObject) -> "Graph":
+    def from_data(cls, data: GraphData) -> "Graph":
         order = [row[0] for row in data["nodes"]]
         graph = cls(nodes={nid: Node(kind, tuple(passages)) for nid, kind, passages in data["nodes"]})
         for a, b, kind in data["edges"]:

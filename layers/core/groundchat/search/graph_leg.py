@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from groundchat.search.diversity import group_of
 from groundchat.search.graph import RULES, Graph, node_id
@@ -88,7 +89,7 @@ def graph_leg(graph: Graph, fused: list[LegHit], sources: list[str], *, seeds: i
     out.entities, out.expansion_hits = len(walk.entities), len(walk.reached)
     place = {h.chunk.id: at for at, h in enumerate(fused)}
     seed_ids = {fused[at].chunk.id for at, _ in seeded}
-    scored = []
+    scored: list[tuple[float, str]] = []
     for cid, evidence in walk.evidence.items():
         at = place.get(cid)
         if at is None or cid in seed_ids:
@@ -103,6 +104,13 @@ def graph_leg(graph: Graph, fused: list[LegHit], sources: list[str], *, seeds: i
     if chosen:
         out.hits, out.inserted = _inserted(fused, chosen, walk.leader, place, max_inserts)
     return out
+
+
+@runtime_checkable
+class GraphReader(Protocol):
+    """A backend that stores the graph with its passages (both of ours; a test's double may not)."""
+
+    def graph(self) -> Graph | None: ...
 
 
 @dataclass(frozen=True)
@@ -123,7 +131,7 @@ class GraphLeg:
         if not fused:
             return None
         try:
-            graph = found.index.graph() if hasattr(found.index, "graph") else None
+            graph = found.index.graph() if isinstance(found.index, GraphReader) else None
         except BackendUnavailable as exc:
             return LegRun([], counters={"graph_error": exc.reason}, skipped=True)
         if graph is None:
@@ -134,7 +142,8 @@ class GraphLeg:
 
 def _seeds(fused: list[LegHit], n: int) -> list[tuple[int, str]]:
     """(place in `fused`, node id) of the first passage of each of the first `n` groups."""
-    out, groups = [], set()
+    out: list[tuple[int, str]] = []
+    groups: set[str] = set()
     for at, hit in enumerate(fused):
         if len(out) >= n:
             break

@@ -242,7 +242,8 @@ def _fill(converted: Converted, embedder: Embedder, build: Build, known_vectors:
     if cache is not None and computed:
         cache.put_many(computed.items())
     for c in missing:
-        known_vectors[c.id] = computed.get(texts[c.id], from_cache.get(texts[c.id]))
+        text = texts[c.id]
+        known_vectors[c.id] = computed[text] if text in computed else from_cache[text]
     for spec, chunks, change in converted:
         if chunks:
             build.add(chunks, np.array([known_vectors[c.id] for c in chunks], dtype=np.float32))

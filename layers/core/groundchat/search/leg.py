@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Literal, Protocol, runtime_checkable
 
+from groundchat.search.debug import LegCounter
 from groundchat.search.preferences import SearchPreferences
 from groundchat.search.types import LegHit, SearchLeg
 
@@ -49,7 +50,7 @@ class LegRun:
     hits: list[LegHit]
     weight: float | None = None  # None: the search's configured weight for the leg, else 1
     shown: list[LegHit] | None = None
-    counters: dict[str, object] = field(default_factory=dict)
+    counters: dict[str, LegCounter] = field(default_factory=dict)
     # True: the leg had nothing to add (or could not run) and joins no list; its counters still count.
     skipped: bool = False
 

@@ -72,7 +72,7 @@ def write_bundle(files: Sequence[Path], target: Path, model_id: str) -> Path:
     folder = target / BUNDLE_NAME
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    entries = []
+    entries: list[dict[str, str | int]] = []
     for source in files:
         if not source.is_file():
             raise BundleError(f"model file {source} does not exist")

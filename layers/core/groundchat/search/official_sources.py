@@ -20,7 +20,7 @@ def fetch_official(specs: Sequence[SourceSpec], workdir: Path, client: Any = Non
     import httpx
 
     client = client or httpx.Client(follow_redirects=True, timeout=120)
-    out = []
+    out: list[SourceSpec] = []
     for spec in specs:
         if spec.official_url is None:
             out.append(spec)

@@ -26,7 +26,7 @@ from groundchat.corpus.chunk import QUESTIONS, Chunk
 from groundchat.corpus.index_text import keyword_fields
 from groundchat.search.embeddings import EmbeddingModelMismatch, QueryVector
 from groundchat.search.graph import Graph
-from groundchat.search.opensearch_graph import GRAPH_DOC, GRAPH_SOURCE, read_graph, read_sources
+from groundchat.search.opensearch_graph import GRAPH_DOC, GRAPH_SOURCE, StoredPassage, read_graph, read_sources
 from groundchat.search.query_text import KEYWORD_WEIGHTS, terms
 from groundchat.search.question_leg import QUESTION_ROWS, ROWS
 from groundchat.search.types import BackendUnavailable, LegHit
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
     from groundchat.config import Settings
-    from groundchat.json_shapes import JsonObject
+    from groundchat.json_shapes import JsonList, JsonObject
 
 TEMPLATE_PATH = Path(__file__).resolve().parent / "opensearch_template.json"
 TEMPLATE_NAME = "groundchat-corpus"
@@ -75,7 +75,7 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
                  want: Iterable[str]) -> list[JsonObject]:
     """The `_msearch` lines: a header and a body per leg, BM25 first, then the vector leg, then the
     nearest questions of the question bank (search/question_leg.py)."""
-    filters = [{"terms": {"source": sources}}] if sources else []
+    filters: JsonList = [{"terms": {"source": list(sources)}}] if sources else []
     lines: list[JsonObject] = []
     if "bm25" in want:
         lines += [{}, {
@@ -88,7 +88,7 @@ def msearch_body(query: str, vector: QueryVector | None, k: int, sources: list[s
                 "filter": filters,
             }},
         }]
-    floats = [float(x) for x in vector.vector] if vector is not None else []
+    floats: JsonList = [float(x) for x in vector.vector] if vector is not None else []
     if "vector" in want and vector is not None:
         knn: JsonObject = {"vector": floats, "k": max(k, KNN_CANDIDATES)}
         if filters:
@@ -121,7 +121,7 @@ def cosine_from_knn_score(score: float) -> float:
     return score - 1.0 if score >= 1.0 else 1.0 - 1.0 / score
 
 
-def _chunk(source: JsonObject) -> Chunk:
+def _chunk(source: StoredPassage) -> Chunk:
     return Chunk(id=source["id"], ref=source["ref"], source=source["source"], section=source["section"],
                  title=source["title"], text=source["text"], url=source["url"],
                  updated_at=source.get("updated_at"), meta=source.get("meta") or {})
@@ -169,7 +169,8 @@ class OpenSearchIndex:
         # The graph and the index it was read from; dropped when a search's hits come from another.
         self._graph: tuple[str, Graph | None] | None = None
 
-    def _named_meta(self) -> tuple[str, JsonObject]:
+    def _named_meta(self) -> tuple[str, dict[str, str]]:
+        """The index behind the alias and its `_meta` (written by `OpenSearchBuild`: strings only)."""
         mapping = self.client.indices.get_mapping(index=self.alias)
         name, index = next(iter(mapping.items()))
         return name, index["mappings"].get("_meta", {})
@@ -191,9 +192,10 @@ class OpenSearchIndex:
     def legs(self, query: str, vector: QueryVector | None, k: int, sources: list[str] | None,
              want: Iterable[str]) -> dict[str, list[LegHit]]:
         want = list(want)
-        checks_model = ("vector" in want or ROWS in want) and vector is not None
-        if checks_model:
-            self._check_model(vector)
+        # The vector whose model must match the index's: None when no leg reads the vector.
+        checked = vector if vector is not None and ("vector" in want or ROWS in want) else None
+        if checked is not None:
+            self._check_model(checked)
         body = msearch_body(query, vector, k, sources, want)
         try:
             response = self.client.msearch(body=body, index=self.alias)
@@ -212,11 +214,11 @@ class OpenSearchIndex:
             answered.update(h.get("_index") for h in item["hits"]["hits"])
         if self._graph is not None and answered - {self._graph[0], None}:
             self._graph = None
-        if checks_model and self._serving is not None and answered - {self._serving[0], None}:
+        if checked is not None and self._serving is not None and answered - {self._serving[0], None}:
             # The alias was swapped since the model id was read (a re-ingest while this process
             # served): the new index's model decides whether these vectors meant anything.
             self._serving = None
-            self._check_model(vector)
+            self._check_model(checked)
         return out
 
     def graph(self) -> Graph | None:
@@ -247,7 +249,8 @@ class OpenSearchIndex:
         return _chunk(hits[0]["_source"]) if hits else None
 
 
-def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[JsonObject]:
+def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[dict[str, object]]:
+    """The bulk helper's actions: one document per chunk, its fields, keyword field and vector."""
     return [
         {"_op_type": "index", "_index": index, "_id": c.id,
          "_source": {**c.model_dump(), **_keyword_doc(c), "embedding": [float(x) for x in v]}}
@@ -312,7 +315,7 @@ class OpenSearchBuild:
 
     def abort(self) -> None:
         try:
-            self.client.indices.delete(index=self.index, ignore_unavailable=True)
+            self.client.indices.delete(index=self.index, params={"ignore_unavailable": "true"})
         except Exception:
             pass  # the half-built index is unreachable by the alias either way
 

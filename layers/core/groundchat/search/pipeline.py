@@ -116,7 +116,7 @@ def expand(search: Search) -> None:
     prefs, config = search.preferences, search.config
     expanded = with_texts_words(search.query) if config.expand else search.query
     search.debug.expanded = expanded if expanded != search.query else None
-    sources = list(prefs.sources) if prefs.sources else list(SOURCES)
+    sources: list[str] = list(prefs.sources) if prefs.sources else list(SOURCES)
     plan = SearchPlan(search.query, expanded, None, sources, prefs, search.leg)
     enabled = {leg.name: leg.enabled(plan) for leg in config.legs}
     search.debug.legs_enabled = enabled
@@ -138,7 +138,7 @@ def legs(search: Search) -> None:
     plan, config = _plan(search), search.config
     enabled = [leg for leg in config.legs if leg.enabled(plan)]
     started, started_ns = time.perf_counter(), time.time_ns()
-    backend = _ask_backend(config.backend, plan, set().union(*(leg.asks for leg in enabled)))
+    backend = _ask_backend(config.backend, plan, {ask for leg in enabled for ask in leg.asks})
     search.debug.timings_ms["backend"] = _ms(started)
     search.found = Found(backend, _fuser(plan), index=config.backend, weights=dict(config.weights))
     _run_legs(enabled, plan, search.found, search.debug)
@@ -253,7 +253,7 @@ def _named_text_first(search: Search, named: str) -> None:
     plan, config = replace(_plan(search), sources=[named, "docs"]), search.config
     voting = [leg for leg in config.legs if leg.joins == "votes" and leg.enabled(plan)]
     try:
-        own = _ask_backend(config.backend, plan, set().union(*(leg.asks for leg in voting)) - {ROWS})
+        own = _ask_backend(config.backend, plan, {ask for leg in voting for ask in leg.asks} - {ROWS})
     except Unavailable as exc:
         search.debug.named_text = NamedTextRecord(source=named, error=str(exc.__cause__ or exc))
         return

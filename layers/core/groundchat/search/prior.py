@@ -64,7 +64,7 @@ _OTHER_SOURCE = {"eaa": "wcag22", "wcag22": "eaa"}
 
 
 def demoted_kinds(query: str) -> set[str]:
-    out = set()
+    out: set[str] = set()
     if not _ASKS_MEANING.search(query):
         out.add("term")
     if not (_ASKS_WHY.search(query) or _ASKS_WHAT_A_STATE_MAY.search(query)):

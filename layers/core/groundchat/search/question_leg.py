@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from groundchat.corpus.chunk import whole_section
+from groundchat.search.debug import LegCounter
 from groundchat.search.leg import Found, Joins, LegRun, SearchPlan
 from groundchat.search.question_words import WORDS_WEIGHT, QuestionWords, bank_words
 from groundchat.search.types import LegHit
@@ -112,7 +113,7 @@ class QuestionLeg:
             rows = found.backend.get(ROWS, [])
             words = self.words().scores(plan.query) if rows else {}
             bank = found.notes[self.name] = BankEvidence(part_scores(rows, words), words)
-        counters = {"question_words": sorted(bank.words, key=lambda part: -bank.words[part])[:5]}
+        counters: dict[str, LegCounter] = {"question_words": sorted(bank.words, key=lambda part: -bank.words[part])[:5]}
         if not bank.parts:
             return LegRun([], counters=counters, skipped=True)
         return LegRun(question_leg(bank.parts, found.legs), counters=counters)

@@ -39,8 +39,8 @@ class Evidence:
     """What the search knew when it fused: its legs, the bank's part scores and words, what the
     graph leg placed and the text the question names (None when it names none)."""
     legs: Mapping[str, Sequence[LegHit]]
-    parts: Mapping[str, float] = field(default_factory=dict)
-    words: Mapping[str, float] = field(default_factory=dict)
+    parts: Mapping[str, float] = field(default_factory=dict[str, float])
+    words: Mapping[str, float] = field(default_factory=dict[str, float])
     graph_placed: frozenset[str] = frozenset()
     named_source: str | None = None
 
@@ -76,7 +76,7 @@ def feature_rows(query: str, candidates: Sequence[LegHit], evidence: Evidence) -
         articles[key] = articles.get(key, 0) + 1
     words_best = max(evidence.words.values(), default=0.0) or 1.0
     query_words = float(len(query.split()))
-    rows = []
+    rows: list[list[float]] = []
     for position, hit in enumerate(candidates):
         chunk = hit.chunk
         row = [float(position + 1), hit.score / fused_top]
