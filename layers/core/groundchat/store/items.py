@@ -151,10 +151,10 @@ class GlobalSecondaryIndex(TypedDict):
 
 
 class CreateTableRequest(TypedDict, total=False):
-    TableName: str
-    KeySchema: list[KeyElement]
-    AttributeDefinitions: list[AttributeDefinition]
-    BillingMode: str
+    TableName: Required[str]
+    KeySchema: Required[list[KeyElement]]
+    AttributeDefinitions: Required[list[AttributeDefinition]]
+    BillingMode: Required[str]
     GlobalSecondaryIndexes: list[GlobalSecondaryIndex]
 
 
