@@ -250,7 +250,7 @@ class BudgetGuard:
         """Give a reservation back unused. False if it was already settled or swept."""
         self._open.pop(reservation.id, None)
         budget = self.dynamo.name(BUDGET)
-        items = [
+        items: list[TransactAction] = [
             bc.close_reservation_op(budget, reservation.id),
             *(bc.release_op(budget, scope, period, reservation.amount) for scope, period in reservation.counters),
         ]

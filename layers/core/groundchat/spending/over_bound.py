@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
 from groundchat.money import money_text
 from groundchat.observability import record_count, record_disputed
@@ -35,12 +35,21 @@ PLAN_ATTEMPTS = 4
 class HeldStep(Protocol):
     """A step's reservation as this module reads it (spending/budget_guard.py `Reservation`)."""
 
-    id: str
-    amount: Decimal
-    counters: tuple[tuple[str, str], ...]
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def amount(self) -> Decimal: ...
+
+    @property
+    def counters(self) -> tuple[tuple[str, str], ...]: ...
 
 
-class Guard(Protocol):
+# The guard's own reservation type: what it is handed back is what it made.
+Held = TypeVar("Held", bound=HeldStep, contravariant=True)
+
+
+class Guard(Protocol[Held]):
     """What of the budget guard (budget_guard.py) a settlement over the bound uses."""
 
     settings: Settings
@@ -50,16 +59,16 @@ class Guard(Protocol):
     model_id: str
     public: bool
 
-    def usage_row(self, reservation: HeldStep, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
+    def usage_row(self, reservation: Held, usage: UsageEvent | None, ours: Decimal, provider: Decimal | None,
                   charged: Decimal, failed: bool) -> UsageRow: ...
 
-    def settlement(self, reservation: HeldStep, row: UsageRow,
+    def settlement(self, reservation: Held, row: UsageRow,
                    counter_ops: Callable[[Decimal], list[TransactAction]]) -> Settlement: ...
 
-    async def charge_summary(self, reservation: HeldStep, outcome: str, row: UsageRow) -> JsonObject: ...
+    async def charge_summary(self, reservation: Held, outcome: str, row: UsageRow) -> JsonObject: ...
 
 
-async def settle_over_bound(guard: Guard, reservation: HeldStep, usage: UsageEvent | None, ours: Decimal,
+async def settle_over_bound(guard: Guard[Held], reservation: Held, usage: UsageEvent | None, ours: Decimal,
                             provider: Decimal | None, reported: Decimal, failed: bool, *, block: str,
                             settle_attempts: int) -> JsonObject:
     """`reservation`: the guard's (its amount and the counters it holds); `block`: why the chat's
@@ -75,7 +84,7 @@ async def settle_over_bound(guard: Guard, reservation: HeldStep, usage: UsageEve
         row = replace(guard.usage_row(reservation, usage, ours, provider, plan.charged, failed), over_bound=True,
                       disputed=plan.disputed, overdraft=plan.how == OVERDRAFT)
 
-        def ops(released: Decimal, plan: Overrun = plan) -> list:
+        def ops(released: Decimal, plan: Overrun = plan) -> list[TransactAction]:
             return counter_ops(budget, counters, caps, plan, released=released, block=block, count=count)
 
         settlement = guard.settlement(reservation, row, ops)
@@ -86,17 +95,17 @@ async def settle_over_bound(guard: Guard, reservation: HeldStep, usage: UsageEve
                 outcome = await dynamo.run(apply_sync, dynamo.client, settlement, PLAN_ATTEMPTS)
             except (TransactionRefused, TransactionBusy):
                 continue  # no room left, or the pool's one overdraft taken: the next plan
-        _alarm(guard, reported, reservation.amount, plan)
+        _alarm(guard.run_id, guard.model_id, reported, reservation.amount, plan)
         return await guard.charge_summary(reservation, outcome, row)
     raise AssertionError("the dispute plan is always tried last")  # pragma: no cover
 
 
-def _alarm(guard: Guard, reported: Decimal, reserved: Decimal, plan: Overrun) -> None:
+def _alarm(run_id: str, model_id: str, reported: Decimal, reserved: Decimal, plan: Overrun) -> None:
     """The rule (README "The rules of the caps"): charged as reported up to the reservation and the
     bound, the rest disputed; the answer ends, and the chat's pool is blocked until an operator looks."""
     log.error("step cost %s exceeded its bound %s (run %s, model %s): charged %s (%s), disputed %s; "
-              "the chat's spending is blocked", money_text(reported), money_text(reserved), guard.run_id, guard.model_id,
+              "the chat's spending is blocked", money_text(reported), money_text(reserved), run_id, model_id,
               money_text(plan.charged), plan.how, money_text(plan.disputed))
-    record_count("SpendOverBound", model=guard.model_id)
+    record_count("SpendOverBound", model=model_id)
     if plan.disputed > 0:
         record_disputed(plan.disputed)

@@ -27,7 +27,7 @@ from groundchat.store.budget_counters import BLOCKED, n
 
 if TYPE_CHECKING:
     from groundchat.spending.caps import Cap
-    from groundchat.store.items import DynamoClient, TransactAction
+    from groundchat.store.items import DynamoClient, TransactAction, UpdateAction, UpdateRequest
 
 ROOM, OVERDRAFT, DISPUTE = "room", "overdraft", "dispute"
 # On a pool's shard 0: the overrun that passed the cap since the last unblock (one at most).
@@ -110,14 +110,14 @@ def counter_ops(table: str, counters: list[tuple[str, str]], caps: dict[str, Cap
         pool = bc.pool_of(scope)
         op = bc.settle_op(table, scope, period, plan.charged, released, block=block if pool == bc.CHAT_SCOPE else None)
         update = op["Update"]
-        values = update["ExpressionAttributeValues"]
+        values = update.setdefault("ExpressionAttributeValues", {})
         if pool is None and plan.how == ROOM:
             cap = caps[scope]
-            update["ConditionExpression"] += " AND committed <= :bound"
+            _also_on(update, "committed <= :bound")
             values[":bound"] = n(cap.limit - (plan.charged - released))
         elif pool is not None and plan.how == ROOM:
             borrowed = plan.borrowed.get(pool, Decimal(0))
-            update["ConditionExpression"] += " AND room >= :need"
+            _also_on(update, "room >= :need")
             values[":need"] = n(plan.charged - released - borrowed)
             values[":room"] = n(released - plan.charged + borrowed)
         elif pool is not None and plan.how == OVERDRAFT:
@@ -144,10 +144,10 @@ def _pool_ops(table: str, pool: str, period: str, plan: Overrun, held: set[str],
             op = bs.lend_op(table, scope, period, lent[index], cap.limit, count)
             if block:
                 op["Update"]["UpdateExpression"] += f" SET {BLOCKED} = :why"
-                op["Update"]["ExpressionAttributeValues"][":why"] = {"S": block}
+                op["Update"].setdefault("ExpressionAttributeValues", {})[":why"] = {"S": block}
             ops.append(op)
         elif block or (plan.how == OVERDRAFT and index == 0):
-            op = bs.block_op(table, scope, period, block) if block else {"Update": {
+            op: UpdateAction = bs.block_op(table, scope, period, block) if block else {"Update": {
                 "TableName": table, "Key": bc.key(scope, period), "UpdateExpression": "", "ExpressionAttributeValues": {}}}
             if plan.how == OVERDRAFT and index == 0:
                 _mark_overdrawn(op["Update"], plan.overrun)
@@ -155,10 +155,15 @@ def _pool_ops(table: str, pool: str, period: str, plan: Overrun, held: set[str],
     return ops
 
 
-def _mark_overdrawn(update: dict, overrun: Decimal) -> None:
+def _also_on(update: UpdateRequest, condition: str) -> None:
+    """The update's condition and this one (the settlement's own condition is kept)."""
+    own = update.get("ConditionExpression")
+    update["ConditionExpression"] = f"{own} AND {condition}" if own else condition
+
+
+def _mark_overdrawn(update: UpdateRequest, overrun: Decimal) -> None:
     """Only one overdraft per pool until an operator unblocks it."""
-    condition = f"attribute_not_exists({OVERDRAWN})"
-    update["ConditionExpression"] = f"{update['ConditionExpression']} AND {condition}" if update.get("ConditionExpression") else condition
+    _also_on(update, f"attribute_not_exists({OVERDRAWN})")
     expression = update["UpdateExpression"]
     assignment = f"{OVERDRAWN} = :overdrawn"
     if expression.startswith("SET "):

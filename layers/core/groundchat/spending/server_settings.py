@@ -45,7 +45,7 @@ class ServerSettings:
     def of(cls, settings: Settings, at: str) -> "ServerSettings":
         public = getattr(settings, "public_budget_usd", None)
         return cls(budget_usd=Decimal(settings.budget_usd), user_budget_usd=Decimal(settings.user_budget_usd),
-                   public_budget_usd=item_values.amount(values, "public_budget_usd") if public is not None else None,
+                   public_budget_usd=Decimal(public) if public is not None else None,
                    budget_shards=int(settings.budget_shards), budget_period=settings.budget_period,
                    mode=getattr(settings, "mode", "private"),
                    step_overrun_usd=Decimal(getattr(settings, "step_overrun_usd", 0)), published_at=at)
@@ -62,9 +62,8 @@ class ServerSettings:
     @classmethod
     def from_item(cls, item: Item) -> "ServerSettings":
         values = plain(item)
-        public = values.get("public_budget_usd")
         return cls(budget_usd=item_values.amount(values, "budget_usd"), user_budget_usd=item_values.amount(values, "user_budget_usd"),
-                   public_budget_usd=Decimal(public) if public is not None else None,
+                   public_budget_usd=item_values.amount(values, "public_budget_usd") if values.get("public_budget_usd") is not None else None,
                    budget_shards=item_values.whole(values, "budget_shards"), budget_period=str(values["budget_period"]),
                    mode=str(values["mode"]), step_overrun_usd=item_values.amount(values, "step_overrun_usd", 0),
                    published_at=str(values["published_at"]))

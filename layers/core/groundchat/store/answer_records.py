@@ -8,7 +8,6 @@ frame's figure). Answers stored before cost and details were kept have neither: 
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from groundchat.money import cost_text

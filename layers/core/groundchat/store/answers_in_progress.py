@@ -72,7 +72,7 @@ class AnswersInProgress:
         the owner's answer to the same `request_key`, which the request then follows)."""
         now = int(time.time())
         condition = "attribute_not_exists(conversation_id) OR (#o = :owner AND (#s <> :running OR active_until < :now)"
-        values: dict[str, object] = {":owner": owner, ":running": RUNNING, ":now": now}
+        values: StoredItem = {":owner": owner, ":running": RUNNING, ":now": now}
         if request_key:
             condition += " AND NOT (#s = :answered AND request_key = :key)"
             values |= {":answered": ANSWERED, ":key": request_key}
@@ -252,7 +252,7 @@ class AnswersInProgress:
         resp = await self.dynamo.run(self.table.get_item, Key={"conversation_id": conversation_id}, ConsistentRead=True)
         return resp.get("Item")
 
-    async def _update(self, conversation_id: str, run_id: str, expression: str, values: dict[str, object], *,
+    async def _update(self, conversation_id: str, run_id: str, expression: str, values: StoredItem, *,
                       names: dict[str, str] | None = None, running_only: bool = False) -> bool:
         condition = "run_id = :run" + (" AND #s = :running" if running_only else "")
         values = {**values, ":run": run_id, **({":running": RUNNING} if running_only else {})}

@@ -25,11 +25,12 @@ from botocore.exceptions import ClientError
 from groundchat.money import money_text
 from groundchat.store.dynamo import all_client_pages
 from groundchat.store.boto3_helpers import TypeDeserializer  # boto3 loads on first use
-from groundchat.store.items import Item, Request, TransactAction
+from groundchat.store.items import Item, Request
 from groundchat.store import item_values
 
 if TYPE_CHECKING:
-    from groundchat.store.items import DynamoClient, StoredItem
+    from groundchat.store.items import (AttributeValue, DeleteAction, DeleteRequest, DynamoClient, PutAction, StoredItem,
+                                        UpdateAction)
 
 
 CHAT_SCOPE = "chat"
@@ -85,7 +86,7 @@ def n(amount: Decimal | int) -> dict[str, str]:
     return {"N": money_text(Decimal(amount))}
 
 
-def key(scope: str, period: str) -> dict[str, dict[str, str]]:
+def key(scope: str, period: str) -> Item:
     return {"scope": {"S": scope}, "period": {"S": period}}
 
 
@@ -117,7 +118,7 @@ class Counter:
             spent=item_values.amount(values, "spent", 0),
             reserved=item_values.amount(values, "reserved", 0),
             committed=item_values.amount(values, "committed", 0),
-            blocked=values.get(BLOCKED),
+            blocked=item_values.optional_text(values, BLOCKED),
         )
 
 
@@ -126,7 +127,7 @@ def read_counter_sync(client: DynamoClient, table_name: str, scope: str, period:
     return Counter.from_item(scope, period, got.get("Item"))
 
 
-def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal, *, into: str) -> TransactAction:
+def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap: Decimal, *, into: str) -> UpdateAction:
     """Add `amount` to `into` ("reserved" for a hold, "spent" for a charge known in advance) and to
     committed, only if committed stays within the cap and the counter is not blocked (`BLOCKED`)."""
     other = {"reserved": "spent", "spent": "reserved"}[into]
@@ -146,10 +147,10 @@ def within_cap_op(table_name: str, scope: str, period: str, amount: Decimal, cap
 
 
 def settle_op(table_name: str, scope: str, period: str, charged: Decimal, released: Decimal,
-              *, block: str | None = None) -> TransactAction:
+              *, block: str | None = None) -> UpdateAction:
     """Move a reservation into spent: spent += charged, reserved -= released, committed follows.
     `block`: why nothing more may be held on this counter until an operator unblocks it."""
-    values = {":charged": n(charged), ":release": n(-released), ":delta": n(charged - released)}
+    values: dict[str, AttributeValue] = {":charged": n(charged), ":release": n(-released), ":delta": n(charged - released)}
     # A shard of a pool keeps its room beside committed: what the step did not use is room again.
     room = ", room :room" if pool_of(scope) else ""
     if room:
@@ -170,8 +171,8 @@ def settle_op(table_name: str, scope: str, period: str, charged: Decimal, releas
     }
 
 
-def release_op(table_name: str, scope: str, period: str, amount: Decimal) -> TransactAction:
-    values = {":release": n(-amount)}
+def release_op(table_name: str, scope: str, period: str, amount: Decimal) -> UpdateAction:
+    values: dict[str, AttributeValue] = {":release": n(-amount)}
     room = ""
     if pool_of(scope):
         room, values[":room"] = ", room :room", n(amount)
@@ -218,15 +219,15 @@ def reservation_item(
     return item
 
 
-def put_reservation_op(table_name: str, item: Item) -> TransactAction:
+def put_reservation_op(table_name: str, item: Item) -> PutAction:
     # "scope" is a DynamoDB reserved word, hence the name placeholder.
     return {"Put": {"TableName": table_name, "Item": item, "ConditionExpression": "attribute_not_exists(#s)", "ExpressionAttributeNames": {"#s": "scope"}}}
 
 
-def close_reservation_op(table_name: str, reservation_id: str, *, expired_before: int | None = None) -> TransactAction:
+def close_reservation_op(table_name: str, reservation_id: str, *, expired_before: int | None = None) -> DeleteAction:
     """Delete an open reservation. Whoever deletes it (settle or sweep) is the only one who
     releases its amount: the condition makes the second one fail instead of releasing twice."""
-    op: Request = {
+    op: DeleteRequest = {
         "TableName": table_name,
         "Key": key(reservation_scope(reservation_id), NO_PERIOD),
         "ConditionExpression": "attribute_exists(#s)",
@@ -252,8 +253,7 @@ def renew_reservation_sync(client: DynamoClient, table_name: str, reservation_id
 
 
 def reservation_counters(item: Item) -> list[tuple[str, str]]:
-    values = plain(item)
-    return [(str(s), str(p)) for s, p in values.get("counters", [])]
+    return item_values.string_pairs(plain(item), "counters")
 
 
 def expired_reservations_sync(client: DynamoClient, table_name: str, now: int) -> list[Item]:

@@ -45,7 +45,7 @@ from groundchat.store.budget_counters import BLOCKED, POOLS, key, n, plain
 from groundchat.store import item_values
 
 if TYPE_CHECKING:
-    from groundchat.store.items import DynamoClient, Item, KeysToGet, TransactAction
+    from groundchat.store.items import DynamoClient, Item, KeysToGet, TransactAction, UpdateAction
 
 # The most shards a pool can have (the setting's bound): a rebase writes them all in one
 # transaction, and DynamoDB takes up to 100 items in one.
@@ -75,13 +75,13 @@ class Shard:
     @classmethod
     def from_item(cls, pool: str, index: int, item: Item | None) -> "Shard":
         values = plain(item)
-        room = values.get("room")
         return cls(index=index, scope=shard_scope(pool, index), exists=item is not None,
-                   room=Decimal(room) if room is not None else None,
+                   room=item_values.amount(values, "room") if values.get("room") is not None else None,
                    spent=item_values.amount(values, "spent", 0), reserved=item_values.amount(values, "reserved", 0),
                    committed=item_values.amount(values, "committed") if "committed" in values else None,
                    cap=item_values.amount(values, "cap") if "cap" in values else None,
-                   shards=item_values.whole(values, "shards") if "shards" in values else None, blocked=values.get(BLOCKED))
+                   shards=item_values.whole(values, "shards") if "shards" in values else None,
+                   blocked=item_values.optional_text(values, BLOCKED))
 
     def set_for(self, cap: Decimal, shards: int) -> bool:
         return self.cap == cap and self.shards == shards
@@ -148,7 +148,7 @@ def rebase_ops(table: str, pool: str, period: str, shards: list[Shard], cap: Dec
 
 
 def shard_hold_op(table: str, scope: str, period: str, amount: Decimal, cap: Decimal, count: int, *,
-                  into: str, borrowed: Decimal = Decimal(0)) -> TransactAction:
+                  into: str, borrowed: Decimal = Decimal(0)) -> UpdateAction:
     """Hold (`into="reserved"`) or charge (`into="spent"`) `amount` on one shard, with `borrowed`
     lent to it in the same transaction: only if its room and the loan cover the amount, it is set
     for this cap and N, and it is not blocked."""
@@ -164,7 +164,7 @@ def shard_hold_op(table: str, scope: str, period: str, amount: Decimal, cap: Dec
     }}
 
 
-def lend_op(table: str, scope: str, period: str, amount: Decimal, cap: Decimal, count: int) -> TransactAction:
+def lend_op(table: str, scope: str, period: str, amount: Decimal, cap: Decimal, count: int) -> UpdateAction:
     """Move `amount` of a shard's room out (to the borrower in the same transaction)."""
     return {"Update": {
         "TableName": table, "Key": key(scope, period),
@@ -175,19 +175,19 @@ def lend_op(table: str, scope: str, period: str, amount: Decimal, cap: Decimal, 
     }}
 
 
-def block_op(table: str, scope: str, period: str, why: str) -> TransactAction:
+def block_op(table: str, scope: str, period: str, why: str) -> UpdateAction:
     """Block a shard (made if it was never written: a shard nobody wrote yet is blocked too)."""
     return {"Update": {"TableName": table, "Key": key(scope, period), "UpdateExpression": f"SET {BLOCKED} = :why",
                        "ExpressionAttributeValues": {":why": {"S": why}}}}
 
 
-def unblock_shard_op(table: str, scope: str, period: str) -> TransactAction:
+def unblock_shard_op(table: str, scope: str, period: str) -> UpdateAction:
     """Lift the block, and the pool's one overdraft with it (spending/overrun.py)."""
     return {"Update": {"TableName": table, "Key": key(scope, period), "ConditionExpression": f"attribute_exists({BLOCKED})",
                        "UpdateExpression": f"REMOVE {BLOCKED}, overdrawn"}}
 
 
-def reset_shard_op(table: str, shard: Shard, period: str) -> TransactAction:
+def reset_shard_op(table: str, shard: Shard, period: str) -> UpdateAction:
     """`spent` back to zero on one shard, its room given back with it (reservations stay held),
     only if the shard is as read, so the reset log says exactly what was reset."""
     return {"Update": {

@@ -14,11 +14,12 @@ import json
 import logging
 from typing import TYPE_CHECKING, Protocol
 
+from groundchat.store import item_values
 from groundchat.attachments.storage import ImageStore, image_key
 from groundchat.models.messages import ImageRef, Message
 
 if TYPE_CHECKING:
-    from groundchat.json_shapes import JsonObject
+    from groundchat.json_shapes import JsonList
     from groundchat.store.items import StoredItem
 
 log = logging.getLogger("groundchat.store")
@@ -60,7 +61,7 @@ def images_from_attribute(raw: str | None) -> list[ImageRef]:
     return [ImageRef.model_validate(ref) for ref in json.loads(raw)] if raw else []
 
 
-def public_images(raw: str | None) -> list[JsonObject]:
+def public_images(raw: str | None) -> JsonList:
     """What a page needs to draw a stored message's images: never the S3 key."""
     return [{name: ref[name] for name in _SHOWN} for ref in json.loads(raw)] if raw else []
 
@@ -84,7 +85,7 @@ async def read_image(conversations: ConversationImages, conversation_id: str, sh
     messages, so only an image the conversation holds can be read; None otherwise or when gone.
     The caller has checked who may see the conversation (its owner, or anyone once it is shared)."""
     for item in await conversations.read_items(conversation_id):
-        for image in images_from_attribute(item.get("images")):
+        for image in images_from_attribute(item_values.optional_text(item, "images")):
             if image.sha256 == sha256:
                 data = await conversations.images.read(image.key)
                 return (data, image.media_type) if data is not None else None

@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, cast
 
 from botocore.exceptions import ClientError
 
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 # DynamoDB allows 100 items per transaction; one is the conversation itself.
 MAX_ITEMS_PER_EXCHANGE = 99
+# The roles a stored message has: the ones of the Message it was written from (models/messages.py).
+Role = Literal["user", "assistant", "tool"]
 # A run that crashed without releasing its claim on a conversation stops blocking it after this.
 CLAIM_SECONDS = CLAIM_LEASE_SECONDS  # renewed every beat while the answer runs (store/leases.py)
 
@@ -264,7 +266,7 @@ class ConversationStore:
             if condition_failed(exc):
                 return None
             raise
-        return _public(resp["Attributes"])
+        return _public(resp.get("Attributes", {}))
 
     async def get_shared(self, conversation_id: str) -> StoredItem | None:
         item = await self.get(conversation_id)
@@ -275,13 +277,13 @@ class ConversationStore:
 
 def message_from_item(item: StoredItem) -> Message:
     return Message(
-        role=item["role"],
-        content=item.get("content", ""),
+        role=cast(Role, item_values.text(item, "role")),
+        content=item_values.text(item, "content", ""),
         tool_calls=json.loads(item_values.text(item, "tool_calls")) if item.get("tool_calls") else [],
-        tool_call_id=item.get("tool_call_id"),
-        name=item.get("name"),
+        tool_call_id=item_values.optional_text(item, "tool_call_id"),
+        name=item_values.optional_text(item, "name"),
         is_error=bool(item.get("is_error", False)),
-        images=images_from_attribute(item.get("images")),
+        images=images_from_attribute(item_values.optional_text(item, "images")),
     )
 
 
@@ -323,7 +325,7 @@ def public_message(item: StoredItem, *, answer_record: bool = False, shared: boo
         "annotations": json.loads(item_values.text(item, "annotations")) if item.get("annotations") else None,
         # A question's images (only when it has some): hash, type, size and alt text each; the
         # page draws them from the conversation's image route (never from the S3 key).
-        **({"images": public_images(item["images"])} if item.get("images") else {}),
+        **({"images": public_images(item_values.optional_text(item, "images"))} if item.get("images") else {}),
         "run_id": item.get("run_id"),
         "created_at": item.get("created_at"),
         **(public_answer_record(item) if answer_record else {}),

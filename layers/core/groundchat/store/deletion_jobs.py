@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from botocore.exceptions import ClientError
 
+from groundchat.store import item_values
 from groundchat.store.boto3_helpers import Attr, Key, TypeSerializer  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo, all_pages, condition_failed
 from groundchat.store.feedback import FeedbackStore
@@ -30,7 +31,7 @@ from groundchat.store.retention import delete_keys_sync
 from groundchat.store.tables import ANSWERS, DELETIONS, MESSAGES, TRACES
 
 if TYPE_CHECKING:
-    from groundchat.store.items import StoredItem, TableRequest, TransactAction
+    from groundchat.store.items import PutAction, StoredItem, TableRequest
 
 log = logging.getLogger("groundchat.store")
 
@@ -79,7 +80,7 @@ class DeletionJob:
     @classmethod
     def from_item(cls, item: StoredItem) -> DeletionJob:
         return cls(str(item["conversation_id"]), str(item["owner"]), str(item.get("kind", CONVERSATION)),
-                   tuple(sorted(str(r) for r in item.get("run_ids") or ())), bool(item.get("has_images")),
+                   tuple(sorted(item_values.strings(item, "run_ids"))), bool(item.get("has_images")),
                    str(item.get("state", PENDING)))
 
     def item(self) -> StoredItem:
@@ -90,13 +91,17 @@ class DeletionJob:
         return out
 
 
-def record_op(dynamo: Dynamo, job: DeletionJob) -> TransactAction:
+# A job is recorded unless another deletion of the id is pending.
+_RECORD_CONDITION = "attribute_not_exists(conversation_id) OR #s = :done"
+
+
+def record_op(dynamo: Dynamo, job: DeletionJob) -> PutAction:
     """The job's record, for a transaction: refused while another deletion of the id is pending
     (a done one is replaced: the id was used again since)."""
     return {"Put": {
         "TableName": dynamo.name(DELETIONS),
         "Item": {k: _ser(v) for k, v in job.item().items()},
-        "ConditionExpression": "attribute_not_exists(conversation_id) OR #s = :done",
+        "ConditionExpression": _RECORD_CONDITION,
         "ExpressionAttributeNames": {"#s": "state"},
         "ExpressionAttributeValues": {":done": _ser(DONE)},
     }}
@@ -104,10 +109,9 @@ def record_op(dynamo: Dynamo, job: DeletionJob) -> TransactAction:
 
 async def record(dynamo: Dynamo, job: DeletionJob) -> bool:
     """Record a job on its own; False when a deletion of the id is already pending."""
-    op = record_op(dynamo, job)["Put"]
     try:
-        await dynamo.run(dynamo.table(DELETIONS).put_item, Item=job.item(), ConditionExpression=op["ConditionExpression"],
-                         ExpressionAttributeNames=op["ExpressionAttributeNames"], ExpressionAttributeValues={":done": DONE})
+        await dynamo.run(dynamo.table(DELETIONS).put_item, Item=job.item(), ConditionExpression=_RECORD_CONDITION,
+                         ExpressionAttributeNames={"#s": "state"}, ExpressionAttributeValues={":done": DONE})
     except ClientError as exc:
         if condition_failed(exc):
             return False
@@ -177,7 +181,7 @@ async def _answer_record(dynamo: Dynamo, job: DeletionJob, cleaners: Cleaners) -
     """The record of the last answer holds its question. A conversation's goes whatever run it
     names (no answer can start on a conversation being deleted); an unanswered question's only if
     it is still that question's."""
-    kwargs: dict[str, object] = {"Key": {"conversation_id": job.conversation_id}, "ReturnValues": "ALL_OLD"}
+    kwargs: TableRequest = {"Key": {"conversation_id": job.conversation_id}, "ReturnValues": "ALL_OLD"}
     if job.kind != CONVERSATION:
         kwargs |= {"ConditionExpression": Attr("run_id").is_in(list(job.run_ids) or [""])}
     try:

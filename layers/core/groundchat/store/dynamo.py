@@ -61,7 +61,8 @@ class Dynamo:
     def resource(self) -> DynamoResource:
         import boto3
 
-        return boto3.resource("dynamodb", **self._kwargs)
+        # boto3 ships no types: its resource classes are built at run time from the service model.
+        return boto3.resource("dynamodb", **self._kwargs)  # pyright: ignore[reportReturnType]
 
     def table(self, table: TableDef) -> Table:
         return self.resource.Table(table.physical_name(self.settings))

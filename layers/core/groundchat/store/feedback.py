@@ -118,7 +118,7 @@ class FeedbackStore:
 
 
 def public_feedback(item: StoredItem) -> dict[str, object]:
-    return {"rating": item["rating"], "reasons": list(item.get("reasons") or []), "text": item.get("text", ""),
+    return {"rating": item["rating"], "reasons": item_values.texts(item, "reasons"), "text": item.get("text", ""),
             "at": item.get("at"), "audience": item.get("audience")}
 
 
@@ -126,7 +126,7 @@ def export_row(item: StoredItem) -> dict[str, object]:
     """One rating as an operator's export has it (JSONL or CSV): no one's words but the rater's."""
     return {"at": item.get("at"), "conversation_id": item["conversation_id"], "seq": item_values.whole(item, "seq"),
             "run_id": item.get("run_id"), "audience": item.get("audience"), "person": item.get("person"),
-            "rating": item["rating"], "reasons": list(item.get("reasons") or []), "text": item.get("text", "")}
+            "rating": item["rating"], "reasons": item_values.texts(item, "reasons"), "text": item.get("text", "")}
 
 
 def counts(items: list[StoredItem]) -> dict[str, dict[str, int]]:
@@ -135,6 +135,6 @@ def counts(items: list[StoredItem]) -> dict[str, dict[str, int]]:
     for item in items:
         tally = out.setdefault(str(item.get("audience")), Counter())
         tally[str(item["rating"])] += 1
-        for reason in item.get("reasons") or []:
+        for reason in item_values.texts(item, "reasons"):
             tally[f"reason:{reason}"] += 1
     return {audience: dict(sorted(tally.items())) for audience, tally in sorted(out.items())}

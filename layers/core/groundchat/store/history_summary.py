@@ -32,7 +32,7 @@ class StoredSummary:
 
 def stored_summary(conversation: StoredItem | None) -> StoredSummary | None:
     raw = (conversation or {}).get(SUMMARY_ATTRIBUTE)
-    if not raw:
+    if not raw or not isinstance(raw, str):  # absent, or not the JSON text this module writes
         return None
     try:
         data = json.loads(raw)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
-    from groundchat.store.items import AttributeValue, StoredValue
+    from groundchat.store.items import AttributeValue, StoredItem, StoredValue
 
 Stored = Mapping[str, "StoredValue"]
 
@@ -48,6 +48,42 @@ def strings(item: Stored, name: str) -> set[str]:
     if isinstance(value, (set, list)):
         return {str(v) for v in value}
     raise TypeError(f"the stored attribute {name!r} is not a set of strings: {value!r}")
+
+
+def texts(item: Stored, name: str) -> list[str]:
+    """A list of strings, in order (a violation's tags); absent reads as empty."""
+    value = item.get(name)
+    if value is None:
+        return []
+    if isinstance(value, list):
+        found = [v for v in value if isinstance(v, str)]
+        if len(found) == len(value):
+            return found
+    raise TypeError(f"the stored attribute {name!r} is not a list of strings: {value!r}")
+
+
+def maps(item: Stored, name: str) -> list[StoredItem]:
+    """A list of maps, in order (a run's violations, a violation's nodes); absent reads as empty."""
+    value = item.get(name)
+    if value is None:
+        return []
+    if isinstance(value, list):
+        found = [v for v in value if isinstance(v, dict)]
+        if len(found) == len(value):
+            return found
+    raise TypeError(f"the stored attribute {name!r} is not a list of maps: {value!r}")
+
+
+def string_pairs(item: Stored, name: str) -> list[tuple[str, str]]:
+    """A list of two-string lists (a reservation's counters: scope and period); absent reads as empty."""
+    value = item.get(name)
+    if value is None:
+        return []
+    if isinstance(value, list):
+        found = [(str(pair[0]), str(pair[1])) for pair in value if isinstance(pair, list) and len(pair) == 2]
+        if len(found) == len(value):
+            return found
+    raise TypeError(f"the stored attribute {name!r} is not a list of pairs: {value!r}")
 
 
 def _present(item: Stored, name: str, default: StoredValue) -> StoredValue:

@@ -8,15 +8,14 @@ and the few methods of the resource and its tables that the store calls."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Generic, Mapping, Protocol, Sequence, TypeAlias, TypedDict, TypeVar, Union
+from typing import TYPE_CHECKING, Generic, Mapping, Protocol, Required, Sequence, TypeAlias, TypedDict, TypeVar, Union
 
 AttributeValue = Mapping[str, "str | bool | Sequence[str] | Sequence[AttributeValue] | Mapping[str, AttributeValue]"]
 Item = dict[str, AttributeValue]
-# TableName, Key, UpdateExpression, ConditionExpression, ExpressionAttributeNames / Values,
-# IndexName, ExclusiveStartKey, ConsistentRead, Limit…
+# The parameters of a read (query, scan): TableName, IndexName, KeyConditionExpression,
+# ExpressionAttributeNames / Values, ExclusiveStartKey, ConsistentRead, Limit…
 RequestParam: TypeAlias = "str | int | bool | Mapping[str, AttributeValue] | Mapping[str, str]"
 Request = dict[str, RequestParam]
-TransactAction = dict[str, Request]
 
 if TYPE_CHECKING:
     from boto3.dynamodb.conditions import ConditionBase
@@ -34,6 +33,72 @@ class KeysToGet(TypedDict, Generic[KeyItem], total=False):
     ProjectionExpression: str
     ExpressionAttributeNames: dict[str, str]
     ConsistentRead: bool
+
+
+# ---- one action of a transaction (TransactWriteItems), also the shape of the plain write -------
+
+
+class UpdateRequest(TypedDict, total=False):
+    """An Update: the expression is required, the condition and its placeholders are not."""
+
+    TableName: Required[str]
+    Key: Required[Item]
+    UpdateExpression: Required[str]
+    ConditionExpression: str
+    ExpressionAttributeNames: dict[str, str]
+    # Never empty when present: DynamoDB refuses an empty map.
+    ExpressionAttributeValues: dict[str, AttributeValue]
+    ReturnValuesOnConditionCheckFailure: str  # "ALL_OLD": a refusal carries the item as it was
+
+
+class PutRequest(TypedDict, total=False):
+    TableName: Required[str]
+    Item: Required[Item]
+    ConditionExpression: str
+    ExpressionAttributeNames: dict[str, str]
+    ExpressionAttributeValues: dict[str, AttributeValue]
+    ReturnValuesOnConditionCheckFailure: str
+
+
+class DeleteRequest(TypedDict, total=False):
+    TableName: Required[str]
+    Key: Required[Item]
+    ConditionExpression: str
+    ExpressionAttributeNames: dict[str, str]
+    ExpressionAttributeValues: dict[str, AttributeValue]
+    ReturnValuesOnConditionCheckFailure: str
+
+
+class ConditionCheckRequest(TypedDict, total=False):
+    """A condition on an item the transaction does not write (it fails the whole transaction)."""
+
+    TableName: Required[str]
+    Key: Required[Item]
+    ConditionExpression: Required[str]
+    ExpressionAttributeNames: dict[str, str]
+    ExpressionAttributeValues: dict[str, AttributeValue]
+    ReturnValuesOnConditionCheckFailure: str
+
+
+class UpdateAction(TypedDict):
+    Update: UpdateRequest
+
+
+class PutAction(TypedDict):
+    Put: PutRequest
+
+
+class DeleteAction(TypedDict):
+    Delete: DeleteRequest
+
+
+class ConditionCheckAction(TypedDict):
+    ConditionCheck: ConditionCheckRequest
+
+
+# One item of a TransactWriteItems: {"Update": {...}}, {"Put": {...}}, {"Delete": {...}} or
+# {"ConditionCheck": {...}}; `"Update" in action` tells them apart.
+TransactAction: TypeAlias = "UpdateAction | PutAction | DeleteAction | ConditionCheckAction"
 
 
 class CancellationReason(TypedDict, total=False):
@@ -86,10 +151,10 @@ class GlobalSecondaryIndex(TypedDict):
 
 
 class CreateTableRequest(TypedDict, total=False):
-    TableName: str
-    KeySchema: list[KeyElement]
-    AttributeDefinitions: list[AttributeDefinition]
-    BillingMode: str
+    TableName: Required[str]
+    KeySchema: Required[list[KeyElement]]
+    AttributeDefinitions: Required[list[AttributeDefinition]]
+    BillingMode: Required[str]
     GlobalSecondaryIndexes: list[GlobalSecondaryIndex]
 
 

@@ -47,7 +47,7 @@ class RateLimitStore:
                 raise
             old = exc.response.get("Item", {})
             return False, int(str(old.get("hits", {}).get("N", "0")))
-        return True, int(answer.get("Attributes", {}).get("hits", {}).get("N", "0"))
+        return True, int(str(answer.get("Attributes", {}).get("hits", {}).get("N", "0")))
 
     async def hits(self, key: str, window_start: int) -> int:
         return await self.dynamo.run(self.hits_sync, key, window_start)

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
+from groundchat.json_shapes import JsonList, as_list
+from groundchat.store import item_values
 from groundchat.store.boto3_helpers import Attr, Key
 from groundchat.store.dynamo import all_pages, condition_failed
 from groundchat.store.history_summary import SUMMARY_ATTRIBUTE
@@ -44,7 +46,7 @@ def withheld_on_a_shared_page(item: StoredItem) -> StoredItem:
     """The message as a shared page may show it: no words of the owner's other conversations."""
     if item.get("role") == "tool" and item.get("name") == RECALL_TOOL:
         result = _result(item)
-        consulted = len(result.get("excerpts") or []) if isinstance(result, dict) else 0
+        consulted = len(as_list(result.get("excerpts") or [])) if isinstance(result, dict) else 0
         content = json.dumps({"outcome": "withheld", "consulted": consulted, "excerpts": [],
                               "note": f"{consulted} past conversation{'' if consulted == 1 else 's'} {SHARED_RESULT_NOTE}"})
         return {**item, "content": content}
@@ -98,7 +100,9 @@ def _redact(messages: Table, item: StoredItem, deleted_id: str) -> int:
     if item.get("role") == "tool" and item.get("name") == RECALL_TOOL:
         result = _result(item)
         if isinstance(result, dict):
-            result["excerpts"] = [_without_words(x) if _from(x, deleted_id) else x for x in result.get("excerpts") or []]
+            kept: JsonList = [_without_words(x) if isinstance(x, dict) and _from(x, deleted_id) else x
+                              for x in as_list(result.get("excerpts") or [])]
+            result["excerpts"] = kept
         update, values = "SET content = :c", {":c": json.dumps(result)}
     elif item.get("role") == "assistant":
         update, values = "SET content = :c REMOVE annotations", {":c": REDACTED_ANSWER if item.get("content") else ""}
@@ -119,7 +123,7 @@ def _redact(messages: Table, item: StoredItem, deleted_id: str) -> int:
 
 def _result(item: StoredItem) -> JsonValue:
     try:
-        return json.loads(item.get("content") or "null")
+        return json.loads(item_values.optional_text(item, "content") or "null")
     except ValueError:
         return None
 

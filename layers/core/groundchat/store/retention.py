@@ -43,16 +43,16 @@ def expiry_after(now: float, days: int) -> int:
 
 
 def is_expired(item: Mapping[str, StoredValue] | None, now: float | None = None) -> bool:
-    expires = (item or {}).get("expires_at")
-    return expires is not None and int(expires) <= int(now if now is not None else time.time())
+    if item is None or item.get("expires_at") is None:
+        return False
+    return item_values.whole(item, "expires_at") <= int(now if now is not None else time.time())
 
 
 def expires_at_text(item: Mapping[str, StoredValue]) -> str | None:
     """`expires_at` as ISO-8601 UTC, as pages show it."""
-    expires = item.get("expires_at")
-    if expires is None:
+    if item.get("expires_at") is None:
         return None
-    return datetime.fromtimestamp(int(expires), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(item_values.whole(item, "expires_at"), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 async def refresh_messages(dynamo: Dynamo, conversation_id: str, expires: int) -> int:
@@ -146,7 +146,7 @@ def conversation_expiries_sync(dynamo: Dynamo, conversation_ids: list[str]) -> d
             page = dynamo.client.batch_get_item(RequestItems=request)
             for raw in page.get("Responses", {}).get(name, []):
                 item = {key: _deserialize(value) for key, value in raw.items()}
-                found[item["conversation_id"]] = item
+                found[item_values.text(item, "conversation_id")] = item
             request = page.get("UnprocessedKeys") or {}
             if not request:
                 break

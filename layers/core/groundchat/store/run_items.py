@@ -23,8 +23,7 @@ from groundchat.store import item_values
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from groundchat.json_shapes import JsonObject
-    from groundchat.store.items import StoredItem
+    from groundchat.store.items import StoredItem, StoredValue
 
 # Item size: DynamoDB refuses items over 400 KB. Keep the first few nodes of each violation with
 # their snippets cut, and drop nodes further if a page with very many violations still does not fit.
@@ -99,14 +98,14 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def fit_violations(violations: list[Violation]) -> list[JsonObject]:
+def fit_violations(violations: list[Violation]) -> list[StoredValue]:
     """The violations as stored: first nodes only, snippets cut, and fewer nodes if still too big."""
     for keep in (MAX_NODES_PER_VIOLATION, 1, 0):
-        stored = [
+        stored: list[StoredValue] = [
             {
                 "rule_id": v.rule_id,
                 "impact": v.impact,
-                "tags": v.tags,
+                "tags": [*v.tags],
                 "node_count": v.node_count,
                 "nodes": [
                     {
@@ -138,7 +137,7 @@ def record_item(run: Run) -> StoredItem:
     fields = {k: v for k, v in summary_item(run).items() if k not in _INDEX_ONLY}
     record = {k: v for k, v in fields.items() if k not in _NUMBERS}
     record["violations"] = fit_violations(run.violations)
-    item = {"run_id": run.run_id, "part": DETAIL, "record": json.dumps(record, separators=(",", ":"))}
+    item: StoredItem = {"run_id": run.run_id, "part": DETAIL, "record": json.dumps(record, separators=(",", ":"))}
     item.update({k: fields[k] for k in _NUMBERS if k in fields})
     return item
 
@@ -151,25 +150,25 @@ def run_from_record(item: StoredItem) -> Run:
     return Run(**fields, violations=[violation_from_item(v) for v in violations])
 
 
-def summary_from_item(item: Mapping[str, object]) -> RunSummary:
-    data = {k: v for k, v in item.items() if k not in (*_INDEX_ONLY, "view", "entry", "violations")}
-    data["rules"] = decode_rules(item.get("rules", ""))
+def summary_from_item(item: Mapping[str, StoredValue]) -> RunSummary:
+    data: dict[str, object] = {k: v for k, v in item.items() if k not in (*_INDEX_ONLY, "view", "entry", "violations")}
+    data["rules"] = decode_rules(item_values.text(item, "rules", ""))
     for name in ("tokens_in", "tokens_out", "violation_count", "node_count"):
-        data[name] = int(item.get(name, 0))
+        data[name] = item_values.whole(item, name, 0)
     return RunSummary.model_validate(data)
 
 
 def run_from_items(summary: StoredItem, detail: StoredItem | None) -> Run:
     fields = summary_from_item(summary).model_dump(exclude={"violation_count", "node_count", "rules"})
-    violations = [violation_from_item(v) for v in (detail or {}).get("violations", [])]
+    violations = [violation_from_item(v) for v in item_values.maps(detail or {}, "violations")]
     return Run(**fields, violations=violations)
 
 
-def violation_from_item(item: Mapping[str, object]) -> Violation:
+def violation_from_item(item: Mapping[str, StoredValue]) -> Violation:
     return Violation(
-        rule_id=item["rule_id"],
-        impact=item.get("impact"),
-        tags=list(item.get("tags") or []),
+        rule_id=item_values.text(item, "rule_id"),
+        impact=item_values.optional_text(item, "impact"),
+        tags=item_values.texts(item, "tags"),
         node_count=item_values.whole(item, "node_count"),
-        nodes=[Node(**n) for n in item.get("nodes") or []],
+        nodes=[Node.model_validate(n) for n in item_values.maps(item, "nodes")],
     )

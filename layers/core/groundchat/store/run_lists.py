@@ -107,7 +107,7 @@ class RunLists:
         # More fields: the cells say how many runs match, and how many each list holding them all
         # has: each field's rule index, and the list of the other fields' runs (its rule checked in
         # code). Read the smallest in pages sized to hold enough matches, checking the rest in code.
-        name, size, matches = self._narrowest(flt, others)
+        name, size, matches = self._narrowest(flt, flt.rule, others)
         if not matches:
             return []
         enough = min(want, matches)
@@ -118,7 +118,7 @@ class RunLists:
             items = self._query_rule_field(flt.rule, name, others[name], newest_first, page=page, start=start)
         return _first_matches(items, flt, enough)
 
-    def _narrowest(self, flt: RunFilter, others: dict[str, str]) -> tuple[str | None, int, int]:
+    def _narrowest(self, flt: RunFilter, rule: str, others: dict[str, str]) -> tuple[str | None, int, int]:
         """The smallest list holding every match (a field whose rule index has the fewest entries
         under its value, or None: the other fields' own list, when it has fewer, as for a rule
         most runs break), its size, and how many runs match the whole filter: summed from at most
@@ -132,7 +132,7 @@ class RunLists:
             return read[view]
 
         def rule_runs(cells_: list[tuple[StoredItem, CellTotals]]) -> int:
-            return sum(t.rule_runs.get(flt.rule, 0) for _, t in cells_)
+            return sum(t.rule_runs.get(rule, 0) for _, t in cells_)
 
         sizes: dict[str | None, int] = {}
         for name, value in others.items():
@@ -220,9 +220,9 @@ class RunLists:
         elif len(others) <= 1:
             source, size = next(iter(others), _RULE_LIST), sum(t.rule_runs.get(flt.rule, 0) for t in cells.values())
         else:
-            source, size, _ = self._narrowest(flt, others)
+            source, size, _ = self._narrowest(flt, flt.rule, others)
         page = _page_size(enough, size, matches)
-        if source is None:
+        if source is None or flt.rule is None:  # without a rule the source is always the filter's own list
             items = self.query(list_view(values), newest_first=newest_first, page=page, start=start, shown=True)
         elif source == _RULE_LIST:
             items = self.query(rule_view(flt.rule), newest_first=newest_first, page=page, start=start, shown=True)

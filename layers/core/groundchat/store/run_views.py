@@ -50,7 +50,7 @@ from groundchat.store.tables import RULE_FIELD_INDEXES, VIOLATIONS_INDEX
 from groundchat.store import item_values
 
 if TYPE_CHECKING:
-    from groundchat.store.items import Item, Request, StoredItem, TransactAction
+    from groundchat.store.items import Item, PutAction, PutRequest, StoredItem, TransactAction
 
 CELLS = "cells"
 RUNS_VIEW = "runs"
@@ -106,7 +106,7 @@ def value_entry(field: str, value: str) -> str:
 
 
 def list_view(values: dict[str, str | None]) -> str:
-    parts = [RUNS_VIEW] + [f"{name}={enc(values[name])}" for name in FILTER_FIELDS if values.get(name) is not None]
+    parts = [RUNS_VIEW] + [f"{name}={enc(value)}" for name in FILTER_FIELDS if (value := values.get(name)) is not None]
     return "/".join(parts)
 
 
@@ -148,8 +148,13 @@ def cell_item(view: str, model: str, context: str, t: CellTotals) -> StoredItem:
 
 
 def totals_from_item(item: StoredItem) -> CellTotals:
-    t = CellTotals(**{name: int(item.get(name, 0)) for name in COUNTERS}, cost=item_values.amount(item, "cost", 0))
-    for rule, (runs, nodes) in json.loads(item.get("rules") or "{}").items():
+    def count(name: str) -> int:
+        return item_values.whole(item, name, 0)
+
+    t = CellTotals(runs=count("runs"), completed=count("completed"), failed=count("failed"), timeout=count("timeout"),
+                   graded=count("graded"), violations=count("violations"), nodes=count("nodes"),
+                   cost=item_values.amount(item, "cost", 0))
+    for rule, (runs, nodes) in json.loads(item_values.optional_text(item, "rules") or "{}").items():
         t.rule_runs[rule], t.rule_nodes[rule] = runs, nodes
     return t
 
@@ -206,13 +211,15 @@ def view_writes(table: str, run: RunSummary, current: dict[tuple[str, str], Stor
     the run added, conditional on its run count being the one given; each new value and a new list
     entry per view, conditional on being new. In that order; also returns the cells as written."""
     delta = CellTotals.of_run(run)
-    cells = []
+    cells: list[StoredItem] = []
+    writes: list[TransactAction] = []
     for key in cell_keys(run):
         seen = current.get(key)
-        cells.append(cell_item(key[0], run.model, run.context, (totals_from_item(seen) if seen else CellTotals()).add(delta)))
-    writes = [_put(table, cell, _as_read(current.get((cell["view"], cell["entry"])))) for cell in cells]
+        cell = cell_item(key[0], run.model, run.context, (totals_from_item(seen) if seen else CellTotals()).add(delta))
+        cells.append(cell)
+        writes.append(_put(table, cell, _as_read(seen)))
     fields = {value_entry(name, getattr(run, name)): name for name in FILTER_FIELDS}
-    new = ("attribute_not_exists(#k)", {"#k": "view"}, {})
+    new: tuple[str, dict[str, str], Item] = ("attribute_not_exists(#k)", {"#k": "view"}, {})
     writes += [_put(table, value_item(fields[entry], getattr(run, fields[entry])), new) for _, entry in new_values]
     writes += [_put(table, entry, new) for entry in list_entries_of(run)]
     return writes, cells
@@ -224,9 +231,9 @@ def _as_read(seen: StoredItem | None) -> tuple[str, dict[str, str], Item]:
     return "#r = :r", {"#r": "runs"}, {":r": _serialize(seen["runs"])}
 
 
-def _put(table: str, item: StoredItem, condition: tuple[str, dict[str, str], Item]) -> TransactAction:
+def _put(table: str, item: StoredItem, condition: tuple[str, dict[str, str], Item]) -> PutAction:
     expression, names, values = condition
-    put: Request = {"TableName": table, "Item": serialized(item), "ConditionExpression": expression,
+    put: PutRequest = {"TableName": table, "Item": serialized(item), "ConditionExpression": expression,
                            "ExpressionAttributeNames": names}
     if values:
         put["ExpressionAttributeValues"] = values
@@ -251,7 +258,7 @@ def expected_views(runs: list[RunSummary]) -> dict[tuple[str, str], StoredItem]:
             cells[(view, run.model, run.context)].add(delta)
         values.update((name, getattr(run, name)) for name in FILTER_FIELDS)
         for entry in list_entries_of(run):
-            out[(entry["view"], entry["entry"])] = entry
+            out[(item_values.text(entry, "view"), item_values.text(entry, "entry"))] = entry
     for (view, model, context), totals in cells.items():
         out[(view, cell_entry(model, context))] = cell_item(view, model, context, totals)
     for name, value in values:

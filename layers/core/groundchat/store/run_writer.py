@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from groundchat.benchmark.runs import Run
+from groundchat.store import item_values
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.run_items import record_item, summary_item
 from groundchat.store.run_views import cell_keys, serialized, value_keys, view_writes
@@ -13,7 +14,7 @@ from groundchat.store.tables import RUN_VIEWS, RUNS
 from groundchat.store.transactions import TransactionBusy, TransactionRefused, transact_sync
 
 if TYPE_CHECKING:
-    from groundchat.store.items import StoredItem, TransactAction
+    from groundchat.store.items import KeysToGet, PutAction, StoredItem
 
 ItemKey = tuple[str, str]
 
@@ -106,13 +107,15 @@ class RunWriter:
     def _read(self, keys: list[ItemKey]) -> None:
         """The cells as they are now (one BatchGetItem, strongly consistent)."""
         self._known.update({key: None for key in keys})
-        request = {self._views: {"Keys": [{"view": v, "entry": e} for v, e in keys], "ConsistentRead": True}}
+        request: dict[str, KeysToGet[StoredItem]] = {
+            self._views: {"Keys": [{"view": v, "entry": e} for v, e in keys], "ConsistentRead": True}}
         while request:
             resp = self._resource.batch_get_item(RequestItems=request)
-            self._known.update({(i["view"], i["entry"]): i for i in resp["Responses"].get(self._views, [])})
+            self._known.update({(item_values.text(i, "view"), item_values.text(i, "entry")): i
+                                for i in resp.get("Responses", {}).get(self._views, [])})
             request = resp.get("UnprocessedKeys") or {}
 
 
-def _put(table: str, item: StoredItem, condition: str, names: dict[str, str]) -> TransactAction:
+def _put(table: str, item: StoredItem, condition: str, names: dict[str, str]) -> PutAction:
     return {"Put": {"TableName": table, "Item": serialized(item), "ConditionExpression": condition,
                     "ExpressionAttributeNames": names}}

@@ -37,6 +37,7 @@ from groundchat.benchmark.runs import (
     overview_from_cells,
     rule_counts_from,
 )
+from groundchat.store import item_values
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.run_items import (  # noqa: F401  (re-exported: the import and its tests use them)
     DETAIL,
@@ -71,7 +72,7 @@ from groundchat.store.run_writer import RunWriter, ViewsOutOfStep, WriteReport  
 from groundchat.store.tables import RUN_VIEWS, RUNS
 
 if TYPE_CHECKING:
-    from groundchat.store.items import StoredItem
+    from groundchat.store.items import StoredItem, TableRequest
 
 
 @dataclass(frozen=True)
@@ -181,9 +182,10 @@ class RunQueries:
             return self._facets[1]
         values: dict[str, set[str]] = {name: set() for name in (*FILTER_FIELDS, "rule")}
         for item in await self._dynamo.run(lambda: list(self._lists.query(CELLS))):
-            if item["entry"].startswith(VALUE_PREFIX):
-                values[item["field"]].add(item["value"])
-            elif item["entry"].startswith(CELL_PREFIX):
+            entry = item_values.text(item, "entry")
+            if entry.startswith(VALUE_PREFIX):
+                values[item_values.text(item, "field")].add(item_values.text(item, "value"))
+            elif entry.startswith(CELL_PREFIX):
                 values["rule"].update(r for r, n in totals_from_item(item).rule_runs.items() if n)
         out = {name: sorted(vals) for name, vals in values.items()}
         out["context"] = sorted(values["context"], key=context_sort_key)
@@ -204,22 +206,23 @@ class RunQueries:
         wanted = {name: value for name, value in flt.as_params().items() if name in FILTER_FIELDS}
         found: set[str] = set()
         if wanted:
-            keys = [{"view": CELLS, "entry": value_entry(name, value)} for name, value in wanted.items()]
+            keys: list[StoredItem] = [{"view": CELLS, "entry": value_entry(name, value)} for name, value in wanted.items()]
             table = self._views.name
             resp = self._dynamo.resource.batch_get_item(RequestItems={table: {"Keys": keys, "ProjectionExpression": "#f",
                                                                               "ExpressionAttributeNames": {"#f": "field"}}})
             while True:
-                found.update(item["field"] for item in resp.get("Responses", {}).get(table, []))
-                if not resp.get("UnprocessedKeys"):
+                found.update(item_values.text(item, "field") for item in resp.get("Responses", {}).get(table, []))
+                unread = resp.get("UnprocessedKeys")
+                if not unread:
                     break
-                resp = self._dynamo.resource.batch_get_item(RequestItems=resp["UnprocessedKeys"])
+                resp = self._dynamo.resource.batch_get_item(RequestItems=unread)
         if flt.rule is not None and next(self._lists.query(rule_view(flt.rule), page=1), None) is not None:
             found.add("rule")
         # An outcome is one of three words, checked where it is parsed; no view holds it as a value.
         return [name for name in flt.as_params() if name not in found and name != "outcome"]
 
     def _summaries(self) -> Iterator[StoredItem]:
-        kwargs = {"IndexName": "by_started", "KeyConditionExpression": Key("kind").eq(KIND), "ScanIndexForward": False}
+        kwargs: TableRequest = {"IndexName": "by_started", "KeyConditionExpression": Key("kind").eq(KIND), "ScanIndexForward": False}
         yield from pages(self._table.query, kwargs)
 
 

@@ -49,7 +49,7 @@ def add_missing_indexes(dynamo: Dynamo, tables: list[TableDef] | None = None) ->
         if not missing:
             continue
         args = table.create_args(dynamo.settings)
-        by_name = {ix["IndexName"]: ix for ix in args["GlobalSecondaryIndexes"]}
+        by_name = {ix["IndexName"]: ix for ix in args.get("GlobalSecondaryIndexes", [])}
         for name in missing:
             dynamo.client.update_table(TableName=args["TableName"], AttributeDefinitions=args["AttributeDefinitions"],
                                        GlobalSecondaryIndexUpdates=[{"Create": by_name[name]}])

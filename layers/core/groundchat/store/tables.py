@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from groundchat.config import Settings
 
 if TYPE_CHECKING:
-    from groundchat.store.items import CreateTableRequest, Projection
+    from groundchat.store.items import CreateTableRequest, GlobalSecondaryIndex, KeyElement, Projection
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,14 @@ class TableDef:
 
     def create_args(self, settings: Settings) -> CreateTableRequest:
         attrs: dict[str, str] = {}
-        keys = [{"AttributeName": self.hash_key[0], "KeyType": "HASH"}]
+        keys: list[KeyElement] = [{"AttributeName": self.hash_key[0], "KeyType": "HASH"}]
         attrs[self.hash_key[0]] = self.hash_key[1]
         if self.range_key:
             keys.append({"AttributeName": self.range_key[0], "KeyType": "RANGE"})
             attrs[self.range_key[0]] = self.range_key[1]
-        gsis = []
+        gsis: list[GlobalSecondaryIndex] = []
         for ix in self.indexes:
-            ix_keys = [{"AttributeName": ix.hash_key[0], "KeyType": "HASH"}]
+            ix_keys: list[KeyElement] = [{"AttributeName": ix.hash_key[0], "KeyType": "HASH"}]
             attrs[ix.hash_key[0]] = ix.hash_key[1]
             if ix.range_key:
                 ix_keys.append({"AttributeName": ix.range_key[0], "KeyType": "RANGE"})

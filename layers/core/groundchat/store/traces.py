@@ -11,6 +11,7 @@ import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from groundchat.json_shapes import as_list, as_object
 from groundchat.redaction import redact_value
 from groundchat.store.boto3_helpers import Key  # boto3 loads on first use
 from groundchat.store.dynamo import Dynamo
@@ -35,11 +36,11 @@ class TraceStore:
     async def put(self, *, run_id: str, caller: str, conversation_id: str, started_at: float, outcome: str,
                   steps: Sequence[Mapping[str, object]], failure: Mapping[str, object] | None, question: str,
                   checks: Mapping[str, int | str] | None = None, recall: Mapping[str, object] | None = None) -> None:
-        steps, failure = _redacted(steps), _redacted(failure)
-        steps_json = json.dumps(steps, default=str)
+        stored_steps, stored_failure = as_list(_redacted(steps)), _redacted(failure)
+        steps_json = json.dumps(stored_steps, default=str)
         if len(steps_json) > MAX_STEPS_CHARS:
-            steps_json = json.dumps({"cut": f"steps over {MAX_STEPS_CHARS} characters", "count": len(steps), "steps": [
-                {k: v for k, v in s.items() if k not in ("args", "debug")} for s in steps]}, default=str)
+            steps_json = json.dumps({"cut": f"steps over {MAX_STEPS_CHARS} characters", "count": len(stored_steps), "steps": [
+                {k: v for k, v in as_object(s).items() if k not in ("args", "debug")} for s in stored_steps]}, default=str)
         item = {
             "run_id": run_id,
             "caller": caller,
@@ -49,7 +50,7 @@ class TraceStore:
             "outcome": outcome,
             "question": question[:2000],
             "steps": steps_json,
-            "failure": json.dumps(failure, default=str) if failure else None,
+            "failure": json.dumps(stored_failure, default=str) if stored_failure else None,
             # What the after-answer checks found (unverified refs and figures), as counts, and whether the support check ran.
             "checks": json.dumps(checks) if checks else None,
             # The recall plan: whether past conversations were offered as a source, and why.
@@ -89,7 +90,7 @@ def _public(item: StoredItem) -> dict[str, StoredValue | JsonValue]:
         "duration_ms": item_values.whole(item, "duration_ms", 0),
         "outcome": item.get("outcome"),
         "question": item.get("question"),
-        "steps": redact_value(json.loads(item.get("steps", "[]"))),
+        "steps": redact_value(json.loads(item_values.text(item, "steps", "[]"))),
         "failure": redact_value(json.loads(item_values.text(item, "failure"))) if item.get("failure") else None,
         "checks": json.loads(item_values.text(item, "checks")) if item.get("checks") else None,
         # The recall plan: searched or not, and why (also when it said no).

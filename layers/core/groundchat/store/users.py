@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 
 from groundchat.auth.callers import ALL_PERMISSIONS, Caller
+from groundchat.store import item_values
 from groundchat.store.dynamo import Dynamo
 from groundchat.store.tables import USERS
 
@@ -35,7 +36,7 @@ class UserStore:
             ReturnValues="ALL_NEW",
         )
         self._cache.pop(user_id, None)
-        return sorted(resp["Attributes"].get("grants", set()))
+        return sorted(item_values.strings(resp.get("Attributes", {}), "grants"))
 
     async def revoke(self, user_id: str, permissions: list[str]) -> list[str]:
         resp = await self.dynamo.run(
@@ -46,11 +47,11 @@ class UserStore:
             ReturnValues="ALL_NEW",
         )
         self._cache.pop(user_id, None)
-        return sorted(resp.get("Attributes", {}).get("grants", set()))
+        return sorted(item_values.strings(resp.get("Attributes", {}), "grants"))
 
     async def grants(self, user_id: str) -> set[str]:
         resp = await self.dynamo.run(self.table.get_item, Key={"user_id": user_id})
-        return set(resp.get("Item", {}).get("grants", set()))
+        return item_values.strings(resp.get("Item", {}), "grants")
 
     async def list(self) -> list[dict]:
         items, kwargs = [], {}
