@@ -22,7 +22,7 @@ from groundchat.offline.router_run_lists import (
     outcomes_named,
 )
 from groundchat.offline.router_arguments import RUN_ID, counted_part, filters_named, limited, nameable
-from groundchat.offline.router_changes import CHANGE_REFUSAL, asks_to_change
+from groundchat.offline.router_changes import CHANGE_REFUSAL, acts_on_the_data, asks_to_change
 from groundchat.offline.router_gate import near_the_corpus, on_topic, on_topic_words
 from groundchat.offline.router_topics import asks_the_texts
 from groundchat.offline.typed_names import corrected
@@ -201,6 +201,8 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
         if not named:
             return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
+    if acts_on_the_data(q, calls):  # "toss the dune-code ones": an order on what the plan would read
+        return Plan(refusal=CHANGE_REFUSAL)
     calls = [(name, args) for name, args in calls if name in offered]
     if recall:
         calls = [recall, *calls]
