@@ -12,9 +12,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch, tmp_path):
-    """No test sees the developer's credentials, model, local stack or OpenTelemetry collector."""
+    """No test sees the developer's credentials, model, local stack or OpenTelemetry collector. The
+    embedding model chosen for a run is kept: the session's index and likeness margins are built with
+    it before this runs, and the thresholds on its cosine scale must be read from the same model."""
     for key in list(os.environ):
-        if key.startswith(("GROUNDCHAT_", "AWS_", "OTEL_")):
+        if key.startswith(("GROUNDCHAT_", "AWS_", "OTEL_")) and key != "GROUNDCHAT_EMBEDDING_MODEL":
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")

@@ -56,3 +56,55 @@ async def test_an_order_pointing_back_at_data_shown_is_refused(dynamo, topic_mar
     answerer = OfflineAnswerer(facets=_names, topic=SimpleNamespace(margin=topic_margin))
     tool, _ = await answered(answerer, {"turns": turns, "q": question}, _registry(), ctx)
     assert (tool == "none") is refused
+
+
+@pytest.mark.parametrize("question", [
+    "toss the dune-code timeouts",
+    "clean up the failed ones for cedar-mini",
+    "weed out the timeouts in round 2",
+    "can we not count the failed runs for atlas-small",
+    "i'd like the failed runs removed",
+])
+def test_orders_in_everyday_verbs_on_the_data_are_refused(question):
+    assert route(question, TOOLS, FACETS, RULES).refusal == CHANGE_REFUSAL
+
+
+@pytest.mark.parametrize("question", [
+    "correct me if I'm wrong, is birch-pro cheaper than cedar-mini?",
+    "update me on how dune-code did in round 2",
+    "which runs need to be rerun?",
+    "take a look at birch-pro's runs in round 1",
+    "pull up the runs for cedar-mini",
+    "ok move on to round 3",
+])
+def test_an_order_to_the_one_asking_or_a_question_about_changes_reads(question):
+    assert route(question, TOOLS, FACETS, RULES).refusal is None
+
+
+EARLIER_LIST = [{"q": "cedar-mini on the checkout flow", "calls": [["list_runs", {"model": "cedar-mini", "task": "checkout-flow"}]]}]
+EARLIER_RUN = [{"q": "open run-round-2-modal-dialog-birch-pro-checklist",
+                "calls": [["get_run", {"run_id": "run-round-2-modal-dialog-birch-pro-checklist"}]]}]
+EARLIER_TOP = [{"q": "what does dune-code break most", "calls": [["top_rules", {"model": "dune-code"}]]}]
+
+
+@pytest.mark.parametrize(("turns", "question", "refused"), [
+    # The object is what the follow-up reads it as: a run of the list, the list, the run shown, a rule's count.
+    (EARLIER_LIST, "drop the none one", True),
+    (EARLIER_LIST, "just nuke all of those", True),
+    (EARLIER_LIST, "I'd like those removed before Friday", True),
+    (EARLIER_RUN, "this one is wrong, mark it as failed", True),
+    (EARLIER_TOP, "that region count is off, correct it to 2", True),
+    # Reading the same things is not a change.
+    (EARLIER_LIST, "open the none one", False),
+    (EARLIER_LIST, "which of them had the fewest violations?", False),
+    (EARLIER_TOP, "what's the second one?", False),
+])
+async def test_an_order_is_judged_by_what_the_follow_up_reads_it_as(dynamo, topic_margin, turns, question, refused):
+    from groundchat.services import Services
+    from tests.moto_snapshot import sample_loaded_async
+
+    await sample_loaded_async(dynamo)
+    ctx = Services(settings=dynamo.settings, dynamo=dynamo).tool_context(Caller(id="u"))
+    answerer = OfflineAnswerer(facets=_names, topic=SimpleNamespace(margin=topic_margin))
+    tool, _ = await answered(answerer, {"turns": turns, "q": question}, _registry(), ctx)
+    assert (tool == "none") is refused

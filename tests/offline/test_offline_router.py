@@ -171,6 +171,20 @@ def test_a_request_to_write_something_is_refused_even_on_topic(question):
     assert plan.calls == [] and plan.refusal == REFUSAL
 
 
+@pytest.mark.parametrize(("question", "read"), [
+    ("give me a summary of https://en.wikipedia.org/wiki/Football", False),
+    ("https://example.com/blog/post-1 tl;dr please", False),
+    ("open https://w3.org.example.net/page and summarise it", False),
+    # An address of the texts' publishers, or a page asked about for its accessibility, is searched.
+    ("summarise https://www.w3.org/TR/WCAG22/ for me", True),
+    ("can you read https://myshop.example and tell me if screen readers can use it", True),
+])
+def test_a_page_to_read_by_its_address_is_declined_unless_the_texts_speak_of_it(question, read):
+    # The likeness votes for every one of them: the address decides.
+    plan = route(question, TOOLS, FACETS, RULES, topic=lambda q: 0.5)
+    assert (plan.refusal is None, [name for name, _ in plan.calls][:1]) == ((True, ["search_docs"]) if read else (False, []))
+
+
 def test_a_question_on_how_to_fix_something_is_still_answered():
     assert route("fix the contrast on our buttons: what ratio do we need?", TOOLS, FACETS, RULES).calls[0][0] == "search_docs"
     assert route("how do I fix missing form labels", TOOLS, FACETS, RULES).calls[0][0] in ("search_docs", "explain_rule")
@@ -238,7 +252,9 @@ def test_on_the_fourth_set_the_router_picks_the_tool_and_its_arguments(topic_mar
     assert not {c.q.lower() for c in FOURTH} & {c.q.lower() for c in [*CASES, *VALIDATE, *SECOND, *THIRD]}
     # Floors under its figures (tool 0.878, tool and arguments 0.755; as first run 0.878 / 0.776: one
     # question now also gets the run list's outcome, which did not exist when its label was written).
-    # Since the seventh set's tune half was read: 0.898 / 0.776.
+    # Since the seventh set's tune half was read: 0.898 / 0.776. With bge-small-en-v1.5 "summarise this article for
+    # me <address>" came within bge's likeness margin and was searched (0.878); a page to read by its address is
+    # declined since, and both models give 0.898 / 0.837.
     figures = score(FOURTH, FACETS, RULES, topic_margin)
     assert figures["tool"] >= 0.88 and figures["tool_and_args"] >= 0.76
 

@@ -122,12 +122,15 @@ def test_a_question_the_votes_decline_near_the_texts_searches_them_even_when_it_
     from groundchat.benchmark.axe_rules import rule_ids
     from groundchat.offline.router import REFUSAL, route
     from groundchat_cli import sample
+    from groundchat.search.embedding_models import thresholds_in_use
     from groundchat_cli.router_eval import TOOLS
 
     question = "Which privacy law rules cover a newsletter signup box?"
     facets, rules = sample.sample_names(), set(rule_ids())
     declined = lambda q: -0.5  # noqa: E731 - the likeness votes against
-    near = route(question, TOOLS, facets, rules, topic=declined, nearness=lambda q: 0.6)
+    # Near and far on the configured model's cosine scale: MiniLM's "near" is 0.45, bge's 0.67.
+    just_near = thresholds_in_use().near_the_corpus + 0.01
+    near = route(question, TOOLS, facets, rules, topic=declined, nearness=lambda q: just_near)
     assert near.calls == [("search_docs", {"query": question})]
     # Far from the texts, a task's name is what it has: the benchmark's; with no name at all, declined.
     far = route(question, TOOLS, facets, rules, topic=declined, nearness=lambda q: 0.2)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Protocol
 from groundchat.offline import templates as answers
 from groundchat.offline.earlier_turns import exchanges
 from groundchat.offline.follow_up import resolve as resolve_follow_up
-from groundchat.offline.router_changes import CHANGE_REFUSAL, changes_what_came_before
+from groundchat.offline.router_changes import CHANGE_REFUSAL, DATA_TOOLS, acts_on_the_data, changes_what_came_before
 from groundchat.offline.summary import offline_summary
 from groundchat.offline.router import EVERYDAY_RULES, REFUSAL, Facets, Plan, known_names, route
 from groundchat.offline.typed_names import corrected
@@ -136,6 +136,10 @@ class OfflineAnswerer:
             if routed.refusal is None or routed.refusal == REFUSAL:
                 follow_up = resolve_follow_up(question, request.messages[:last_user], offered, names, EVERYDAY_RULES,
                                               off_topic_alone=routed.refusal is not None)
+            # An order is judged by what it acts on as the follow-up reads it: "drop the checklist one" is
+            # the run the last list showed, and "nuke all of those" the runs themselves.
+            if follow_up is not None and acts_on_the_data(question.lower(), follow_up.calls, follow_up.clarify is not None):
+                routed, follow_up = Plan(refusal=CHANGE_REFUSAL), None
             if follow_up is not None and follow_up.clarify is not None:
                 yield TextDelta(text=follow_up.clarify + "\n\n" + DISCLAIMER)
                 yield UsageEvent(input_tokens=0, output_tokens=0)
@@ -174,15 +178,11 @@ class OfflineAnswerer:
         yield StopEvent(reason="end_turn")
 
 
-# The tools whose results are the benchmark's data: what "delete those" may point back to.
-_DATA_TOOLS = frozenset({"list_runs", "get_run", "top_rules", "compare_contexts"})
-
-
 def _changes_the_data_shown(question: str, earlier: list[Message]) -> bool:
     """"Ok delete those" after runs were listed: an order whose object points back, where the last
     exchange with tool calls called a data tool."""
     before = [e for e in exchanges(earlier) if e.calls]
-    return bool(before) and any(name in _DATA_TOOLS for name, _ in before[-1].calls) and \
+    return bool(before) and any(name in DATA_TOOLS for name, _ in before[-1].calls) and \
         changes_what_came_before(question.lower())
 
 

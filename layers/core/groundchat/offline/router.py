@@ -22,7 +22,7 @@ from groundchat.offline.router_run_lists import (
     outcomes_named,
 )
 from groundchat.offline.router_arguments import RUN_ID, counted_part, filters_named, limited, nameable
-from groundchat.offline.router_changes import CHANGE_REFUSAL, asks_to_change
+from groundchat.offline.router_changes import CHANGE_REFUSAL, acts_on_the_data, asks_to_change
 from groundchat.offline.router_gate import near_the_corpus, on_topic, on_topic_words
 from groundchat.offline.router_topics import asks_the_texts
 from groundchat.offline.typed_names import corrected
@@ -69,6 +69,12 @@ _WRITE_SOMETHING = re.compile(r"\b(?:write|compose|make up|generate)\b.{0,20}\b(
                               r"|^\s*(?:please\s+|can you\s+|could you\s+)?(?:re-?write|refactor|write|generate|code|fix|patch)\s+"
                               r"(?:my|our|this|the|a|an|me a)\b.{0,40}\b(?:components?|code|markup|html|css|jsx|"
                               r"functions?|snippets?|templates?|navbar|widgets?)\b", re.I)
+# Asked to read a page by its address: no tool here fetches one, and the texts are their publishers'
+# (w3.org, europa.eu). Declined unless it speaks of accessibility: "does https://our.shop meet WCAG?" is
+# searched, "summarise this article for me https://…" is not a question the texts answer.
+_PAGE_ADDRESS = r"https?://(?!(?:[\w-]+\.)*(?:w3\.org|europa\.eu)(?:[/:?#\s]|$))\S+"
+_READ_A_PAGE = re.compile(rf"\b(?:summari[sz]\w*|summary|tl;?dr|read|open|visit|fetch|browse|translate)\b.{{0,60}}?{_PAGE_ADDRESS}"
+                          rf"|{_PAGE_ADDRESS}.{{0,40}}\b(?:summari[sz]\w*|summary|tl;?dr)\b", re.I)
 _WRONG = re.compile(r"wrong|mistake|\bwhat (?:still |else |usually |typically )?(?:breaks|fails)\b|most (?:com+on|frequent|often)|frequent|problems|failures|slip through|"
                     r"broken most|breaks? most|fail(?:s|ing)? most|top rules|rules? (?:are |get )?(?:broken|violated|failed)|"
                     r"errors|issues|trips? up|\b(?:top|worst|most \w+)(?: \d+)?(?: \w+)? (?:rules|violations)\b|"
@@ -180,7 +186,7 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
     question = corrected(question, known_names(facets, rules))
     q = in_american_spelling(question)
     # Asked to write code or a poem first: "fix my checkout markup" is not a change to the data.
-    if _WRITE_SOMETHING.search(q) or (_SHOPPING.search(q) and not _ACCESSIBILITY.search(q)):
+    if _WRITE_SOMETHING.search(q) or ((_SHOPPING.search(q) or _READ_A_PAGE.search(q)) and not _ACCESSIBILITY.search(q)):
         return Plan(refusal=REFUSAL)
     if asks_to_change(q, facets):
         return Plan(refusal=CHANGE_REFUSAL)
@@ -201,6 +207,8 @@ def route(question: str, offered: set[str], facets: Facets, rules: set[str],
         if not named:
             return Plan(refusal=REFUSAL)
     calls = _plan(question, q, facets, rules, run_ids)
+    if acts_on_the_data(q, calls):  # "toss the dune-code ones": an order on what the plan would read
+        return Plan(refusal=CHANGE_REFUSAL)
     calls = [(name, args) for name, args in calls if name in offered]
     if recall:
         calls = [recall, *calls]

@@ -11,7 +11,12 @@ words are data (offline/change_requests.json); what is fixed here is how they ar
   a model or label by name, or a run id; a weak word ("label", "timeouts", "prices") only where the
   clause does not speak of a page or a business ("fix the label on our email field" asks how to fix a
   page);
-- a few orders are recognised wherever they are said ("rm -rf", "start a new round").
+- a few orders are recognised wherever they are said ("rm -rf", "start a new round");
+- in a conversation, what an order acts on is what the answerer reads the question as asking about:
+  an order whose object only points back ("drop the checklist one", "nuke all of those", "correct it
+  to 3") names nothing of the data itself, but the reading that would answer it (the router's plan or
+  the follow-up's, offline/follow_up.py) lands on the runs the earlier turns showed, and it is refused
+  (`acts_on_the_data`). Judged by the words alone, such orders were answered as follow-ups.
 """
 from __future__ import annotations
 
@@ -42,9 +47,15 @@ _STRONG = re.compile(_either(_TABLE["what_the_data_holds"]["strong"]), re.I)
 _WEAK = re.compile(_either(_TABLE["weak_data_words"]["patterns"]), re.I)
 _PAGE = re.compile(_TABLE["page_words"]["pattern"], re.I)
 _ANYWHERE = re.compile(_either([entry["pattern"] for entry in _TABLE["anywhere"]]), re.I)
-# An object that points back: what the question named before it is acted on.
-_PRONOUN = re.compile(r"\s*(?:it|them|that|this|those|these|(?:all )?(?:the |those |these )?(?:[\w-]+ )?ones|everything|all of (?:it|them))\b"
-                      r"(?!\s+\w+\s+\w)", re.I)
+_SPEAKER = re.compile(_TABLE["speaker"]["pattern"], re.I)
+_QUESTION = re.compile(_TABLE["questions"]["pattern"], re.I)
+# An object that points back: what the question named before it is acted on. "it" and "them" are whole
+# objects whatever follows ("mark it as passed"); "that", "this", "those" and "these" only where no noun
+# follows them ("fix that heading order on my page" names its own object).
+_PRONOUN = re.compile(r"\s*(?:(?:all (?:of )?)?(?:it|them)\b|(?:(?:all (?:of )?)?(?:that|this|those|these)|everything|"
+                      r"(?:all )?(?:the |those |these )?(?:[\w-]+ )?ones)\b(?!\s+\w+\s+\w)|the (?:[\w-]+ ){0,2}one\b)", re.I)
+# The tools whose results are the benchmark's data: what an order may act on.
+DATA_TOOLS = frozenset({"list_runs", "get_run", "top_rules", "compare_contexts"})
 _RUN_ID = re.compile(r"\brun[-_][a-z0-9][a-z0-9_-]{3,}\b", re.I)
 # Where a clause ends: punctuation, or "and"/"then" before another order ("reset the benchmark and start over").
 _CLAUSE_BREAK = re.compile(r"[.;!?:,()\n]+|\s+(?:and then|and also|and|then|also)\s+", re.I)
@@ -75,18 +86,41 @@ def asks_to_change(q: str, facets: Facets) -> bool:
     """True when the question (lower-cased) asks to change, delete, rename, run or re-grade something."""
     if _ANYWHERE.search(q):
         return True
-    if _PASSIVE.search(q) and _names_the_data(q, facets):
+    clauses = _clauses(q)
+    if any(_PASSIVE.search(rest) and not _QUESTION.match(clause) for clause, rest in clauses) and _names_the_data(q, facets):
         return True
-    for clause, rest in _clauses(q):
+    for clause, rest in clauses:
         if _ORDER_TO_RUN.search(rest):
             return True
         order = _ORDER_TO_CHANGE.search(rest)
+        if order and _SPEAKER.match(rest[order.end():]):  # "correct me if I'm wrong, …" asks
+            continue
         # "…is wrong, please fix it", "show me the runs and then remove the failed ones": a pronoun's
         # object is what the question said before it.
         acted_on = q if order and _PRONOUN.match(rest[order.end():]) else rest
         if order and _holds_data(acted_on, clause, facets):
             return True
     return False
+
+
+def orders_a_change(q: str) -> bool:
+    """An order or a wish to change something (lower-cased), whatever it acts on: an order at a clause's
+    start whose object is not the one asking ("correct me if…" is not one), or a clause that wishes it
+    done without asking ("I'd like those removed"; "which runs need to be rerun?" asks)."""
+    for clause, rest in _clauses(q):
+        order = _ORDER_TO_CHANGE.search(rest)
+        if order and not _SPEAKER.match(rest[order.end():]):
+            return True
+        if not _QUESTION.match(clause) and _PASSIVE.search(rest):
+            return True
+    return False
+
+
+def acts_on_the_data(q: str, reading: list[tuple[str, object]], asks_which_of_the_data: bool = False) -> bool:
+    """An order to change (lower-cased) whose object, as the answerer reads the question, is the
+    benchmark's data: `reading` is the calls the router or the follow-up would make for it, and
+    `asks_which_of_the_data` says the follow-up would ask which of the runs or rules shown is meant."""
+    return orders_a_change(q) and (asks_which_of_the_data or any(name in DATA_TOOLS for name, _ in reading))
 
 
 def changes_what_came_before(q: str) -> bool:
@@ -100,4 +134,5 @@ def changes_what_came_before(q: str) -> bool:
     return False
 
 
-__all__ = ["CHANGE_REFUSAL", "asks_to_change", "changes_what_came_before"]
+__all__ = ["CHANGE_REFUSAL", "DATA_TOOLS", "acts_on_the_data", "asks_to_change", "changes_what_came_before",
+           "orders_a_change"]
