@@ -26,7 +26,7 @@ run: $(STAMP)
 	@if [ "$$GROUNDCHAT_SEARCH_BACKEND" = opensearch ] && [ -z "$$GROUNDCHAT_OPENSEARCH_ENDPOINT" ]; then \
 	  $(MAKE) --no-print-directory opensearch-node; fi
 	@if [ -n "$$GROUNDCHAT_LOCAL_COLLECTOR" ]; then $(MAKE) --no-print-directory collector; fi
-	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=$${MALLOC_MMAP_THRESHOLD_:-131072} $(BIN)/groundchat serve
+	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} $(BIN)/groundchat serve
 
 # The local OpenSearch node (infra/opensearch/node: OpenSearch and its k-NN plugin from Maven),
 # built once into a cache outside the clone; says in one line when Java or Maven is missing.

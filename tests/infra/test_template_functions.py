@@ -517,4 +517,5 @@ def test_the_chat_function_fixes_glibcs_mmap_threshold(template):
     # Left dynamic, the threshold rises after the first large free and the model's freed tensors
     # stay in the heap: 60-70 MiB more after the first answer, which malloc_trim hands back.
     assert function_env(template, "ChatFunction")["MALLOC_MMAP_THRESHOLD_"] == "131072"
-    assert "MALLOC_MMAP_THRESHOLD_=$${MALLOC_MMAP_THRESHOLD_:-131072}" in (REPO / "Makefile").read_text()
+    # `make run` ingests in the chat's process first: its warm-up fixes the threshold after that.
+    assert "MALLOC_MMAP_THRESHOLD_" not in (REPO / "Makefile").read_text()
