@@ -15,7 +15,7 @@ and `groundchat serve` on the next port is only its store and index, as DynamoDB
 The questions are those of the retrieval sets in users' words (tests/eval/users_words_*.jsonl, over
 1,400, each asked once before any is asked again), so the answers search, look rules up and query
 the runs as people's questions do, and no cache is flattered by repeats. The server starts as `make
-run` starts it (MALLOC_ARENA_MAX=2 and MALLOC_MMAP_THRESHOLD_=131072 unless set).
+run` starts it (MALLOC_ARENA_MAX=2 unless set; the function, with the template's environment).
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def main() -> None:
     args = parser.parse_args()
     questions = list(dict.fromkeys(json.loads(line)["q"] for path in QUESTIONS
                                    for line in path.read_text().splitlines() if line.strip()))
-    env = {"MALLOC_ARENA_MAX": "2", "MALLOC_MMAP_THRESHOLD_": "131072", **os.environ, "PORT": str(args.port), "GROUNDCHAT_MODEL": "offline"}
+    env = {"MALLOC_ARENA_MAX": "2", **os.environ, "PORT": str(args.port), "GROUNDCHAT_MODEL": "offline"}
     store = None
     if args.function:
         store = subprocess.Popen([str(BIN / "groundchat"), "serve", "--port", str(args.port + 1)], cwd=ROOT,
