@@ -511,3 +511,11 @@ def test_the_chat_function_caps_glibcs_malloc_arenas(template):
     # Each answering thread would keep an arena of its own; the chat's memory was 80-105 MiB higher.
     assert function_env(template, "ChatFunction")["MALLOC_ARENA_MAX"] == "2"
     assert "MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2}" in (REPO / "Makefile").read_text()
+
+
+def test_the_chat_function_fixes_glibcs_mmap_threshold(template):
+    # Left dynamic, the threshold rises after the first large free and the model's freed tensors
+    # stay in the heap: 60-70 MiB more after the first answer, which malloc_trim hands back.
+    assert function_env(template, "ChatFunction")["MALLOC_MMAP_THRESHOLD_"] == "131072"
+    # `make run` ingests in the chat's process first: its warm-up fixes the threshold after that.
+    assert "MALLOC_MMAP_THRESHOLD_" not in (REPO / "Makefile").read_text()

@@ -173,3 +173,33 @@ def test_freed_heap_goes_back_to_the_system():
         pytest.skip("no glibc here")
     assert held - rss_mib() > 60
     assert len(last) == 1200
+
+
+def test_after_the_warm_up_a_large_block_is_mapped_on_its_own():
+    import ctypes
+    import ctypes.util
+    import sys
+
+    from groundchat.warm_up import MMAP_THRESHOLD_BYTES, hand_back_freed_memory
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc's mallopt is Linux's")
+
+    class MallInfo2(ctypes.Structure):  # glibc's struct mallinfo2
+        _fields_ = [(name, ctypes.c_size_t) for name in
+                    ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    if not hasattr(libc, "mallinfo2"):
+        pytest.skip("no glibc 2.33 here")
+    libc.mallinfo2.restype = MallInfo2
+    # A freed 30 MiB block raises glibc's dynamic threshold to 30 MiB: smaller blocks then come from
+    # the heap, which keeps them once freed. (A block that a free chunk of the heap can hold comes
+    # from it whatever the threshold: the one below is larger than this process has freed.)
+    large = b"\x01" * (30 * 1024 * 1024)
+    del large
+    assert hand_back_freed_memory()
+    mapped = libc.mallinfo2().hblks
+    block = b"\x01" * (20 * 1024 * 1024)
+    assert libc.mallinfo2().hblks == mapped + 1  # mapped apart: its free unmaps it
+    assert len(block) > MMAP_THRESHOLD_BYTES
