@@ -117,8 +117,10 @@ async def _priced(ctx, _args):
     return {"outcome": "hit"}
 
 
-BROKEN = Tool(name="top_rules", description="fails", input_model=Nothing, permission=RUNS_READ, handler=_broken)
-PRICED = Tool(name="search_docs", description="charged", input_model=Nothing, permission=DOCS_READ, handler=_priced)
+BROKEN = Tool(name="top_rules", description="fails", input_model=Nothing, permission=RUNS_READ, handler=_broken,
+              grounding="figures", drawer="rule-counts", offline_template="rule-counts")
+PRICED = Tool(name="search_docs", description="charged", input_model=Nothing, permission=DOCS_READ, handler=_priced,
+              grounding="text", drawer="excerpts", offline_template="excerpts")
 TOOLS = [*TEST_TOOLS, BROKEN, PRICED]
 
 

@@ -56,7 +56,7 @@ def test_eval_retrieval_through_the_router_counts_what_the_offline_answerer_woul
         {"q": "how many flashes per second is too many before it could trigger seizures?", "source": "wcag22",
          "gold": ["2.3.1"]},
         # Refused as off-topic by the router: not found, however well the search alone would do.
-        {"q": "is a mechanical keyboard worth it?", "source": "wcag22", "gold": ["2.1.1"]},
+        {"q": "what is a good recipe for banana bread?", "source": "wcag22", "gold": ["2.1.1"]},
     ]) + "\n")
     args = _parse(["eval", "retrieval", str(questions), "--through-router", "--json"])
     assert args.func(args) == 0

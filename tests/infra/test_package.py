@@ -33,7 +33,7 @@ def test_the_page_code_ships_with_the_page_serving_functions_and_never_in_the_la
     assert package.page_code_in_layer(layer / "python") == []
     for name in ("chat", "share"):
         assets = functions[name] / "page_assets"
-        assert sorted(f.name for f in assets.iterdir() if f.suffix in (".js", ".css")) == ["transcript.css", "transcript.js"]
+        assert sorted(f.name for f in assets.iterdir() if f.suffix in (".js", ".css")) == ["transcript.css", "transcript.js", "view_stream.js"]
         assert (assets / "assets.py").exists()
     for name in ("ingest", "sweep"):
         assert [f.name for f in functions[name].rglob("*") if f.suffix in (".js", ".css")] == []

@@ -36,12 +36,13 @@ class _NoArguments(BaseModel):
 
 
 def figures_tool() -> Tool:
-    """`compare_contexts` as the recordings call it (a data tool by name, so its numbers ground a view)."""
+    """`compare_contexts` as the recordings call it (a figures tool, so its numbers ground a view)."""
     async def figures(_ctx: ToolContext, _args: _NoArguments) -> dict:
         return FIGURES
 
     return Tool(name="compare_contexts", description="Compare the context levels.", input_model=_NoArguments,
-                permission=RUNS_READ, handler=figures)
+                permission=RUNS_READ, handler=figures, grounding="figures", drawer="contexts",
+                offline_template="contexts")
 
 
 # Where the text is cut: uneven, so pieces end inside keys, strings and numbers alike.
