@@ -199,8 +199,10 @@ def test_pruning_removes_what_nothing_loads_and_keeps_the_rest(tmp_path):
     gone = ["grpc/_cython/cygrpc.so", "google/protobuf/message.py", "opensearch/protobufs/x_pb2.py",
             "numpy/_core/tests/test_x.py", "numpy/f2py/__init__.py", "pydantic/main.pyi",
             "onnxruntime/capi/libonnxruntime.so.1.32.0", "onnxruntime/transformers/x.py",
-            "botocore/data/ec2/2016-11-15/service-2.json.gz"]
-    kept = ["numpy/_core/multiarray.py", "pydantic/main.py", "opensearchpy/client/__init__.py",
+            "botocore/data/ec2/2016-11-15/service-2.json.gz", "spellchecker/resources/de.json.gz",
+            "spellchecker/resources/es.json.gz", "rapidfuzz/distance/metrics_cpp_avx2.cpython-312-x86_64-linux-gnu.so"]
+    kept = ["numpy/_core/multiarray.py", "spellchecker/resources/en.json.gz",
+            "rapidfuzz/distance/metrics_cpp.cpython-312-x86_64-linux-gnu.so", "pydantic/main.py", "opensearchpy/client/__init__.py",
             "onnxruntime/capi/onnxruntime_pybind11_state.cpython-312-x86_64-linux-gnu.so",
             "botocore/data/dynamodb/2012-08-10/service-2.json.gz", "botocore/data/endpoints.json",
             "botocore/data/bedrock-runtime/2023-09-30/service-2.json.gz"]
