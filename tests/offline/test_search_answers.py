@@ -123,7 +123,7 @@ def test_asked_why_a_rule_matters_the_answer_leads_with_its_criterions_understan
            "text": "Understanding WCAG 2.2 (informative) on 1.4.3\nWhy it's important: some readers cannot see faint text."}
     result = {"rule_id": "color-contrast", "criteria": [
         {"number": "1.4.3", "handle": "Contrast (Minimum)", "level": "AA", "url": "u", "ref": "8888bbbb",
-         "text": "Text has a contrast ratio of at least 4.5:1.", "why": why}]}
+         "text": "Invented normative line for the test.", "why": why}]}
     asked_why = compose("Why does color-contrast matter?", [("explain_rule", result, False)])
     assert asked_why.splitlines()[0] == ('Why it matters, from Understanding 1.4.3 Invented title (informative) (WCAG 2.2): '
                                          '"Why it\'s important: some readers cannot see faint text." [9999aaaa]')
